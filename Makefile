@@ -1,0 +1,43 @@
+# The two sacred commands: `make play` and `make test`. Both set everything up first.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: setup play test test-fast lint format bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+## play: a game in the terminal against the strongest available player
+play: setup
+	$(VENV)/bin/othellolab play
+
+## test: lint, then the whole suite (README doctest included)
+test: setup
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(PY) -m pytest -q
+
+test-fast: setup
+	$(PY) -m pytest -q -m "not slow"
+
+lint: setup
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
+
+format: setup
+	$(VENV)/bin/ruff format src tests benchmarks
+	$(VENV)/bin/ruff check --fix src tests benchmarks
+
+## bench: speed figures, written to docs/benchmarks.md
+bench: setup
+	$(PY) benchmarks/bench_core.py --write docs/benchmarks.md
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	find src -name __pycache__ -type d -exec rm -rf {} +

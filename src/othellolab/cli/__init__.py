@@ -1,0 +1,23 @@
+"""The ``othellolab`` command: thin subcommands over the library."""
+
+from __future__ import annotations
+
+import typer
+
+from othellolab.cli import play as _play
+from othellolab.cli import tools as _tools
+
+app = typer.Typer(
+    help="othellolab: rules, players and tools for Othello AI.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("perft")(_tools.perft)
+app.command("players")(_tools.players)
+app.command("play")(_play.play)
+
+
+def main() -> None:
+    """Entry point of the console script."""
+    app()

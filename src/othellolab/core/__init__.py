@@ -1,0 +1,61 @@
+"""The rules of Othello: bitboard kernels for machines and a frozen ``Board`` for people.
+
+Nothing here imports from any other layer of othellolab.
+"""
+
+from othellolab.core.board import Board, format_transcript, parse_transcript
+from othellolab.core.errors import (
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    OthelloError,
+)
+from othellolab.core.squares import (
+    BLACK,
+    COLOR_NAMES,
+    COLORS,
+    PASS,
+    SIZES,
+    WHITE,
+    Bitboard,
+    Color,
+    Square,
+    move_name,
+    num_actions,
+    parse_move,
+    parse_square,
+    pass_action,
+    square_name,
+)
+from othellolab.core.squareset import SquareSet
+from othellolab.core.values import Limit, Outcome, PlayResult, Score
+
+__all__ = [
+    "BLACK",
+    "COLORS",
+    "COLOR_NAMES",
+    "PASS",
+    "SIZES",
+    "WHITE",
+    "Bitboard",
+    "Board",
+    "Color",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "InvalidPositionError",
+    "Limit",
+    "OthelloError",
+    "Outcome",
+    "PlayResult",
+    "Score",
+    "Square",
+    "SquareSet",
+    "format_transcript",
+    "move_name",
+    "num_actions",
+    "parse_move",
+    "parse_square",
+    "parse_transcript",
+    "pass_action",
+    "square_name",
+]

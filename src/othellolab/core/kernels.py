@@ -1,0 +1,697 @@
+"""The rules as Numba kernels over unsigned 64-bit bitboards, in scalar and ``*_batch`` forms.
+
+A position is ``(p, o)``: the discs of the side to move and of its opponent. Square ``i`` is
+bit ``i`` with ``i = row * size + col``; sizes 8, 6 and 4 share the code, each board sitting in
+the low ``size * size`` bits with a row stride of ``size``. Every kernel casts its bitboard
+arguments to ``uint64`` first: Numba types a Python int below 2**63 as int64, whose ``>>`` is an
+arithmetic shift, which would corrupt move masks whenever bit 63 (h8) is set.
+
+Kernels compile lazily on first use and are cached on disk (``cache=True``), so importing this
+module compiles nothing and a second process does not pay the JIT again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+import numba
+import numpy as np
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+BITBOARD_PARAMS = frozenset({"p", "o", "x", "mask"})
+"""Parameters with these names are bitboards: their Python-int arguments compile as uint64."""
+
+
+def kernel(fn: F) -> F:
+    """Compile ``fn`` with Numba in nopython mode, lazily, with an on-disk cache; keeps its type.
+
+    Numba types every Python int as int64, so a bitboard with h8 (bit 63) set would overflow,
+    and an int64 bitboard shifts arithmetically. So the first call from Python with int
+    bitboards (parameters named in ``BITBOARD_PARAMS``) compiles a uint64 signature for them,
+    with and without each defaulted argument, and then freezes the kernel's signatures: Numba
+    then converts any non-negative int below 2**64 to uint64 on every call.
+    """
+    dispatcher = numba.njit(cache=True, nogil=True)(fn)
+    code = fn.__code__
+    names = code.co_varnames[: code.co_argcount]
+    defaults = fn.__defaults__ or ()
+    n_required = len(names) - len(defaults)
+    positions = [i for i, name in enumerate(names) if name in BITBOARD_PARAMS]
+    if positions:
+        compile_for_args = dispatcher._compile_for_args
+
+        def _compile_for_args(*args: Any, **kws: Any) -> Any:
+            if kws or not any(
+                i < len(args) and isinstance(args[i], int | np.integer) for i in positions
+            ):
+                return compile_for_args(*args, **kws)
+            full = [
+                dispatcher.typeof_pyval(args[i] if i < len(args) else defaults[i - n_required])
+                for i in range(len(names))
+            ]
+            for i in positions:
+                if isinstance(full[i], numba.types.Integer):
+                    full[i] = numba.uint64
+            for n_given in range(n_required, len(names) + 1):
+                sig = full[:n_given] + [
+                    numba.types.Omitted(defaults[i - n_required])
+                    for i in range(n_given, len(names))
+                ]
+                dispatcher.compile(tuple(sig))
+            dispatcher.disable_compile()
+            return dispatcher.overloads[
+                tuple(full[: len(args)])
+                + tuple(
+                    numba.types.Omitted(defaults[i - n_required])
+                    for i in range(len(args), len(names))
+                )
+            ].entry_point
+
+        dispatcher._compile_for_args = _compile_for_args
+    return cast(F, dispatcher)
+
+
+U64 = np.uint64
+ZERO = U64(0)
+ONE = U64(1)
+_SH1 = U64(1)
+
+# Per-size geometry, indexed by size (rows 4, 6 and 8 are used).
+_FULL = np.zeros(9, dtype=np.uint64)
+_INNER = np.zeros(9, dtype=np.uint64)
+for _n in (4, 6, 8):
+    _full = (1 << (_n * _n)) - 1
+    _inner = 0
+    for _sq in range(_n * _n):
+        if 0 < _sq % _n < _n - 1:
+            _inner |= 1 << _sq
+    _FULL[_n] = _full
+    _INNER[_n] = _inner
+FULL8 = U64(_FULL[8])
+INNER8 = U64(_INNER[8])
+
+
+def _check_size_py(size: int) -> None:
+    if size not in (4, 6, 8):
+        raise ValueError(f"unsupported board size {size!r}: expected 8, 6 or 4")
+
+
+@kernel
+def _size_ok(size: int) -> bool:
+    return size == 8 or size == 6 or size == 4
+
+
+# ----------------------------------------------------------------------------------------------
+# Bit utilities
+
+
+@kernel
+def popcount(x: int) -> int:
+    """Number of set bits of a bitboard (LLVM turns this into one ``popcnt``)."""
+    x = U64(x)
+    x = x - ((x >> U64(1)) & U64(0x5555555555555555))
+    x = (x & U64(0x3333333333333333)) + ((x >> U64(2)) & U64(0x3333333333333333))
+    x = (x + (x >> U64(4))) & U64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * U64(0x0101010101010101)) >> U64(56))
+
+
+@kernel
+def lowest_square(x: int) -> int:
+    """Index of the lowest set bit of a non-zero bitboard (-1 for zero)."""
+    x = U64(x)
+    if x == ZERO:
+        return -1
+    return np.int64(trailing_zeros(x))
+
+
+# ----------------------------------------------------------------------------------------------
+# Move generation
+
+
+@kernel
+def _dir_moves(p: int, m: int, s: int) -> int:
+    """Squares reached from ``p`` over a run of ``m`` discs towards higher bits (Kogge-Stone)."""
+    sh = U64(s)
+    sh2 = U64(2 * s)
+    t = m & (p << sh)
+    t |= m & (t << sh)
+    pre = m & (m << sh)
+    t |= pre & (t << sh2)
+    t |= pre & (t << sh2)
+    return t << sh
+
+
+@kernel
+def _dir_moves_r(p: int, m: int, s: int) -> int:
+    """As ``_dir_moves``, towards lower bits."""
+    sh = U64(s)
+    sh2 = U64(2 * s)
+    t = m & (p >> sh)
+    t |= m & (t >> sh)
+    pre = m & (m >> sh)
+    t |= pre & (t >> sh2)
+    t |= pre & (t >> sh2)
+    return t >> sh
+
+
+@kernel
+def _legal(p: int, o: int, n: int, inner: int, full: int) -> int:
+    p = U64(p)
+    o = U64(o)
+    mh = o & U64(inner)
+    moves = _dir_moves(p, mh, 1) | _dir_moves_r(p, mh, 1)
+    moves |= _dir_moves(p, o, n) | _dir_moves_r(p, o, n)
+    moves |= _dir_moves(p, mh, n + 1) | _dir_moves_r(p, mh, n + 1)
+    moves |= _dir_moves(p, mh, n - 1) | _dir_moves_r(p, mh, n - 1)
+    return moves & ~(p | o) & U64(full)
+
+
+@kernel
+def legal_mask8(p: int, o: int) -> int:
+    """Legal-move mask of the side to move on 8x8."""
+    return _legal(U64(p), U64(o), 8, INNER8, FULL8)
+
+
+@kernel
+def legal_mask(p: int, o: int, size: int = 8) -> int:
+    """Bitboard of the squares where the side to move (discs ``p``) may play."""
+    if size == 8:
+        return _legal(U64(p), U64(o), 8, INNER8, FULL8)
+    if size == 6:
+        return _legal(U64(p), U64(o), 6, _INNER[6], _FULL[6])
+    if size == 4:
+        return _legal(U64(p), U64(o), 4, _INNER[4], _FULL[4])
+    raise ValueError("unsupported board size: expected 8, 6 or 4")
+
+
+# _RAYS[size, sq, d]: the squares from ``sq`` (excluded) to the edge in direction ``d``; directions
+# 0-3 go towards higher bit indices (E, S, SE, SW), 4-7 towards lower ones (W, N, NW, NE).
+_RAYS = np.zeros((9, 64, 8), dtype=np.uint64)
+for _n in (4, 6, 8):
+    for _sq in range(_n * _n):
+        for _d, (_dr, _dc) in enumerate(
+            ((0, 1), (1, 0), (1, 1), (1, -1), (0, -1), (-1, 0), (-1, -1), (-1, 1))
+        ):
+            _r, _c, _ray_bits = _sq // _n + _dr, _sq % _n + _dc, 0
+            while 0 <= _r < _n and 0 <= _c < _n:
+                _ray_bits |= 1 << (_r * _n + _c)
+                _r, _c = _r + _dr, _c + _dc
+            _RAYS[_n, _sq, _d] = _ray_bits
+
+
+@kernel
+def _flips_up(p: int, o: int, mask: int) -> int:
+    """Flips along a ray towards higher bits: a carry runs through the opponent's discs.
+
+    Filling the non-ray bits with ones and adding the ray's first square carries through the
+    run of opponent discs and stops on the first ray square that is not the opponent's.
+    """
+    first = mask & (~mask + ONE)
+    y = o | ~mask
+    outflank = (y + first) & mask & ~y & p
+    return (outflank - first * U64(outflank != ZERO)) & mask
+
+
+@kernel
+def _flips_down(p: int, o: int, mask: int) -> int:
+    """Flips along a ray towards lower bits: the highest non-opponent ray square must be ours."""
+    x = mask & ~o
+    outflank = (U64(0x8000000000000000) >> U64(leading_zeros(x))) & p if x else ZERO
+    return mask & ~((outflank << ONE) - ONE)
+
+
+@kernel
+def _flips(p: int, o: int, sq: int, n: int) -> int:
+    p = U64(p)
+    o = U64(o)
+    f = _flips_up(p, o, _RAYS[n, sq, 0])
+    f |= _flips_up(p, o, _RAYS[n, sq, 1])
+    f |= _flips_up(p, o, _RAYS[n, sq, 2])
+    f |= _flips_up(p, o, _RAYS[n, sq, 3])
+    f |= _flips_down(p, o, _RAYS[n, sq, 4])
+    f |= _flips_down(p, o, _RAYS[n, sq, 5])
+    f |= _flips_down(p, o, _RAYS[n, sq, 6])
+    f |= _flips_down(p, o, _RAYS[n, sq, 7])
+    return f
+
+
+@kernel
+def flip_mask8(p: int, o: int, sq: int) -> int:
+    """Discs flipped by the side to move playing on empty square ``sq`` (8x8); 0 if illegal."""
+    return _flips(U64(p), U64(o), sq, 8)
+
+
+@kernel
+def flip_mask(p: int, o: int, sq: int, size: int = 8) -> int:
+    """Discs of the opponent flipped when the side to move plays on empty square ``sq``.
+
+    Zero means the move is illegal (every legal move flips at least one disc); the caller
+    checks that ``sq`` is empty.
+    """
+    if size == 8:
+        return _flips(U64(p), U64(o), sq, 8)
+    if size == 6:
+        return _flips(U64(p), U64(o), sq, 6)
+    if size == 4:
+        return _flips(U64(p), U64(o), sq, 4)
+    raise ValueError("unsupported board size: expected 8, 6 or 4")
+
+
+@kernel
+def play(p: int, o: int, sq: int, size: int = 8) -> tuple[int, int]:
+    """Position after the side to move plays ``sq``, seen from the new side to move.
+
+    Returns ``(p', o')`` with ``p'`` the opponent's discs; the move must be legal (use
+    ``flip_mask`` to check: a legal move flips at least one disc).
+    """
+    p = U64(p)
+    o = U64(o)
+    f = flip_mask(p, o, sq, size)
+    return o & ~f, p | f | (ONE << U64(sq))
+
+
+@kernel
+def play_pass(p: int, o: int) -> tuple[int, int]:
+    """Position after a pass: the same discs, the other side to move."""
+    return U64(o), U64(p)
+
+
+@kernel
+def play_with_moves(p: int, o: int, sq: int, size: int = 8) -> tuple[int, int, int, int]:
+    """Play a move, checking it, and return ``(p', o', legal', ok)`` in one call.
+
+    ``legal'`` is the legal-move mask of the new side to move; ``ok`` is 0 when ``sq`` is
+    occupied or flips nothing (then the other values are meaningless). One call instead of
+    three keeps the Python-level ``Board.play`` fast.
+    """
+    p = U64(p)
+    o = U64(o)
+    bit = ONE << U64(sq)
+    if (p | o) & bit:
+        return p, o, ZERO, 0
+    f = flip_mask(p, o, sq, size)
+    if f == ZERO:
+        return p, o, ZERO, 0
+    np_ = o & ~f
+    no = p | f | bit
+    return np_, no, legal_mask(np_, no, size), 1
+
+
+@kernel
+def has_moves(p: int, o: int, size: int = 8) -> bool:
+    """Whether the side to move has a placing move."""
+    return legal_mask(p, o, size) != ZERO
+
+
+@kernel
+def is_game_over(p: int, o: int, size: int = 8) -> bool:
+    """Whether neither side can place a disc."""
+    return legal_mask(p, o, size) == ZERO and legal_mask(o, p, size) == ZERO
+
+
+@kernel
+def final_score(p: int, o: int, size: int = 8) -> int:
+    """Disc difference for the side to move with the empty squares given to the winner."""
+    p = U64(p)
+    o = U64(o)
+    np_ = popcount(p)
+    no = popcount(o)
+    empties = size * size - np_ - no
+    diff = np_ - no
+    if diff > 0:
+        return diff + empties
+    if diff < 0:
+        return diff - empties
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# Symmetries: the 8 elements of the dihedral group. Transform ``k`` maps a (row, col) grid ``A``
+# to ``np.rot90(A, k)`` for k < 4 and to ``np.rot90(np.fliplr(A), k - 4)`` for k >= 4, so the
+# same transform can be applied to planes with numpy.
+
+SYMMETRY_NAMES = (
+    "identity",
+    "rot90",
+    "rot180",
+    "rot270",
+    "flip_lr",
+    "flip_lr_rot90",
+    "flip_lr_rot180",
+    "flip_lr_rot270",
+)
+INVERSE_SYMMETRY = np.array([0, 3, 2, 1, 4, 5, 6, 7], dtype=np.int64)
+
+
+def transform_grid(a: np.ndarray, k: int) -> np.ndarray:
+    """Apply symmetry ``k`` to the last two (row, col) axes of an array."""
+    if k >= 4:
+        a = np.flip(a, axis=-1)
+    return np.rot90(a, k % 4, axes=(-2, -1))
+
+
+# _SYM_DST[size, k, sq] = where square ``sq`` goes under symmetry ``k``.
+_SYM_DST = np.zeros((9, 8, 64), dtype=np.int64)
+for _n in (4, 6, 8):
+    _idx = np.arange(_n * _n).reshape(_n, _n)
+    for _k in range(8):
+        _src = transform_grid(_idx, _k).ravel()
+        _SYM_DST[_n, _k, _src] = np.arange(_n * _n)
+
+
+@kernel
+def transform_square(sq: int, k: int, size: int = 8) -> int:
+    """Image of square ``sq`` under symmetry ``k``; the pass action maps to itself."""
+    if sq == size * size:
+        return sq
+    return _SYM_DST[size, k, sq]
+
+
+@kernel
+def transform(x: int, k: int, size: int = 8) -> int:
+    """Image of a bitboard under symmetry ``k``."""
+    x = U64(x)
+    out = ZERO
+    while x:
+        low = x & (~x + ONE)
+        sq = np.int64(trailing_zeros(low))
+        out |= ONE << U64(_SYM_DST[size, k, sq])
+        x ^= low
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Zobrist-style hashing: one random 64-bit key per (byte position, byte value) for each side.
+
+
+def _splitmix64_table(seed: int, count: int) -> np.ndarray:
+    out = np.empty(count, dtype=np.uint64)
+    state = seed
+    mask = (1 << 64) - 1
+    for i in range(count):
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        out[i] = z ^ (z >> 31)
+    return out
+
+
+_ZOBRIST = _splitmix64_table(0x07E1105EED, 16 * 256).reshape(16, 256)
+
+
+@kernel
+def hash_position(p: int, o: int) -> int:
+    """64-bit Zobrist-style hash of a position (side to move, opponent), for tables and dedup."""
+    p = U64(p)
+    o = U64(o)
+    h = ZERO
+    for i in range(8):
+        sh = U64(8 * i)
+        h ^= _ZOBRIST[i, (p >> sh) & U64(0xFF)]
+        h ^= _ZOBRIST[8 + i, (o >> sh) & U64(0xFF)]
+    return h
+
+
+# ----------------------------------------------------------------------------------------------
+# Random numbers inside kernels: xorshift64*, state in a one-element uint64 array, so that
+# kernels stay deterministic given a seed and never touch global random state.
+
+
+@kernel
+def rng_seed(seed: int) -> np.ndarray:
+    """A kernel RNG state from an integer seed (mixed with splitmix64; never zero)."""
+    z = U64(seed) + U64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> U64(30))) * U64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> U64(27))) * U64(0x94D049BB133111EB)
+    z = z ^ (z >> U64(31))
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = z if z != ZERO else U64(0x2545F4914F6CDD1D)
+    return state
+
+
+@kernel
+def rng_next(state: np.ndarray) -> int:
+    """Next 64-bit random number from a kernel RNG state (advances it)."""
+    x = state[0]
+    x ^= x >> U64(12)
+    x ^= x << U64(25)
+    x ^= x >> U64(27)
+    state[0] = x
+    return x * U64(0x2545F4914F6CDD1D)
+
+
+@kernel
+def rng_below(state: np.ndarray, n: int) -> int:
+    """Uniform integer in ``[0, n)`` (multiply-shift on the high 32 bits; bias < 2**-32 * n)."""
+    r = rng_next(state) >> U64(32)
+    return int((r * U64(n)) >> U64(32))
+
+
+@kernel
+def random_square(mask: int, state: np.ndarray) -> int:
+    """A uniformly random set square of a non-empty bitboard."""
+    mask = U64(mask)
+    k = rng_below(state, popcount(mask))
+    for _ in range(k):
+        mask &= mask - ONE
+    return lowest_square(mask)
+
+
+@kernel
+def start_position(size: int = 8) -> tuple[int, int]:
+    """``(p, o)`` of the start position: black to move on e4/d5 (8x8), white on d4/e5."""
+    h = size // 2
+    a = h - 1
+    p = (ONE << U64(h * size + a)) | (ONE << U64(a * size + h))
+    o = (ONE << U64(a * size + a)) | (ONE << U64(h * size + h))
+    return p, o
+
+
+@kernel
+def random_playout(p: int, o: int, state: np.ndarray, size: int = 8) -> int:
+    """Play uniformly random moves to the end; return the final score for the side to move now."""
+    p = U64(p)
+    o = U64(o)
+    sign = 1  # +1 while (p, o) is seen from the side that was to move at the start
+    while True:
+        moves = legal_mask(p, o, size)
+        if moves == ZERO:
+            if legal_mask(o, p, size) == ZERO:
+                break
+            p, o = o, p
+        else:
+            sq = random_square(moves, state)
+            f = flip_mask(p, o, sq, size)
+            p, o = o & ~f, p | f | (ONE << U64(sq))
+        sign = -sign
+    return sign * final_score(p, o, size)
+
+
+@kernel
+def random_games(n_games: int, seed: int, size: int = 8) -> int:
+    """Play ``n_games`` uniformly random games from the start; return the total moves played."""
+    state = rng_seed(seed)
+    total = 0
+    for _ in range(n_games):
+        p, o = start_position(size)
+        while True:
+            moves = legal_mask(p, o, size)
+            if moves == ZERO:
+                if legal_mask(o, p, size) == ZERO:
+                    break
+                p, o = o, p
+            else:
+                sq = random_square(moves, state)
+                f = flip_mask(p, o, sq, size)
+                p, o = o & ~f, p | f | (ONE << U64(sq))
+                total += 1
+    return total
+
+
+# ----------------------------------------------------------------------------------------------
+# Perft: count the leaves of the game tree, with bulk counting at the last ply (as Edax does).
+# Convention: a pass consumes a ply; a finished game reached before the last ply is one leaf.
+
+
+@kernel
+def _perft8(p: int, o: int, depth: int) -> int:
+    moves = _legal(p, o, 8, INNER8, FULL8)
+    if moves == ZERO:
+        if depth == 1 or _legal(o, p, 8, INNER8, FULL8) == ZERO:
+            return 1
+        return _perft8(o, p, depth - 1)
+    if depth == 1:
+        return popcount(moves)
+    total = 0
+    if depth == 2:
+        # Bulk counting: a child with no move is one leaf (its pass, or the end of the game).
+        while moves:
+            sq = trailing_zeros(moves)
+            low = moves & (~moves + ONE)
+            f = _flips(p, o, sq, 8)
+            m2 = _legal(o & ~f, p | f | low, 8, INNER8, FULL8)
+            total += popcount(m2) + np.int64(m2 == ZERO)
+            moves ^= low
+        return total
+    while moves:
+        sq = trailing_zeros(moves)
+        low = moves & (~moves + ONE)
+        f = _flips(p, o, sq, 8)
+        total += _perft8(o & ~f, p | f | low, depth - 1)
+        moves ^= low
+    return total
+
+
+@kernel
+def _perft_n(p: int, o: int, depth: int, size: int) -> int:
+    moves = legal_mask(p, o, size)
+    if moves == ZERO:
+        if depth == 1 or legal_mask(o, p, size) == ZERO:
+            return 1
+        return _perft_n(o, p, depth - 1, size)
+    if depth == 1:
+        return popcount(moves)
+    total = 0
+    while moves:
+        low = moves & (~moves + ONE)
+        sq = np.int64(trailing_zeros(low))
+        f = flip_mask(p, o, sq, size)
+        total += _perft_n(o & ~f, p | f | low, depth - 1, size)
+        moves ^= low
+    return total
+
+
+@kernel
+def perft(p: int, o: int, depth: int, size: int = 8) -> int:
+    """Leaf count of the game tree ``depth`` plies deep (passes count as plies)."""
+    if depth <= 0:
+        return 1
+    if size == 8:
+        return _perft8(U64(p), U64(o), depth)
+    return _perft_n(U64(p), U64(o), depth, size)
+
+
+# ----------------------------------------------------------------------------------------------
+# Batched forms over arrays of positions (uint64 arrays of equal length).
+
+
+@kernel
+def legal_mask_batch(p: np.ndarray, o: np.ndarray, size: int = 8) -> np.ndarray:
+    """Legal-move masks of many positions."""
+    out = np.empty(p.shape[0], dtype=np.uint64)
+    for i in range(p.shape[0]):
+        out[i] = legal_mask(p[i], o[i], size)
+    return out
+
+
+@kernel
+def play_batch(
+    p: np.ndarray, o: np.ndarray, actions: np.ndarray, size: int = 8
+) -> tuple[np.ndarray, np.ndarray]:
+    """Apply one action per position (``size*size`` = pass); returns the new ``(p, o)`` arrays.
+
+    Actions must be legal; an illegal placing action raises ``ValueError``.
+    """
+    n = p.shape[0]
+    np_ = np.empty(n, dtype=np.uint64)
+    no = np.empty(n, dtype=np.uint64)
+    npass = size * size
+    for i in range(n):
+        a = actions[i]
+        if a == npass:
+            np_[i] = o[i]
+            no[i] = p[i]
+            continue
+        bit = ONE << U64(a)
+        f = flip_mask(p[i], o[i], a, size)
+        if f == ZERO or (p[i] | o[i]) & bit:
+            raise ValueError("play_batch: illegal action")
+        np_[i] = o[i] & ~f
+        no[i] = p[i] | f | bit
+    return np_, no
+
+
+@kernel
+def flip_mask_batch(p: np.ndarray, o: np.ndarray, squares: np.ndarray, size: int = 8) -> np.ndarray:
+    """Flip masks of one square per position (0 where the move is illegal)."""
+    out = np.empty(p.shape[0], dtype=np.uint64)
+    for i in range(p.shape[0]):
+        out[i] = flip_mask(p[i], o[i], squares[i], size)
+    return out
+
+
+@kernel
+def is_game_over_batch(p: np.ndarray, o: np.ndarray, size: int = 8) -> np.ndarray:
+    """Whether each position is finished."""
+    out = np.empty(p.shape[0], dtype=np.bool_)
+    for i in range(p.shape[0]):
+        out[i] = is_game_over(p[i], o[i], size)
+    return out
+
+
+@kernel
+def final_score_batch(p: np.ndarray, o: np.ndarray, size: int = 8) -> np.ndarray:
+    """Final scores (side to move, empties to the winner) of many positions."""
+    out = np.empty(p.shape[0], dtype=np.int64)
+    for i in range(p.shape[0]):
+        out[i] = final_score(p[i], o[i], size)
+    return out
+
+
+@kernel
+def popcount_batch(x: np.ndarray) -> np.ndarray:
+    """Set-bit counts of many bitboards."""
+    out = np.empty(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        out[i] = popcount(x[i])
+    return out
+
+
+@kernel
+def transform_batch(x: np.ndarray, k: int, size: int = 8) -> np.ndarray:
+    """Images of many bitboards under symmetry ``k``."""
+    out = np.empty(x.shape[0], dtype=np.uint64)
+    for i in range(x.shape[0]):
+        out[i] = transform(x[i], k, size)
+    return out
+
+
+@kernel
+def hash_position_batch(p: np.ndarray, o: np.ndarray) -> np.ndarray:
+    """Zobrist-style hashes of many positions."""
+    out = np.empty(p.shape[0], dtype=np.uint64)
+    for i in range(p.shape[0]):
+        out[i] = hash_position(p[i], o[i])
+    return out
+
+
+@kernel
+def to_planes_batch(p: np.ndarray, o: np.ndarray, size: int = 8) -> np.ndarray:
+    """Planes ``(N, 2, size, size)`` uint8: side to move, then opponent."""
+    n = p.shape[0]
+    out = np.zeros((n, 2, size, size), dtype=np.uint8)
+    for i in range(n):
+        for sq in range(size * size):
+            bit = ONE << U64(sq)
+            r = sq // size
+            c = sq % size
+            if p[i] & bit:
+                out[i, 0, r, c] = 1
+            elif o[i] & bit:
+                out[i, 1, r, c] = 1
+    return out
+
+
+@kernel
+def mask_to_array(mask: int, size: int = 8) -> np.ndarray:
+    """A 0/1 uint8 vector of length ``size*size`` with the set squares of a bitboard."""
+    mask = U64(mask)
+    out = np.zeros(size * size, dtype=np.uint8)
+    for sq in range(size * size):
+        if mask & (ONE << U64(sq)):
+            out[sq] = 1
+    return out

@@ -1,0 +1,26 @@
+"""Every way to choose a move, behind one ``Player`` interface, named by spec strings."""
+
+from othellolab.players.base import Limit, Player, PlayResult, Score, uniform_policy
+from othellolab.players.registry import (
+    available_players,
+    make_player,
+    parse_spec,
+    register_player,
+    strongest_player_spec,
+)
+from othellolab.players.simple import GreedyPlayer, RandomPlayer
+
+__all__ = [
+    "GreedyPlayer",
+    "Limit",
+    "PlayResult",
+    "Player",
+    "RandomPlayer",
+    "Score",
+    "available_players",
+    "make_player",
+    "parse_spec",
+    "register_player",
+    "strongest_player_spec",
+    "uniform_policy",
+]

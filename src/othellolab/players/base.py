@@ -1,0 +1,52 @@
+"""The one interface every move chooser speaks: ``Player.choose(board, limit) -> PlayResult``."""
+
+from __future__ import annotations
+
+import abc
+
+import numpy as np
+
+from othellolab.core import Board, Limit, PlayResult, Score
+
+__all__ = ["Limit", "PlayResult", "Player", "Score", "uniform_policy"]
+
+
+class Player(abc.ABC):
+    """A move chooser. ``choose`` returns a legal action for the side to move of ``board``.
+
+    Players may keep state between moves of one game (a search tree, a clock); ``reset`` starts
+    a new game and ``close`` frees outside resources (an engine process). ``choose`` is only
+    called on positions where the game is not over.
+    """
+
+    #: Short name used in reports and the registry spec (``"greedy"``).
+    name: str = "player"
+
+    @abc.abstractmethod
+    def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
+        """The action to play in ``board``, with optional policy, score and search info."""
+
+    def reset(self) -> None:  # noqa: B027 - optional hook
+        """Forget everything about the previous game."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release outside resources; the player may not be used afterwards."""
+
+    def __enter__(self) -> Player:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def uniform_policy(board: Board, actions: list[int] | None = None) -> np.ndarray:
+    """A probability vector over the ``size*size + 1`` actions, uniform over ``actions``
+    (default: the legal actions)."""
+    acts = board.legal_actions() if actions is None else actions
+    policy = np.zeros(board.size * board.size + 1, dtype=np.float32)
+    if acts:
+        policy[acts] = 1.0 / len(acts)
+    return policy

@@ -1,0 +1,148 @@
+"""Players by name: ``make_player("greedy:seed=3")`` builds any registered player from a spec.
+
+A spec is ``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE``; values are read as int, float, bool
+(``true``/``false``) or string. Later issues register their players here so that the CLI,
+the arena and the web board can all name them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from othellolab.players.base import Player
+
+
+@dataclass(frozen=True)
+class PlayerEntry:
+    """A registered player: its factory, a one-line description and a strength rank.
+
+    ``strength`` orders players for "the strongest available" (higher is stronger);
+    ``defaults`` are the options used when that player is picked as strongest.
+    """
+
+    name: str
+    factory: Callable[..., Player]
+    help: str
+    strength: int = 0
+    aliases: tuple[str, ...] = ()
+    defaults: dict[str, Any] = field(default_factory=dict)
+
+    def options(self) -> dict[str, Any]:
+        """The factory's keyword options and their defaults."""
+        sig = inspect.signature(self.factory)
+        return {
+            n: (None if p.default is inspect.Parameter.empty else p.default)
+            for n, p in sig.parameters.items()
+            if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        }
+
+
+_REGISTRY: dict[str, PlayerEntry] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register_player(
+    name: str,
+    factory: Callable[..., Player],
+    help: str,
+    *,
+    strength: int = 0,
+    aliases: tuple[str, ...] = (),
+    defaults: dict[str, Any] | None = None,
+) -> None:
+    """Make ``factory`` available as ``name`` (and its aliases) in player specs."""
+    entry = PlayerEntry(name, factory, help, strength, aliases, dict(defaults or {}))
+    _REGISTRY[name] = entry
+    for alias in aliases:
+        _ALIASES[alias] = name
+
+
+def _parse_value(text: str) -> Any:
+    low = text.lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("none", "null"):
+        return None
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split ``"name:k=v,k2=v2"`` into the name and its typed options."""
+    name, _, rest = spec.strip().partition(":")
+    options: dict[str, Any] = {}
+    if rest:
+        for item in rest.split(","):
+            if not item.strip():
+                continue
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise ValueError(f"player spec {spec!r}: option {item!r} is not KEY=VALUE")
+            options[key.strip().replace("-", "_")] = _parse_value(value.strip())
+    return name.strip().lower(), options
+
+
+def get_entry(name: str) -> PlayerEntry:
+    """The registry entry of a player name or alias."""
+    _load_builtin()
+    key = _ALIASES.get(name, name)
+    if key not in _REGISTRY:
+        known = ", ".join(sorted(_REGISTRY))
+        raise ValueError(f"unknown player {name!r}; known players: {known}")
+    return _REGISTRY[key]
+
+
+def make_player(spec: str | Player, **overrides: Any) -> Player:
+    """Build a player from a spec string (``"greedy:seed=1"``); a ``Player`` passes through."""
+    if isinstance(spec, Player):
+        return spec
+    name, options = parse_spec(spec)
+    entry = get_entry(name)
+    options.update(overrides)
+    accepted = entry.options()
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        listing = ", ".join(f"{k}={v!r}" for k, v in accepted.items()) or "none"
+        raise ValueError(
+            f"player {entry.name!r} has no option {', '.join(unknown)}; its options: {listing}"
+        )
+    return entry.factory(**options)
+
+
+def available_players() -> list[PlayerEntry]:
+    """Every registered player, strongest first."""
+    _load_builtin()
+    return sorted(_REGISTRY.values(), key=lambda e: (-e.strength, e.name))
+
+
+def strongest_player_spec() -> str:
+    """Spec of the strongest registered player with its recommended options."""
+    entry = available_players()[0]
+    if not entry.defaults:
+        return entry.name
+    return entry.name + ":" + ",".join(f"{k}={v}" for k, v in entry.defaults.items())
+
+
+_LOADED = False
+
+
+def _load_builtin() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    from othellolab.players import simple
+
+    register_player("random", simple.RandomPlayer, "uniformly random legal move", strength=0)
+    register_player(
+        "greedy", simple.GreedyPlayer, "most discs flipped, random tie-break", strength=10
+    )

@@ -1,0 +1,53 @@
+"""The simplest players: uniformly random, and greedy (most discs flipped, seeded tie-break)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from othellolab.core import Board, Limit, PlayResult
+from othellolab.core import kernels as _k
+from othellolab.players.base import Player, uniform_policy
+
+
+class RandomPlayer(Player):
+    """Plays a uniformly random legal move; the policy it reports is uniform over legal moves."""
+
+    name = "random"
+
+    def __init__(self, *, seed: int | None = None) -> None:
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        """Keep the random stream going: a new game must not replay the previous one."""
+
+    def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
+        actions = board.legal_actions()
+        if not actions:
+            raise ValueError(f"no legal move: the game is over\n{board}")
+        move = actions[int(self.rng.integers(len(actions)))]
+        return PlayResult(move, policy=uniform_policy(board, actions))
+
+
+class GreedyPlayer(Player):
+    """Plays the move that flips the most discs; ties are broken at random (seeded)."""
+
+    name = "greedy"
+
+    def __init__(self, *, seed: int | None = None) -> None:
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
+        actions = board.legal_actions()
+        if not actions:
+            raise ValueError(f"no legal move: the game is over\n{board}")
+        if actions == [board.pass_action]:
+            return PlayResult(actions[0], policy=uniform_policy(board, actions))
+        counts = [
+            _k.popcount(_k.flip_mask(board.player, board.opponent, a, board.size)) for a in actions
+        ]
+        best = max(counts)
+        tied = [a for a, c in zip(actions, counts, strict=True) if c == best]
+        move = tied[int(self.rng.integers(len(tied)))]
+        return PlayResult(move, policy=uniform_policy(board, tied), info={"flips": best})

@@ -1,0 +1,1 @@
+"""Game-record formats: readers and writers, streaming and strict."""

@@ -1,0 +1,1 @@
+"""User interfaces: the terminal board now, the web board later."""

@@ -1,0 +1,123 @@
+"""Play Othello in a terminal against any ``Player``: the board with legal moves, the score,
+and clear messages for typos and illegal moves."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from othellolab.core import (
+    BLACK,
+    COLOR_NAMES,
+    Board,
+    Color,
+    IllegalMoveError,
+    InvalidMoveError,
+    Limit,
+    parse_move,
+    square_name,
+)
+from othellolab.players.base import Player
+
+HELP = "Type a move like f5, 'pass' when you have no move, 'undo', 'hint', or 'quit'."
+
+
+def render(board: Board, *, last: int | None = None) -> str:
+    """The board as text: ``X`` black, ``O`` white, ``*`` legal moves, last move in brackets."""
+    n = board.size
+    black, white, legal = board.black, board.white, board.legal_mask
+    lines = ["   " + "  ".join("abcdefgh"[:n])]
+    for r in range(n):
+        cells = []
+        for c in range(n):
+            sq = r * n + c
+            ch = (
+                "X"
+                if black >> sq & 1
+                else "O"
+                if white >> sq & 1
+                else "*"
+                if legal >> sq & 1
+                else "."
+            )
+            cells.append(f"[{ch}]" if sq == last else f" {ch} ")
+        lines.append(f"{r + 1:>2}" + "".join(cells))
+    b, w = board.disc_count(BLACK), board.disc_count(1 - BLACK)
+    lines.append(f"   black (X) {b}  white (O) {w}")
+    return "\n".join(lines)
+
+
+def play_terminal(
+    opponent: Player,
+    *,
+    human: Color = BLACK,
+    size: int = 8,
+    limit: Limit | None = None,
+    input_fn: Callable[[str], str] = input,
+    print_fn: Callable[[str], None] = print,
+) -> Board:
+    """Run one game, the human playing ``human``; returns the final board (or where they quit)."""
+    history: list[Board] = [Board(size=size)]
+    last: int | None = None
+    opponent.reset()
+    print_fn(
+        f"You play {COLOR_NAMES[human]} ({'X' if human == BLACK else 'O'}) against {opponent.name}. {HELP}"
+    )
+    while True:
+        board = history[-1]
+        print_fn(render(board, last=last))
+        if board.is_game_over():
+            outcome = board.outcome()
+            assert outcome is not None
+            verdict = outcome.result(human)
+            print_fn(
+                f"Game over: {outcome}. " + {1: "You win!", 0: "A draw.", -1: "You lose."}[verdict]
+            )
+            return board
+        if board.turn != human:
+            result = opponent.choose(board, limit)
+            name = square_name(result.move, size)
+            note = ""
+            if result.score is not None:
+                note = f" (its evaluation for you: {-result.score.value:+.1f})"
+            print_fn(f"{opponent.name} plays {name}{note}")
+            history.append(board.play(result.move))
+            last = result.move if result.move != board.pass_action else None
+            continue
+        if board.must_pass():
+            prompt = f"{COLOR_NAMES[human]} has no legal move: type 'pass' > "
+        else:
+            prompt = f"{COLOR_NAMES[human]} to move ({', '.join(board.legal_moves.names())}) > "
+        try:
+            text = input_fn(prompt).strip()
+        except EOFError:
+            print_fn("Input closed; leaving the game.")
+            return board
+        low = text.lower()
+        if low in ("quit", "exit", "q"):
+            print_fn("Bye.")
+            return board
+        if low in ("help", "?", ""):
+            print_fn(HELP)
+            continue
+        if low == "hint":
+            from othellolab.players.simple import GreedyPlayer
+
+            hint = GreedyPlayer(seed=0).choose(board).move
+            print_fn(f"Hint: {square_name(hint, size)}")
+            continue
+        if low == "undo":
+            # Back to the previous position where it was the human's turn.
+            while len(history) > 1:
+                history.pop()
+                if history[-1].turn == human and not history[-1].is_game_over():
+                    break
+            last = None
+            continue
+        try:
+            move = parse_move(text, size)
+            history.append(board.play(move))
+            last = move if move != board.pass_action else None
+        except InvalidMoveError as e:
+            print_fn(f"Not a move: {e}. {HELP}")
+        except IllegalMoveError as e:
+            print_fn(f"Illegal: {e}")

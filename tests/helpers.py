@@ -1,0 +1,20 @@
+"""Test helpers: where the real data lives, and skipping with a reason when it is absent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("OTHELLOLAB_DATA", REPO.parent / "shared" / "data"))
+FIXTURES = Path(__file__).resolve().parent / "data"
+
+
+def shared_file(relative: str) -> Path:
+    """A file of ../shared/data, or skip the test saying which file is missing."""
+    path = DATA / relative
+    if not path.exists():
+        pytest.skip(f"real data file {path} is absent (set OTHELLOLAB_DATA to the data folder)")
+    return path
