@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from othellolab.core import kernels as _k
+from othellolab.core._fast import rules as _k
 from othellolab.core.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
 from othellolab.core.squares import (
     BLACK,
@@ -36,6 +36,7 @@ _SIZE_OF_CELLS = {64: 8, 36: 6, 16: 4}
 _OBF_COLORS = {"X": BLACK, "O": WHITE}
 
 _new = object.__new__
+_play_with_moves = _k.play_with_moves
 
 
 class Board:
@@ -260,7 +261,9 @@ class Board:
 
     def legal_actions(self) -> list[int]:
         """Legal actions in increasing order: the placing moves, or ``[pass]`` when forced."""
-        m = self.legal_mask
+        m = self._legal
+        if m < 0:
+            m = self.legal_mask
         if m:
             return mask_squares(m)
         return [] if self.is_game_over() else [self._size * self._size]
@@ -306,9 +309,15 @@ class Board:
         """
         size = self._size
         if type(move) is int and 0 <= move < size * size:
-            p2, o2, legal2, ok = _k.play_with_moves(self._p, self._o, move, size)
+            p2, o2, legal2, ok = _play_with_moves(self._p, self._o, move, size)
             if ok:
-                return Board._make(p2, o2, 1 - self._turn, size, legal2)
+                b = _new(Board)
+                b._p = p2
+                b._o = o2
+                b._turn = 1 - self._turn
+                b._size = size
+                b._legal = legal2
+                return b
             raise self._illegal(move)
         a = parse_move(move, size)
         if a == size * size:
