@@ -62,9 +62,12 @@ def play_terminal(
     print_fn(
         f"You play {COLOR_NAMES[human]} ({'X' if human == BLACK else 'O'}) against {opponent.name}. {HELP}"
     )
+    shown: Board | None = None
     while True:
         board = history[-1]
-        print_fn(render(board, last=last))
+        if board is not shown:
+            print_fn(render(board, last=last))
+            shown = board
         if board.is_game_over():
             outcome = board.outcome()
             assert outcome is not None
