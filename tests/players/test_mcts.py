@@ -122,6 +122,19 @@ def test_finds_the_optimal_result_in_real_game_endgames() -> None:
         assert results[move] == max(results.values()), (board.obf(), results, move)
 
 
+def test_plays_4x4_endgames_perfectly() -> None:
+    """On 4x4, where the brute-force oracle solves the whole game, every choice is optimal."""
+    # 4x4 Othello is solved as a win for the second player, white (Wikipedia, "Computer
+    # Othello"): the oracle must agree before it may judge the search.
+    assert _result(Board(size=4)) == -1
+    boards = (b for s in range(200) for b in random_game(4, seed=s) if b.num_empties <= 8)
+    positions = _decisive_positions(boards, 12)
+    assert len(positions) == 12
+    for i, (board, results) in enumerate(positions):
+        move = MCTSPlayer(sims=1500, batch=2, seed=i).choose(board).move
+        assert results[move] == max(results.values()), (board.obf(), results, move)
+
+
 def test_puct_overcomes_misleading_priors() -> None:
     """A network-like evaluator that puts its prior on the worst move must not fool PUCT."""
     board, results = _random_endgames()[0]
