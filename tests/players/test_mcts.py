@@ -162,6 +162,17 @@ def test_puct_overcomes_misleading_priors() -> None:
     assert evaluator.calls < 20_000 / 8 + 2  # leaves were evaluated in batches
 
 
+def test_evaluator_output_is_checked() -> None:
+    class Broken:
+        has_priors = True
+
+        def evaluate(self, player, opponent, size):  # type: ignore[no-untyped-def]
+            return legal_priors(player, opponent, size), np.zeros((len(player), 1))
+
+    with pytest.raises(ValueError, match=r"returned priors of shape \(1, 65\) and values of shape"):
+        MCTS(Broken()).search(Board(), simulations=5)
+
+
 def test_beats_random_on_6x6() -> None:
     wins = 0
     for g in range(10):

@@ -31,6 +31,8 @@ from othellolab.players.evaluators import Evaluator, RandomRolloutEvaluator
 
 __all__ = ["MCTS", "NODE_DTYPE", "MCTSPlayer", "SearchResult"]
 
+_F32 = np.dtype(np.float32)
+
 C_UCT = 1.0
 """Default exploration constant of UCT with values in [-1, 1]."""
 C_PUCT = 1.5
@@ -413,9 +415,15 @@ class MCTS:
         else:
             priors = np.zeros((0, self._size * self._size + 1), dtype=np.float32)
             values = np.zeros(0, dtype=np.float32)
-        if priors.dtype != np.float32 or values.dtype != np.float32:
-            priors = priors.astype(np.float32)
-            values = values.astype(np.float32)
+        if priors.dtype != _F32 or values.dtype != _F32 or not priors.flags.c_contiguous:
+            priors = np.ascontiguousarray(priors, dtype=_F32)
+            values = np.ascontiguousarray(values, dtype=_F32)
+        if priors.shape != (n_open, self._size * self._size + 1) or values.shape != (n_open,):
+            raise ValueError(
+                f"MCTS: {self.evaluator!r} returned priors of shape {priors.shape} and values of "
+                f"shape {values.shape} for {n_open} positions of size {self._size}; expected "
+                f"({n_open}, {self._size * self._size + 1}) and ({n_open},)"
+            )
         expand_backup(self._nodes, self._meta, leaves, priors, values, self._size)
 
     def _add_noise(self) -> None:
