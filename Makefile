@@ -44,6 +44,7 @@ format: setup
 ## bench: speed figures, written to docs/benchmarks.md
 bench: setup
 	$(PY) benchmarks/bench_core.py --write docs/benchmarks.md
+	$(PY) benchmarks/bench_mcts.py --write docs/benchmarks.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

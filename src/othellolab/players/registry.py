@@ -140,9 +140,23 @@ def _load_builtin() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from othellolab.players import simple
+    from othellolab.players import mcts, montecarlo, simple
 
     register_player("random", simple.RandomPlayer, "uniformly random legal move", strength=0)
     register_player(
         "greedy", simple.GreedyPlayer, "most discs flipped, random tie-break", strength=10
+    )
+    register_player(
+        "montecarlo",
+        montecarlo.MonteCarloPlayer,
+        "flat Monte Carlo: random playouts per move, epsilon-greedy schedule",
+        strength=30,
+        aliases=("mc",),
+    )
+    register_player(
+        "mcts",
+        mcts.MCTSPlayer,
+        "Monte Carlo tree search (UCT with random rollouts; PUCT with a prior evaluator)",
+        strength=50,
+        aliases=("uct",),
     )
