@@ -84,19 +84,25 @@ class Limit:
 class Score:
     """A position evaluation from the point of view of the side to move.
 
-    ``value`` is the expected final disc difference (or a heuristic on that scale) when
-    ``exact`` is False, the proven final disc difference when ``exact`` is True. ``win_prob``
-    is an optional probability of winning, for players that estimate one.
+    With ``unit="discs"`` (the default), ``value`` is the expected final disc difference (or a
+    heuristic on that scale), or the proven one when ``exact`` is True. With
+    ``unit="result"``, ``value`` is the expected result in [-1, 1] (+1 a win), as tree searches
+    over win/loss evaluators report. ``win_prob`` is an optional probability of winning.
     """
 
     value: float
     exact: bool = False
     win_prob: float | None = None
+    unit: str = "discs"
+
+    def __post_init__(self) -> None:
+        if self.unit not in ("discs", "result"):
+            raise ValueError(f"Score.unit must be 'discs' or 'result', got {self.unit!r}")
 
     def flipped(self) -> Score:
         """The same evaluation from the opponent's point of view."""
         wp = None if self.win_prob is None else 1.0 - self.win_prob
-        return Score(-self.value, self.exact, wp)
+        return Score(-self.value, self.exact, wp, self.unit)
 
 
 @dataclass(frozen=True, slots=True)

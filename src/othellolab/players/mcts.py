@@ -580,7 +580,7 @@ class MCTSPlayer(Player):
         return PlayResult(
             move,
             policy=result.policy(1.0),
-            score=Score(q, win_prob=(q + 1) / 2),
+            score=Score(q, win_prob=(q + 1) / 2, unit="result"),
             info={
                 "simulations": result.simulations,
                 "visits": int(result.visits[move]),
