@@ -162,7 +162,7 @@ def _check(
             continue
         actions = moves[i, : lengths[i]]
         if isinstance(game, RecordError):
-            yield LogistelloError(game.reason.split(": ", 1)[-1] if game.move else game.reason,
+            yield LogistelloError(game.reason,
                                   source=p, game=line_no, line=line_no, move=game.move,
                                   move_text=_move_text(actions, game.move))  # fmt: skip
         elif len(game.moves) != len(actions):

@@ -33,7 +33,8 @@ class RecordError(OthelloError):
         self.game = game
         self.move = move
         self.line = line
-        self.reason = message if move is None else f"{_move(move, move_text)}: {message}"
+        self.move_text = move_text
+        self.reason = message
         super().__init__(
             location(source, game=game, move=move, line=line, move_text=move_text) + message
         )
@@ -71,9 +72,14 @@ class Problem:
     game: int | None
     reason: str
     line: int | None = None
+    move: int | None = None
+    move_text: str | None = None
 
     def __str__(self) -> str:
-        return location(self.source, game=self.game, line=self.line) + self.reason
+        where = location(
+            self.source, game=self.game, line=self.line, move=self.move, move_text=self.move_text
+        )
+        return where + self.reason
 
 
 @dataclass
@@ -91,7 +97,16 @@ class ReadReport:
 
     def skip(self, error: RecordError) -> None:
         """Count a game skipped because of ``error``."""
-        self.skipped.append(Problem(error.source or "?", error.game, error.reason, error.line))
+        self.skipped.append(
+            Problem(
+                error.source or "?",
+                error.game,
+                error.reason,
+                error.line,
+                error.move,
+                error.move_text,
+            )
+        )
 
     def mismatch(
         self, source: str, game: int | None, message: str, line: int | None = None
