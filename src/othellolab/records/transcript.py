@@ -38,6 +38,7 @@ def parse_transcript_line(
     source: str | Path | None = None,
     game: int | None = None,
     line: int | None = None,
+    headers: dict[str, object] | None = None,
 ) -> Game:
     """A game from one transcript (passes optional), checked move by move."""
     start = Board(size=size)
@@ -54,7 +55,7 @@ def parse_transcript_line(
             move=move,
             move_text=m.group(2) if m and m.group(2) else None,
         ) from None
-    return Game(tuple(actions), start)
+    return Game(tuple(actions), start, headers or {})
 
 
 def read_transcripts(
@@ -81,12 +82,13 @@ def _items(p: Path, size: int) -> Iterator[Game | RecordError]:
             if not text or text.startswith(COMMENT_PREFIX):
                 continue
             number += 1
+            headers = {"source": p.name, "game": number, "line": line_no}
             try:
-                game = parse_transcript_line(text, size=size, source=p, game=number, line=line_no)
+                yield parse_transcript_line(
+                    text, size=size, source=p, game=number, line=line_no, headers=headers
+                )
             except RecordError as e:
                 yield e
-                continue
-            yield game.with_headers(source=p.name, game=number, line=line_no)
 
 
 def write_transcripts(
