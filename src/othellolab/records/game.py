@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 from othellolab.core import (
     BLACK,
+    PASS,
     Board,
     IllegalMoveError,
     Outcome,
@@ -16,9 +19,12 @@ from othellolab.core import (
     parse_move,
     square_name,
 )
+from othellolab.records._replay import insert_passes
 
 HEADER_KEYS = ("black", "white", "event", "tournament", "date", "year", "round", "source")
 """Header names readers fill when the format has them (others may appear too)."""
+
+_START8 = Board()
 
 
 @dataclass(frozen=True, eq=True)
@@ -63,23 +69,84 @@ class Game:
         inserted where the side to move has no placing move, and every move is checked.
 
         ``where`` prefixes error messages (e.g. ``"WTH_2004.wtb game 17: "``); move numbers in
-        errors count the given moves from 1.
+        errors count the given moves from 1. Integer moves (a list or a numpy array) are checked
+        by one compiled replay; the error of an illegal move comes from ``Board.play``.
+
+        >>> Game.from_moves(["f5", "d6", "c3"]).transcript()
+        'f5d6c3'
         """
-        first = start if start is not None else Board()
+        first = start if start is not None else _START8
+        if not isinstance(moves, list | tuple | np.ndarray):
+            moves = list(moves)
+        size = first.size
+        n = size * size
+        arr: np.ndarray | None = None
+        if isinstance(moves, np.ndarray):
+            if moves.dtype.kind in "iu":
+                arr = moves.astype(np.int64, copy=False)
+        elif not any(isinstance(m, str | bool) for m in moves):
+            try:
+                arr = np.asarray(moves, dtype=np.int64)
+            except (TypeError, ValueError, OverflowError):
+                arr = None
+        if arr is not None and arr.ndim == 1:
+            if n != PASS and (arr == PASS).any():
+                arr = np.where(arr == PASS, n, arr)
+            actions, bad, p, o = insert_passes(first.player, first.opponent, arr, size)
+            if bad < 0:
+                game = cls._trusted(tuple(actions.tolist()), first, fields)
+                turn = first.turn ^ (len(actions) & 1)
+                final = Board.from_bitboards(int(p), int(o), turn, size=size)
+                object.__setattr__(game, "_final", final)
+                return game
+        return cls._from_moves_checked(list(moves), first, where, fields)
+
+    @classmethod
+    def _trusted(cls, moves: tuple[int, ...], start: Board, fields: dict[str, Any]) -> Game:
+        """A game from checked actions (a tuple of ints), skipping the conversions of __init__."""
+        game = object.__new__(cls)
+        headers = fields.pop("headers", None)
+        set_ = object.__setattr__
+        set_(game, "moves", moves)
+        set_(game, "start", start)
+        set_(game, "headers", MappingProxyType(dict(headers) if headers else {}))
+        set_(game, "recorded_score", fields.pop("recorded_score", None))
+        set_(game, "theoretical_score", fields.pop("theoretical_score", None))
+        if fields:
+            raise TypeError(f"unexpected Game fields: {', '.join(fields)}")
+        return game
+
+    @classmethod
+    def _from_moves_checked(
+        cls, moves: list[Any], first: Board, where: str, fields: dict[str, Any]
+    ) -> Game:
         board = first
         n = board.size * board.size
         actions: list[int] = []
         for number, move in enumerate(moves, 1):
             try:
-                a = parse_move(move, board.size)
+                a = parse_move(move if isinstance(move, str) else int(move), board.size)
                 if a != n and board.must_pass():
                     actions.append(n)
                     board = board.play(n)
                 board = board.play(a)
             except ValueError as e:
-                raise type(e)(f"{where}move {number} ({move!r}): {e}") from None
+                err = type(e)(f"{where}move {number} ({_show(move, board.size)}): {e}")
+                err.move_number = number  # type: ignore[attr-defined]
+                err.move_text = _show(move, board.size)  # type: ignore[attr-defined]
+                err.detail = str(e)  # type: ignore[attr-defined]
+                raise err from None
             actions.append(a)
         return cls(tuple(actions), first, **fields)
+
+    def with_headers(self, **headers: Any) -> Game:
+        """The same game with headers added or replaced (a value of ``None`` removes one)."""
+        merged = {**self.headers, **headers}
+        merged = {k: v for k, v in merged.items() if v is not None}
+        game = replace(self, headers=merged)
+        if "_final" in self.__dict__:
+            object.__setattr__(game, "_final", self.__dict__["_final"])
+        return game
 
     def replay(self) -> Iterator[tuple[Board, int]]:
         """Each position with the action played from it, in order (the final board is not
@@ -101,11 +168,27 @@ class Game:
             yield board
 
     def final_board(self) -> Board:
-        """The position after the last move."""
-        board = self.start
-        for a in self.moves:
-            board = board.play(a)
-        return board
+        """The position after the last move (computed once by the compiled replay)."""
+        cached = self.__dict__.get("_final")
+        if cached is not None:
+            return cached
+        start = self.start
+        actions, bad, p, o = insert_passes(
+            start.player, start.opponent, np.asarray(self.moves, dtype=np.int64), start.size
+        )
+        if bad >= 0 or len(actions) != len(self.moves):
+            board = start
+            for number, a in enumerate(self.moves, 1):
+                try:
+                    board = board.play(a)
+                except IllegalMoveError as e:
+                    raise IllegalMoveError(f"move {number}: {e}") from None
+            return board
+        final = Board.from_bitboards(
+            int(p), int(o), start.turn ^ (len(actions) & 1), size=start.size
+        )
+        object.__setattr__(self, "_final", final)
+        return final
 
     def is_complete(self) -> bool:
         """Whether the moves reach the end of the game."""
@@ -139,6 +222,16 @@ class Game:
             f"{k}={v!r}" for k, v in self.headers.items() if k in ("black", "white", "year")
         )
         return f"<Game {head} {len(self.moves)} moves: {self.transcript()[:40]}...>"
+
+
+def _show(move: Any, size: int) -> str:
+    """A move as written in an error: its name when it is a valid action, else its repr."""
+    if isinstance(move, str):
+        return repr(move)
+    try:
+        return square_name(int(move), size)
+    except (ValueError, TypeError):
+        return repr(move)
 
 
 def move_names(game: Game) -> list[str]:

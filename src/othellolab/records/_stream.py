@@ -1,0 +1,166 @@
+"""Plumbing shared by the readers: build a checked ``Game``, then raise or skip and count."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from othellolab.core import Board, OthelloError
+from othellolab.records._replay import insert_passes_batch
+from othellolab.records.game import Game
+from othellolab.records.report import ReadReport, RecordError, warn_skipped
+
+
+def build_game(
+    moves: Any,
+    *,
+    source: str | Path,
+    game: int,
+    line: int | None = None,
+    start: Board | None = None,
+    error: type[RecordError] = RecordError,
+    **fields: Any,
+) -> Game:
+    """``Game.from_moves`` whose errors become an ``error`` naming file, game and move."""
+    try:
+        return Game.from_moves(moves, start=start, **fields)
+    except OthelloError as e:
+        number = getattr(e, "move_number", None)
+        raise error(
+            getattr(e, "detail", str(e)),
+            source=source,
+            game=game,
+            move=number,
+            line=line,
+            move_text=getattr(e, "move_text", None),
+        ) from e
+
+
+def build_games(
+    moves: np.ndarray,
+    lengths: np.ndarray,
+    fields: list[dict[str, Any]],
+    *,
+    source: str | Path,
+    first_game: int,
+    start: Board | None = None,
+    error: type[RecordError] = RecordError,
+) -> Iterator[Game | RecordError]:
+    """Checked games from rows of integer moves (row ``i``: ``lengths[i]`` moves of game
+    ``first_game + i``), replayed by one compiled call; bad games come out as errors."""
+    board = start if start is not None else Board()
+    size = board.size
+    actions, n_actions, bad, fp, fo = insert_passes_batch(
+        board.player, board.opponent, moves.astype(np.int64, copy=False), lengths, size
+    )
+    n_list = n_actions.tolist()
+    bad_list = bad.tolist()
+    turn0 = board.turn
+    for i, f in enumerate(fields):
+        if bad_list[i] >= 0:
+            try:
+                yield build_game(
+                    moves[i, : lengths[i]],
+                    source=source,
+                    game=first_game + i,
+                    start=start,
+                    error=error,
+                    **f,
+                )
+            except RecordError as e:
+                yield e
+            continue
+        k = n_list[i]
+        game = Game._trusted(tuple(actions[i, :k].tolist()), board, f)
+        final = Board.from_bitboards(int(fp[i]), int(fo[i]), turn0 ^ (k & 1), size=size)
+        object.__setattr__(game, "_final", final)
+        yield game
+
+
+def deliver(
+    items: Iterable[Game | RecordError],
+    *,
+    source: str | Path,
+    lenient: bool,
+    report: ReadReport | None,
+) -> Iterator[Game]:
+    """Yield the games of ``items``; an error item is raised (strict) or skipped and counted.
+
+    Games whose recorded score disagrees with the replay are yielded and noted in the report.
+    Without a report, a lenient read warns once about what it skipped.
+    """
+    rep = report if report is not None else ReadReport()
+    rep.files += 1
+    before = len(rep.skipped)
+    name = str(source)
+    for item in items:
+        if isinstance(item, RecordError):
+            if not lenient:
+                raise item
+            rep.skip(item)
+            continue
+        mismatch = item.result_mismatch()
+        if mismatch is not None:
+            rep.mismatch(name, item.headers.get("game"), mismatch, item.headers.get("line"))
+        rep.games += 1
+        yield item
+    if report is None:
+        warn_skipped(rep, name, before)
+
+
+def open_text(path: str | Path, *, encoding: str = "utf-8") -> IO[str]:
+    """Open a text file for reading, gunzipping it transparently when it is gzip-compressed."""
+    p = Path(path)
+    raw = p.open("rb")
+    if raw.read(2) == b"\x1f\x8b":
+        raw.seek(0)
+        return io.TextIOWrapper(gzip.GzipFile(fileobj=raw), encoding=encoding, newline="")
+    raw.seek(0)
+    return io.TextIOWrapper(raw, encoding=encoding, newline="")
+
+
+def atomic_writer(path: str | Path, *, binary: bool = False) -> AtomicFile:
+    """A file written under a temporary name and renamed onto ``path`` when closed cleanly."""
+    return AtomicFile(Path(path), binary=binary)
+
+
+class AtomicFile:
+    """Context manager behind ``atomic_writer``: gzip output when the name ends in ``.gz``."""
+
+    def __init__(self, path: Path, *, binary: bool) -> None:
+        self.path = path
+        self.tmp = path.with_name(path.name + ".tmp")
+        self.binary = binary
+        self._raw: IO[bytes] | None = None
+        self._f: Any = None
+
+    def __enter__(self) -> Any:
+        self._raw = self.tmp.open("wb")
+        stream: IO[bytes] = self._raw
+        if self.path.suffix == ".gz":
+            stream = gzip.GzipFile(fileobj=self._raw, mode="wb", mtime=0)  # type: ignore[assignment]
+        self._gz = stream if stream is not self._raw else None
+        self._f = (
+            stream if self.binary else io.TextIOWrapper(stream, encoding="utf-8", newline="\n")
+        )
+        return self._f
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        try:
+            if not self.binary:
+                self._f.flush()
+                self._f.detach()
+            if self._gz is not None:
+                self._gz.close()
+            assert self._raw is not None
+            self._raw.close()
+        finally:
+            if exc_type is None:
+                self.tmp.replace(self.path)
+            else:
+                self.tmp.unlink(missing_ok=True)

@@ -1,0 +1,158 @@
+"""OBF position lines (Edax and FFO problem files) with their scored moves.
+
+A line is 64 cells a1..h8 (``X`` black, ``O`` white, ``-`` empty; 36 or 16 for 6x6 and 4x4),
+a space, the side to move (``X``/``O``), then ``;``-separated ``MOVE:SCORE`` items such as
+``G8:+18``. SCORE is the final disc difference for the side to move after best play following
+MOVE (empties to the winner). A pass is ``PS``, ``PA`` or ``--``; ``--:-127`` (as in Edax's
+``hard-20.obf``) is an empty pass slot without a value and is left out.
+
+>>> entry = parse_obf_line("-" * 27 + "OX------XO" + "-" * 27 + " X; F5:+0; D3:+0;")
+>>> entry.best_move, entry.best_score, len(entry.moves)
+(37, 0, 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from othellolab.core import Board, OthelloError, parse_move, square_name
+from othellolab.records._stream import atomic_writer, open_text
+from othellolab.records.report import ReadReport, RecordError, warn_skipped
+
+NO_VALUE = -127
+"""Score that marks a slot without a value (Edax writes ``--:-127``)."""
+
+COMMENT_PREFIXES = ("#", "%")
+"""Lines starting with these are comments."""
+
+
+class ObfError(RecordError):
+    """A bad OBF line; the message names the file, the line and the scored move."""
+
+
+@dataclass(frozen=True, slots=True)
+class ObfEntry:
+    """A position with its scored moves ``(action, score)`` in file order, and its line number.
+
+    Scores are final disc differences for the side to move in ``board``.
+    """
+
+    board: Board
+    moves: tuple[tuple[int, int], ...] = ()
+    line: int | None = None
+
+    @property
+    def best_move(self) -> int | None:
+        """The first listed move (the best one in Edax and FFO files), if any."""
+        return self.moves[0][0] if self.moves else None
+
+    @property
+    def best_score(self) -> int | None:
+        """The score of the first listed move, if any."""
+        return self.moves[0][1] if self.moves else None
+
+    def scores(self) -> dict[int, int]:
+        """Score of each listed move."""
+        return dict(self.moves)
+
+
+def parse_obf_line(
+    line: str, *, line_number: int | None = None, source: str | Path | None = None
+) -> ObfEntry:
+    """Parse one OBF line: the position, then its ``MOVE:SCORE`` items, each move checked legal.
+
+    Raises ``ObfError`` naming the source, line and item for a bad position, a malformed item,
+    an illegal move or a score off the -64..64 range.
+    """
+    text = line.strip()
+    head, _, rest = text.partition(";")
+
+    def err(message: str, item: int | None = None, item_text: str | None = None) -> ObfError:
+        return ObfError(message, source=source, line=line_number, move=item, move_text=item_text)
+
+    try:
+        board = Board.from_obf(head)
+    except OthelloError as e:
+        raise err(str(e)) from None
+    cells_and_side = head.split()
+    if len(cells_and_side) != 2:
+        raise err(f"unexpected text {' '.join(cells_and_side[2:])[:20]!r} before the first ';'")
+    moves: list[tuple[int, int]] = []
+    legal = board.legal_actions()
+    for k, item in enumerate((i.strip() for i in rest.split(";")), 1):
+        if not item:
+            continue
+        name, colon, value = item.partition(":")
+        if not colon:
+            raise err("expected MOVE:SCORE like G8:+18", k, item)
+        try:
+            score = int(value)
+        except ValueError:
+            raise err(f"score {value!r} is not a whole number", k, item) from None
+        try:
+            action = parse_move(name.strip(), board.size)
+        except OthelloError as e:
+            raise err(str(e), k, item) from None
+        if action == board.pass_action and score == NO_VALUE:
+            continue
+        if not -board.pass_action <= score <= board.pass_action:
+            raise err(
+                f"score {score} is off the -{board.pass_action}..{board.pass_action} range", k, item
+            )
+        if action not in legal:
+            names = ", ".join(square_name(a, board.size) for a in legal) or "none"
+            raise err(
+                f"{square_name(action, board.size)} is not legal here; legal moves: {names}",
+                k,
+                item,
+            )
+        moves.append((action, score))
+    return ObfEntry(board, tuple(moves), line_number)
+
+
+def format_obf_line(entry: ObfEntry) -> str:
+    """An OBF line: the position, then ``MOVE:SCORE;`` items (``parse_obf_line`` inverse)."""
+    items = "".join(
+        f" {'PS' if a == entry.board.pass_action else square_name(a, entry.board.size).upper()}:{s:+d};"
+        for a, s in entry.moves
+    )
+    return entry.board.obf() + ";" + items
+
+
+def read_obf(
+    path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
+) -> Iterator[ObfEntry]:
+    """Stream the entries of an OBF file (gzip read transparently); blank and ``#``/``%``
+    comment lines are skipped. Strict by default; ``lenient=True`` skips bad lines and counts
+    them in ``report``."""
+    p = Path(path)
+    rep = report if report is not None else ReadReport()
+    rep.files += 1
+    before = len(rep.skipped)
+    with open_text(p) as f:
+        for number, raw in enumerate(f, 1):
+            text = raw.strip()
+            if not text or text.startswith(COMMENT_PREFIXES):
+                continue
+            try:
+                entry = parse_obf_line(text, line_number=number, source=p)
+            except ObfError as e:
+                if not lenient:
+                    raise
+                rep.skip(e)
+                continue
+            rep.games += 1
+            yield entry
+    if report is None:
+        warn_skipped(rep, str(p), before)
+
+
+def write_obf(path: str | Path, entries: Iterable[ObfEntry]) -> int:
+    """Write entries as OBF lines, atomically; returns the count."""
+    count = 0
+    with atomic_writer(path) as f:
+        for count, entry in enumerate(entries, 1):  # noqa: B007
+            f.write(format_obf_line(entry) + "\n")
+    return count

@@ -1,0 +1,55 @@
+"""``othellolab records stats|validate|convert`` through typer's test runner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from othellolab.cli import app
+from othellolab.records import read_games
+
+from helpers import shared_file
+
+runner = CliRunner()
+
+
+def test_stats_on_real_files() -> None:
+    wtb = shared_file("wthor/WTH_2004.wtb")
+    ggf = shared_file("ggf/nboard_test2.ggf")
+    result = runner.invoke(app, ["records", "stats", str(wtb), str(ggf)])
+    assert result.exit_code == 0, result.output
+    assert "games: 9116" in result.output  # 9,113 (games_per_year.csv) + 3
+    assert "years: 2004" in result.output
+    assert "players:" in result.output and "Saio (romano)" in result.output
+    assert "result mismatches: 0" in result.output and "errors: 0" in result.output
+
+
+def test_validate_exit_codes(tmp_path: Path) -> None:
+    ok = runner.invoke(app, ["records", "validate", str(shared_file("ggf/novello_TestGames.ggf"))])
+    assert ok.exit_code == 0 and "OK" in ok.output
+    bad = tmp_path / "bad.txt"
+    bad.write_text("f5d6\nf5a1\n")
+    result = runner.invoke(app, ["records", "validate", str(bad)])
+    assert result.exit_code == 1
+    assert "bad.txt: game 2 (line 2), move 2: illegal move a1 for white" in result.output
+    missing = runner.invoke(app, ["records", "validate", str(tmp_path / "nope.ggf")])
+    assert missing.exit_code == 1 and "nope.ggf" in missing.output
+
+
+def test_convert_between_formats(tmp_path: Path) -> None:
+    src = shared_file("ggf/novello_TestGames.ggf")
+    out = tmp_path / "games.wtb"
+    result = runner.invoke(app, ["records", "convert", str(src), str(out)])
+    assert result.exit_code == 0, result.output
+    assert "wrote 12 games" in result.output
+    assert (tmp_path / "games.JOU").exists() and (tmp_path / "games.TRN").exists()
+    back = list(read_games(out))
+    assert [g.moves for g in back] == [g.moves for g in read_games(src)]
+    assert back[0].headers["black"] == "Saio1200"
+    # A random-start game cannot become a transcript: a clear error, exit code 1.
+    bad = runner.invoke(
+        app,
+        ["records", "convert", str(shared_file("ggf/nboard_test2.ggf")), str(tmp_path / "x.txt")],
+    )
+    assert bad.exit_code == 1 and "game 2: a transcript can only hold" in bad.output
