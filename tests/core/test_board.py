@@ -133,6 +133,10 @@ def test_transcript_helpers() -> None:
     assert format_transcript(parse_transcript("F5 D6 c3")) == "f5d6c3"
     with pytest.raises(IllegalMoveError, match="transcript move 2"):
         parse_transcript("f5f5")
+    # Pass spellings, including "pass" spelled out between moves.
+    white_must_pass = Board.from_obf("XO" + "-" * 62 + " O")
+    for spelling in ("pass", "PASS", "PA", "--", "ps"):
+        assert parse_transcript(f"{spelling}c1", start=white_must_pass) == [64, 2]
 
 
 def test_transcript_inserts_implied_passes() -> None:

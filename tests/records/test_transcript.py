@@ -40,8 +40,7 @@ def test_passes_explicit_or_implicit() -> None:
     # A 4x4 game with a forced pass (the 4x4 GGF game of nboard_test2.ggf, whose black passes
     # before move 12).
     implicit = parse_transcript_line("a2a1c4d2d1d4d3a3b1c1b4a4", size=4)
-    # ("pass" spelled out mid-transcript is mis-tokenised by core.parse_transcript: "pa"+"ss".)
-    for token in ("PA", "--", "pa", "PS"):
+    for token in ("PA", "--", "pa", "PS", "pass", "Pass"):
         explicit = parse_transcript_line(f"a2a1c4d2d1d4d3a3b1c1{token}b4a4", size=4)
         assert explicit == implicit
     assert implicit.moves.count(16) == 1 and implicit.is_complete()

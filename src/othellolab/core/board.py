@@ -21,7 +21,6 @@ from othellolab.core.squares import (
     COLOR_NAMES,
     FILE_NAMES,
     PASS,
-    PASS_NAMES,
     WHITE,
     Bitboard,
     Color,
@@ -473,20 +472,14 @@ def parse_transcript(text: str, *, start: Board | None = None, size: int = 8) ->
 
 
 def _tokenize(text: str) -> list[str]:
+    """Split a transcript into two-character moves and pass tokens (``pass`` before ``pa``)."""
     s = "".join(text.split()).replace(",", "")
     tokens = []
     i = 0
     while i < len(s):
-        two = s[i : i + 2]
-        if two.lower() in PASS_NAMES:
-            tokens.append(two)
-            i += 2
-        elif s[i : i + 4].lower() == "pass":
-            tokens.append("pass")
-            i += 4
-        else:
-            tokens.append(two)
-            i += 2
+        n = 4 if s[i : i + 4].lower() == "pass" else 2
+        tokens.append(s[i : i + n])
+        i += n
     return tokens
 
 
