@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from othellolab.cli import play as _play
+from othellolab.cli import solve as _solve
 from othellolab.cli import tools as _tools
 
 app = typer.Typer(
@@ -16,6 +17,7 @@ app = typer.Typer(
 app.command("perft")(_tools.perft)
 app.command("players")(_tools.players)
 app.command("play")(_play.play)
+app.command("solve")(_solve.solve)
 
 
 def main() -> None:

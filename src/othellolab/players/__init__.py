@@ -1,6 +1,8 @@
 """Every way to choose a move, behind one ``Player`` interface, named by spec strings."""
 
+from othellolab.players.alphabeta import AlphaBetaPlayer, SearchResult, search
 from othellolab.players.base import Limit, Player, PlayResult, Score, uniform_policy
+from othellolab.players.endgame import EndgamePlayer, SolveResult, solve
 from othellolab.players.registry import (
     available_players,
     make_player,
@@ -11,16 +13,22 @@ from othellolab.players.registry import (
 from othellolab.players.simple import GreedyPlayer, RandomPlayer
 
 __all__ = [
+    "AlphaBetaPlayer",
+    "EndgamePlayer",
     "GreedyPlayer",
     "Limit",
     "PlayResult",
     "Player",
     "RandomPlayer",
     "Score",
+    "SearchResult",
+    "SolveResult",
     "available_players",
     "make_player",
     "parse_spec",
     "register_player",
+    "search",
+    "solve",
     "strongest_player_spec",
     "uniform_policy",
 ]

@@ -266,12 +266,15 @@ def _tt_store(
         data[i, _UPPER] = INF
         data[i, _MOVE] = -1
         data[i, _DEPTH] = ne
-    if score > alpha and score > data[i, _LOWER]:
+    if score > alpha and score >= data[i, _LOWER]:
+        # The move proved this lower bound: it stays the move that achieves the lower bound, so
+        # an exact entry (lower == upper) names a best move.
         data[i, _LOWER] = score
+        data[i, _MOVE] = move
+    elif data[i, _MOVE] < 0:
+        data[i, _MOVE] = move
     if score < beta and score < data[i, _UPPER]:
         data[i, _UPPER] = score
-    if move >= 0:
-        data[i, _MOVE] = move
 
 
 @numba.njit(cache=True)

@@ -146,3 +146,20 @@ def _load_builtin() -> None:
     register_player(
         "greedy", simple.GreedyPlayer, "most discs flipped, random tie-break", strength=10
     )
+    from othellolab.players import alphabeta, endgame
+
+    register_player(
+        "alphabeta",
+        alphabeta.AlphaBetaPlayer,
+        "iterative-deepening PVS with a hand-written evaluation; exact in the endgame",
+        strength=100,
+        aliases=("ab", "alpha-beta"),
+        defaults={"time": 1.0, "endgame": 18},
+    )
+    register_player(
+        "endgame",
+        endgame.EndgamePlayer,
+        "perfect play with at most max_empties empties (shallow search before)",
+        strength=50,
+        aliases=("solver", "perfect"),
+    )
