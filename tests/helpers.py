@@ -18,3 +18,11 @@ def shared_file(relative: str) -> Path:
     if not path.exists():
         pytest.skip(f"real data file {path} is absent (set OTHELLOLAB_DATA to the data folder)")
     return path
+
+
+def obf_scores(line: str) -> tuple:
+    """(board, [(move, score), ...]) of an OBF line, through the records reader."""
+    from othellolab.records.obf import parse_obf_line
+
+    entry = parse_obf_line(line)
+    return entry.board, list(entry.moves)

@@ -6,6 +6,7 @@ import typer
 
 from othellolab.cli import play as _play
 from othellolab.cli import records as _records
+from othellolab.cli import solve as _solve
 from othellolab.cli import tools as _tools
 
 app = typer.Typer(
@@ -18,6 +19,7 @@ app.command("perft")(_tools.perft)
 app.command("players")(_tools.players)
 app.command("play")(_play.play)
 app.add_typer(_records.app, name="records")
+app.command("solve")(_solve.solve)
 
 
 def main() -> None:

@@ -1,8 +1,14 @@
-"""Every way to choose a move, behind one ``Player`` interface, named by spec strings."""
+"""Every way to choose a move, behind one ``Player`` interface, named by spec strings.
 
+Search functions and their result types live in their modules (``players.alphabeta.search``,
+``players.endgame.solve``, ``players.mcts.MCTS``); players adapt them.
+"""
+
+from othellolab.players.alphabeta import AlphaBetaPlayer
 from othellolab.players.base import Limit, Player, PlayResult, Score, uniform_policy
+from othellolab.players.endgame import EndgamePlayer, SolveResult, solve
 from othellolab.players.evaluators import Evaluator, RandomRolloutEvaluator, UniformEvaluator
-from othellolab.players.mcts import MCTS, MCTSPlayer, SearchResult
+from othellolab.players.mcts import MCTS, MCTSPlayer
 from othellolab.players.montecarlo import MonteCarloPlayer
 from othellolab.players.registry import (
     available_players,
@@ -15,6 +21,8 @@ from othellolab.players.simple import GreedyPlayer, RandomPlayer
 
 __all__ = [
     "MCTS",
+    "AlphaBetaPlayer",
+    "EndgamePlayer",
     "Evaluator",
     "GreedyPlayer",
     "Limit",
@@ -25,12 +33,13 @@ __all__ = [
     "RandomPlayer",
     "RandomRolloutEvaluator",
     "Score",
-    "SearchResult",
+    "SolveResult",
     "UniformEvaluator",
     "available_players",
     "make_player",
     "parse_spec",
     "register_player",
+    "solve",
     "strongest_player_spec",
     "uniform_policy",
 ]

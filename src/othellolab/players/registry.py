@@ -140,7 +140,7 @@ def _load_builtin() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from othellolab.players import mcts, montecarlo, simple
+    from othellolab.players import alphabeta, endgame, mcts, montecarlo, simple
 
     register_player("random", simple.RandomPlayer, "uniformly random legal move", strength=0)
     register_player(
@@ -159,4 +159,19 @@ def _load_builtin() -> None:
         "Monte Carlo tree search (UCT with random rollouts; PUCT with a prior evaluator)",
         strength=50,
         aliases=("uct",),
+    )
+    register_player(
+        "alphabeta",
+        alphabeta.AlphaBetaPlayer,
+        "iterative-deepening PVS with a hand-written evaluation; exact in the endgame",
+        strength=100,
+        aliases=("ab", "alpha-beta"),
+        defaults={"time": 1.0, "endgame": 18},
+    )
+    register_player(
+        "endgame",
+        endgame.EndgamePlayer,
+        "perfect play with at most max_empties empties (shallow search before)",
+        strength=40,
+        aliases=("solver", "perfect"),
     )

@@ -1,0 +1,164 @@
+"""Speed of the search players: FFO #40-#59 solved exactly, alpha-beta depth in one second.
+
+The exact solver's nodes/s is compared with perft's leaves/s measured in the same run (the
+machine is shared and noisy); every solved position is checked against the scores in the file.
+Run ``python benchmarks/bench_search.py --write docs/benchmarks.md`` (``--ffo 40-44`` for a
+subset, ``--six`` to also solve 6x6 from the start).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_core import machine, write_section
+
+from othellolab import Board
+from othellolab.core import kernels as k
+from othellolab.core import square_name
+from othellolab.players.alphabeta import SearchTable, search
+from othellolab.players.endgame import TranspositionTable, solve
+from othellolab.records.obf import parse_obf_line
+from othellolab.records.wthor import read_wtb
+
+DATA = Path(
+    os.environ.get(
+        "OTHELLOLAB_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    )
+)
+
+
+def perft_rate() -> float:
+    """Perft(9) leaves per second from the start: the baseline."""
+    p, o = k.start_position(8)
+    k.perft(p, o, 2)
+    t0 = time.perf_counter()
+    leaves = k.perft(p, o, 9)
+    return leaves / (time.perf_counter() - t0)
+
+
+def ffo(first: int, last: int, table_bits: int) -> tuple[list[str], int, float, int]:
+    """Solve FFO #first..#last; return table rows, total nodes, seconds and mismatches."""
+    lines = (DATA / "ffo" / "fforum-40-59.obf").read_text().splitlines()
+    table = TranspositionTable(table_bits)
+    rows: list[str] = []
+    nodes = 0
+    seconds = 0.0
+    bad = 0
+    for number in range(first, last + 1):
+        entry = parse_obf_line(
+            lines[number - 40], line_number=number - 39, source="fforum-40-59.obf"
+        )
+        board, scores = entry.board, list(entry.moves)
+        table.clear()
+        r = solve(board, table=table, pv=False)
+        want = scores[0][1]
+        ok_moves = {m for m, s in scores if s == want}
+        ok = r.score == want and r.best_move in ok_moves
+        bad += not ok
+        nodes += r.nodes
+        seconds += r.seconds
+        rows.append(
+            f"| #{number} | {board.num_empties} | {square_name(r.best_move)} {r.score:+d} | "
+            f"{want:+d} | {'ok' if ok else 'MISMATCH'} | {r.nodes:,} | {r.seconds:.2f} | "
+            f"{r.nodes / r.seconds / 1e6:.1f} |"
+        )
+        print(rows[-1], flush=True)
+    return rows, nodes, seconds, bad
+
+
+def midgame(games: int, seconds: float) -> list[tuple[int, int, int, float]]:
+    """Alpha-beta for ``seconds`` on WTHOR 2004 positions after moves 20, 25 and 30."""
+    out = []
+    for number, game in enumerate(read_wtb(DATA / "wthor" / "WTH_2004.wtb"), 1):
+        if number > games:
+            break
+        for ply in (20, 25, 30):
+            board = Board()
+            for sq in game.moves[:ply]:
+                if board.must_pass():
+                    board = board.play_pass()
+                board = board.play(sq)
+            if board.is_game_over():
+                continue
+            r = search(board, time_limit=seconds, table=SearchTable(20))
+            out.append((number, ply, r.depth, r.nodes / r.seconds))
+            print(
+                f"game {number} move {ply}: depth {r.depth}, {r.nodes / r.seconds / 1e3:.0f} k nodes/s",
+                flush=True,
+            )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--write", type=Path, help="write the figures to this markdown file")
+    parser.add_argument("--ffo", default="40-59", help="FFO numbers to solve, A-B within 40-59")
+    parser.add_argument("--table-bits", type=int, default=22)
+    parser.add_argument("--games", type=int, default=3, help="WTHOR games for the midgame test")
+    parser.add_argument("--six", action="store_true", help="also solve 6x6 from the start")
+    args = parser.parse_args()
+    a, _, b = args.ffo.partition("-")
+    first, last = int(a), int(b or a)
+    if not 40 <= first <= last <= 59:
+        parser.error("--ffo must be within 40-59")
+
+    # Compile (or load) the kernels outside the timings.
+    solve(Board(size=4))
+    search(Board(), depth=2)
+    base = perft_rate()
+    rows, nodes, seconds, bad = ffo(first, last, args.table_bits)
+    rate = nodes / seconds
+    mid = midgame(args.games, 1.0)
+    six = ""
+    if args.six:
+        r = solve(Board(size=6), table=TranspositionTable(args.table_bits), pv=False)
+        six = f"\n6x6 from the start: score {r.score:+d} (white wins 20-16), {r.nodes:,} nodes, {r.seconds:.1f} s.\n"
+
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    n_solved = last - first + 1
+    summary = [
+        "| benchmark | figure | ratio to a baseline in the same run |",
+        "|---|---|---|",
+        f"| FFO #{first}-#{last} exact solve, 1 core | {n_solved - bad}/{n_solved} correct "
+        f"(score and move), {seconds:.1f} s, {nodes:,} nodes, {rate / 1e6:.1f} M nodes/s | "
+        f"{rate / base:.3f}x perft(9) leaves/s ({base / 1e6:.0f} M/s) |",
+    ]
+    if mid:
+        depths = [d for _, _, d, _ in mid]
+        mrate = sum(r for *_, r in mid) / len(mid)
+        summary.append(
+            f"| alpha-beta, 1 s per WTHOR 2004 position (moves 20/25/30, {len(mid)} positions) | "
+            f"depth {min(depths)}-{max(depths)} (mean {sum(depths) / len(depths):.1f}), "
+            f"{mrate / 1e3:.0f} k nodes/s | {mrate / base:.4f}x perft(9) leaves/s |"
+        )
+    detail = [
+        "| FFO | empties | solver | file | check | nodes | s | M nodes/s |",
+        "|---|---|---|---|---|---|---|---|",
+        *rows,
+    ]
+    body = (
+        "## Search (benchmarks/bench_search.py)\n\n"
+        f"Measured {stamp} on {machine()} (load average {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} cores: figures are pessimistic on a busy machine).\n\n"
+        + "\n".join(summary)
+        + "\n\n"
+        + "\n".join(detail)
+        + "\n"
+        + six
+    )
+    print(body)
+    if args.write:
+        write_section(args.write, "search", body)
+    if bad:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+"""``othellolab solve``: exact endgame solutions of one position or of an OBF problem file."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from othellolab.core import OthelloError, square_name
+
+
+def _line_range(text: str | None, total: int) -> range:
+    """1-based inclusive ``A-B`` (or ``A``) as a 0-based range over ``total`` lines."""
+    if not text:
+        return range(total)
+    first, _, last = text.partition("-")
+    try:
+        a = int(first)
+        b = int(last) if last else a
+    except ValueError:
+        raise typer.BadParameter(f"expected A-B, got {text!r}", param_hint="--lines") from None
+    if not 1 <= a <= b:
+        raise typer.BadParameter(f"expected 1 <= A <= B, got {text!r}", param_hint="--lines")
+    return range(a - 1, min(b, total))
+
+
+def solve(
+    position: Annotated[
+        str | None, typer.Argument(help="An OBF line: 64 cells, a space, X or O to move.")
+    ] = None,
+    file: Annotated[
+        Path | None, typer.Option("--file", "-f", help="Solve every line of an OBF file.")
+    ] = None,
+    first: Annotated[int | None, typer.Option(help="Only the first N lines of --file.")] = None,
+    lines: Annotated[
+        str | None, typer.Option(help="Only lines A-B of --file (1-based, inclusive).")
+    ] = None,
+    all_scores: Annotated[
+        bool,
+        typer.Option(
+            "--all-scores/--first-score",
+            help="Also check that the best move is one listed with the best score.",
+        ),
+    ] = True,
+    table_bits: Annotated[int, typer.Option(help="Transposition table: 2**BITS entries.")] = 22,
+) -> None:
+    """Solve positions exactly: best move, final disc difference (empties to the winner), PV.
+
+    With --file, each line's result is compared with the scores listed on it (``MOVE:SCORE``
+    items, best first); the exit code is 1 if any line disagrees.
+    """
+    from othellolab.players.endgame import TranspositionTable
+    from othellolab.players.endgame import solve as solve_board
+    from othellolab.records.obf import parse_obf_line
+
+    if (position is None) == (file is None):
+        raise typer.BadParameter("give either a POSITION or --file")
+    table = TranspositionTable(table_bits)
+    if position is not None:
+        try:
+            board = parse_obf_line(position).board
+        except (OthelloError, ValueError) as e:
+            raise typer.BadParameter(str(e), param_hint="POSITION") from None
+        solve_board(board.transform(0), table=TranspositionTable(10))  # compile outside timing
+        r = solve_board(board, table=table)
+        rate = r.nodes / r.seconds if r.seconds > 0 else 0.0
+        best = "none (game over)" if r.best_move is None else square_name(r.best_move, board.size)
+        typer.echo(f"best move: {best}")
+        typer.echo(f"score:     {r.score:+d} (final disc difference for the side to move)")
+        typer.echo(f"pv:        {' '.join(r.pv_names(board.size))}")
+        typer.echo(f"nodes:     {r.nodes} in {r.seconds:.3f} s ({rate / 1e6:.2f} M nodes/s)")
+        return
+    assert file is not None
+    try:
+        text_lines = [ln for ln in file.read_text().splitlines() if ln.strip()]
+    except OSError as e:
+        raise typer.BadParameter(str(e), param_hint="--file") from None
+    chosen = list(_line_range(lines, len(text_lines)))
+    if first is not None:
+        chosen = chosen[:first]
+    mismatches = 0
+    total_nodes = 0
+    t0 = time.perf_counter()
+    typer.echo(
+        f"{'line':>5} {'empt':>4} {'move':>4} {'score':>5} {'want':>5} {'nodes':>12} "
+        f"{'time':>8} {'Mn/s':>6}  result"
+    )
+    for index in chosen:
+        try:
+            entry = parse_obf_line(text_lines[index], line_number=index + 1, source=file)
+            board, scores = entry.board, list(entry.moves)
+        except (OthelloError, ValueError) as e:
+            typer.echo(str(e), err=True)
+            raise typer.Exit(2) from None
+        table.clear()
+        r = solve_board(board, table=table, pv=False)
+        total_nodes += r.nodes
+        verdict = "ok"
+        want = scores[0][1] if scores else None
+        if want is not None and r.score != want:
+            verdict = f"MISMATCH: score {r.score:+d}, file says {want:+d}"
+        elif all_scores and want is not None and r.best_move is not None:
+            best_moves = {m for m, s in scores if s == want and m is not None}
+            if best_moves and r.best_move not in best_moves:
+                names = ", ".join(sorted(square_name(m, board.size) for m in best_moves))
+                verdict = f"MISMATCH: move {square_name(r.best_move, board.size)} not in {names}"
+        if verdict != "ok":
+            mismatches += 1
+        move = "--" if r.best_move is None else square_name(r.best_move, board.size)
+        rate = r.nodes / r.seconds / 1e6 if r.seconds > 0 else 0.0
+        want_text = f"{want:+d}" if want is not None else "?"
+        typer.echo(
+            f"{index + 1:>5} {board.num_empties:>4} {move:>4} {r.score:>+5d} "
+            f"{want_text:>5} {r.nodes:>12} {r.seconds:>8.2f} {rate:>6.1f}  {verdict}"
+        )
+    dt = time.perf_counter() - t0
+    rate = total_nodes / dt / 1e6 if dt > 0 else 0.0
+    typer.echo(
+        f"solved {len(chosen)} positions, {mismatches} mismatches, {total_nodes} nodes in "
+        f"{dt:.2f} s ({rate:.2f} M nodes/s)"
+    )
+    if mismatches:
+        raise typer.Exit(1)

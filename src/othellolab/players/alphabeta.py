@@ -1,0 +1,452 @@
+"""Alpha-beta search: negamax with principal-variation search, iterative deepening, a
+transposition table and a pluggable evaluation, handing over to the exact solver near the end.
+
+Scores are on the disc-difference scale from the side to move: heuristic until the search
+reaches the end of the game on every line, exact from then on (``Score.exact``).
+
+>>> from othellolab import Board, Limit
+>>> result = AlphaBetaPlayer(depth=3).choose(Board())
+>>> result.info["depth"], result.move in Board().legal_actions()
+(3, True)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from othellolab.core import Board, Limit, PlayResult, Score, square_name
+from othellolab.core.kernels import ONE, U64, ZERO, _flips, hash_position, popcount
+from othellolab.players.base import Player
+from othellolab.players.endgame import (
+    _ABORTED,
+    _NODE_LIMIT,
+    _NODES,
+    _STATS_SIZE,
+    MAX_MOVES,
+    SolveAborted,
+    TranspositionTable,
+    _count,
+    _final,
+    _moves,
+    solve,
+)
+from othellolab.players.heuristics import _CORNERS, Evaluation, evaluate
+
+MAX_DEPTH = 60
+"""Deepest iteration of iterative deepening (a full 8x8 game)."""
+
+_BIG = 1.0e9
+"""Larger than any evaluation: the initial window bound."""
+
+_SORT_DEPTH = 2
+"""Nodes with at least this much depth left order their moves by the evaluation of each child."""
+
+
+class SearchTable:
+    """The alpha-beta transposition table: ``2**bits`` entries of (hash, lower and upper bound,
+    best move, depth). Kept by a player between moves, cleared by ``reset``."""
+
+    def __init__(self, bits: int = 20) -> None:
+        if not 4 <= bits <= 30:
+            raise ValueError(f"transposition table bits must be in 4..30, got {bits}")
+        size = 1 << bits
+        self.keys = np.zeros(size, dtype=np.uint64)
+        self.lower = np.zeros(size, dtype=np.float32)
+        self.upper = np.zeros(size, dtype=np.float32)
+        self.move = np.zeros(size, dtype=np.int8)
+        self.depth = np.zeros(size, dtype=np.int8)
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        self.keys[:] = 0
+
+    def best_move(self, board: Board) -> int | None:
+        """The stored best move of ``board``, or ``None``."""
+        h = int(hash_position(U64(board.player), U64(board.opponent)))
+        i = h & (len(self.keys) - 1)
+        if int(self.keys[i]) != h or self.move[i] < 0:
+            return None
+        return int(self.move[i])
+
+
+@numba.njit(cache=True)
+def _ab(
+    p: int,
+    o: int,
+    alpha: float,
+    beta: float,
+    depth: int,
+    n: int,
+    kind: int,
+    weights: np.ndarray,
+    tt_keys: np.ndarray,
+    tt_lower: np.ndarray,
+    tt_upper: np.ndarray,
+    tt_move: np.ndarray,
+    tt_depth: np.ndarray,
+    tiebreak: np.ndarray,
+    stats: np.ndarray,
+    deadline: float,
+) -> tuple[float, int]:
+    """Fail-soft PVS to ``depth`` plies (passes are free): the score and the best move."""
+    if _count(stats, deadline):
+        return 0.0, -1
+    moves = _moves(p, o, n)
+    if moves == ZERO:
+        if _moves(o, p, n) == ZERO:
+            return float(_final(p, o, n)), -1
+        s, _ = _ab(
+            o,
+            p,
+            -beta,
+            -alpha,
+            depth,
+            n,
+            kind,
+            weights,
+            tt_keys,
+            tt_lower,
+            tt_upper,
+            tt_move,
+            tt_depth,
+            tiebreak,
+            stats,
+            deadline,
+        )
+        return -s, n * n
+    if depth <= 0:
+        return evaluate(kind, weights, p, o, n), -1
+    h = hash_position(p, o)
+    slot = h & U64(tt_keys.shape[0] - 1)
+    hash_move = -1
+    if tt_keys[slot] == h:
+        hash_move = tt_move[slot]
+        if tt_depth[slot] >= depth:
+            lo = tt_lower[slot]
+            hi = tt_upper[slot]
+            if lo >= beta or lo == hi:
+                return float(lo), hash_move
+            if hi <= alpha:
+                return float(hi), hash_move
+    sqs = np.empty(MAX_MOVES, dtype=np.int64)
+    keys = np.empty(MAX_MOVES, dtype=np.float64)
+    count = 0
+    corners = _CORNERS[n]
+    while moves:
+        bit = moves & (~moves + ONE)
+        moves ^= bit
+        sq = np.int64(trailing_zeros(bit))
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        if depth >= _SORT_DEPTH:
+            key = -evaluate(kind, weights, np_, no, n)
+        else:
+            reply = _moves(np_, no, n)
+            key = -float(popcount(reply) + popcount(reply & corners))
+            if bit & corners:
+                key += 0.5
+        if sq == hash_move:
+            key = _BIG
+        sqs[count] = sq
+        keys[count] = key + tiebreak[sq]
+        count += 1
+    best = -_BIG
+    best_move = -1
+    a = alpha
+    for i in range(count):
+        best_i = i
+        for j in range(i + 1, count):
+            if keys[j] > keys[best_i]:
+                best_i = j
+        sqs[i], sqs[best_i] = sqs[best_i], sqs[i]
+        keys[i], keys[best_i] = keys[best_i], keys[i]
+        sq = sqs[i]
+        bit = ONE << U64(sq)
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        if i == 0:
+            s, _ = _ab(
+                np_,
+                no,
+                -beta,
+                -a,
+                depth - 1,
+                n,
+                kind,
+                weights,
+                tt_keys,
+                tt_lower,
+                tt_upper,
+                tt_move,
+                tt_depth,
+                tiebreak,
+                stats,
+                deadline,
+            )
+            s = -s
+        else:
+            s, _ = _ab(
+                np_,
+                no,
+                -a - 1e-6,
+                -a,
+                depth - 1,
+                n,
+                kind,
+                weights,
+                tt_keys,
+                tt_lower,
+                tt_upper,
+                tt_move,
+                tt_depth,
+                tiebreak,
+                stats,
+                deadline,
+            )
+            s = -s
+            if a < s < beta:
+                s, _ = _ab(
+                    np_,
+                    no,
+                    -beta,
+                    -s,
+                    depth - 1,
+                    n,
+                    kind,
+                    weights,
+                    tt_keys,
+                    tt_lower,
+                    tt_upper,
+                    tt_move,
+                    tt_depth,
+                    tiebreak,
+                    stats,
+                    deadline,
+                )
+                s = -s
+        if stats[_ABORTED]:
+            return 0.0, -1
+        if s > best:
+            best = s
+            best_move = sq
+            if s > a:
+                a = s
+                if s >= beta:
+                    break
+    if tt_keys[slot] != h or tt_depth[slot] <= depth:
+        tt_keys[slot] = h
+        tt_depth[slot] = depth
+        tt_move[slot] = best_move
+        tt_lower[slot] = best if best > alpha else -_BIG
+        tt_upper[slot] = best if best < beta else _BIG
+    return best, best_move
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """What an alpha-beta search found: ``score`` for the side to move (exact when ``exact``),
+    the best action, the depth of the last finished iteration, nodes, seconds and PV."""
+
+    score: float
+    best_move: int
+    depth: int
+    nodes: int
+    seconds: float
+    pv: tuple[int, ...]
+    exact: bool
+
+
+def search(
+    board: Board,
+    *,
+    depth: int | None = None,
+    time_limit: float | None = None,
+    max_nodes: int | None = None,
+    evaluation: Evaluation | None = None,
+    table: SearchTable | None = None,
+    seed: int | None = None,
+) -> SearchResult:
+    """Iterative-deepening PVS of ``board`` until ``depth``, ``time_limit`` or ``max_nodes``.
+
+    The clock is checked between iterations (an iteration is not started when it would likely
+    overrun) and inside the search every few thousand nodes; an interrupted iteration is
+    dropped. With no limit at all the search goes to depth 6.
+    """
+    if board.is_game_over():
+        raise ValueError(f"no legal move: the game is over\n{board}")
+    evaluation = evaluation or Evaluation()
+    table = table or SearchTable(18)
+    n = board.size
+    if depth is None and time_limit is None and max_nodes is None:
+        depth = 6
+    max_depth = min(depth if depth is not None else MAX_DEPTH, MAX_DEPTH)
+    tiebreak = np.zeros(n * n, dtype=np.float64)
+    if seed is not None:
+        tiebreak = np.random.default_rng(seed).random(n * n) * 1e-3
+    stats = np.zeros(_STATS_SIZE, dtype=np.int64)
+    t0 = time.perf_counter()
+    deadline = t0 + time_limit if time_limit is not None else 0.0
+    p, o = U64(board.player), U64(board.opponent)
+    legal = board.legal_actions()
+    best: tuple[float, int, int] = (0.0, legal[0], 0)
+    last_iteration = 0.0
+    for d in range(1, max(1, max_depth) + 1):
+        if time_limit is not None and d > 1:
+            elapsed = time.perf_counter() - t0
+            if elapsed + 3.0 * last_iteration > time_limit:
+                break
+        if max_nodes is not None:
+            stats[_NODE_LIMIT] = max_nodes
+        t_it = time.perf_counter()
+        score, move = _ab(
+            p,
+            o,
+            -_BIG,
+            _BIG,
+            d,
+            n,
+            evaluation.kind,
+            evaluation.weights,
+            table.keys,
+            table.lower,
+            table.upper,
+            table.move,
+            table.depth,
+            tiebreak,
+            stats,
+            deadline,
+        )
+        last_iteration = time.perf_counter() - t_it
+        if stats[_ABORTED]:
+            break
+        best = (float(score), int(move), d)
+        if d >= board.num_empties:
+            break
+    score, move, reached = best
+    if move < 0:
+        move = legal[0]
+    pv = _pv_from_table(board, table, reached)
+    if not pv or pv[0] != move:
+        pv = [move]
+    return SearchResult(
+        score,
+        move,
+        reached,
+        int(stats[_NODES]),
+        time.perf_counter() - t0,
+        tuple(pv),
+        reached >= board.num_empties,
+    )
+
+
+def _pv_from_table(board: Board, table: SearchTable, depth: int) -> list[int]:
+    """The principal variation by following the table's best moves (checked for legality)."""
+    line: list[int] = []
+    for _ in range(depth):
+        if board.is_game_over():
+            break
+        move = table.best_move(board)
+        if move is None or move not in board.legal_actions():
+            break
+        line.append(move)
+        board = board.play(move)
+    return line
+
+
+class AlphaBetaPlayer(Player):
+    """Iterative-deepening alpha-beta with the hand-written evaluation, exact near the end.
+
+    ``depth``, ``time`` (seconds) and ``nodes`` bound the search unless the ``Limit`` of a call
+    says otherwise; with ``endgame`` or fewer empty squares it solves exactly instead. ``seed``
+    breaks ties between equally scored moves (deterministically for a given seed).
+    """
+
+    name = "alphabeta"
+
+    def __init__(
+        self,
+        *,
+        depth: int | None = None,
+        time: float | None = None,
+        nodes: int | None = None,
+        endgame: int = 16,
+        seed: int | None = None,
+        table_bits: int = 20,
+    ) -> None:
+        if depth is not None and depth < 1:
+            raise ValueError(f"depth must be >= 1, got {depth}")
+        if time is not None and time <= 0:
+            raise ValueError(f"time must be > 0 seconds, got {time}")
+        self.depth = depth
+        self.time = time
+        self.nodes = nodes
+        self.endgame = endgame
+        self.seed = seed
+        self.table = SearchTable(table_bits)
+        self.solver_table = TranspositionTable(table_bits + 1)
+        self.evaluation = Evaluation()
+
+    def reset(self) -> None:
+        self.table.clear()
+        self.solver_table.clear()
+
+    def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
+        actions = board.legal_actions()
+        if not actions:
+            raise ValueError(f"no legal move: the game is over\n{board}")
+        limit = limit or Limit()
+        use_own = limit.time is None and limit.depth is None and limit.nodes is None
+        depth = self.depth if use_own else limit.depth
+        time_limit = self.time if use_own else limit.time
+        nodes = self.nodes if use_own else limit.nodes
+        t0 = time.perf_counter()
+        if board.num_empties <= self.endgame:
+            try:
+                solved = solve(
+                    board, table=self.solver_table, max_nodes=nodes, time_limit=time_limit
+                )
+            except SolveAborted:
+                solved = None
+            if solved is not None and solved.best_move is not None:
+                return PlayResult(
+                    solved.best_move,
+                    score=Score(float(solved.score), exact=True),
+                    info={
+                        "score": solved.score,
+                        "depth": board.num_empties,
+                        "nodes": solved.nodes,
+                        "seconds": solved.seconds,
+                        "pv": solved.pv_names(board.size),
+                        "solved": True,
+                    },
+                )
+            if time_limit is not None:
+                time_limit = max(0.01, time_limit - (time.perf_counter() - t0))
+        result = search(
+            board,
+            depth=depth,
+            time_limit=time_limit,
+            max_nodes=nodes,
+            evaluation=self.evaluation,
+            table=self.table,
+            seed=self.seed,
+        )
+        return PlayResult(
+            result.best_move,
+            score=Score(result.score, exact=result.exact),
+            info={
+                "score": result.score,
+                "depth": result.depth,
+                "nodes": result.nodes,
+                "seconds": result.seconds,
+                "pv": [square_name(a, board.size) for a in result.pv],
+                "solved": result.exact,
+            },
+        )

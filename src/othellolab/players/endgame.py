@@ -1,0 +1,785 @@
+"""Exact endgame solver: the final disc difference under perfect play, with the best move and PV.
+
+Scores are from the side to move, empty squares to the winner (as in WTHOR and the FFO suite).
+The search is a fail-soft negamax: principal-variation search at PV nodes and null-window search
+everywhere else, with fastest-first move ordering (fewest opponent replies) and a transposition
+table far from the end, parity ordering near it, a stable-disc upper bound that prunes hopeless
+nodes, and dedicated code for the last empties that counts flips square by square instead of
+generating moves. The kernels work on 8x8, 6x6 and 4x4 boards.
+
+>>> from othellolab import Board
+>>> solve(Board(size=4)).score  # white wins 11-3 with two squares left: -10 for black
+-10
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from othellolab.core import Board, Limit, PlayResult, Score, square_name
+from othellolab.core.kernels import (
+    _FULL,
+    _INNER,
+    FULL8,
+    INNER8,
+    ONE,
+    U64,
+    ZERO,
+    _flips,
+    _legal,
+    hash_position,
+    popcount,
+)
+from othellolab.players.base import Player
+from othellolab.players.heuristics import (
+    _CORNERS,
+    _QUAD_BIT,
+    _QUAD_MASK,
+    stable_discs,
+)
+
+INF = 127
+"""Larger than any score on any board size; a search returns a score in ``[-INF, INF]``."""
+
+SHALLOW_MIN = 3
+"""From this many empties up, nodes loop over the empty squares in parity order."""
+
+DEEP_MIN = 7
+"""From this many empties up, nodes use the transposition table and fastest-first ordering."""
+
+MAX_MOVES = 34
+"""More than the most legal moves seen in an 8x8 position (33)."""
+
+_TIME_CHECK = 1 << 14
+"""Nodes between two looks at the clock when a time limit is set."""
+
+# Statistics and limits shared by the kernels, in one int64 array.
+_NODES, _NODE_LIMIT, _ABORTED = 0, 1, 2
+_STATS_SIZE = 4
+
+# ----------------------------------------------------------------------------------------------
+# Helpers
+
+
+@numba.njit(cache=True, inline="always")
+def _moves(p: int, o: int, n: int) -> int:
+    """Legal moves, with the 8x8 geometry as constants so that the shifts specialise."""
+    if n == 8:
+        return _legal(p, o, 8, INNER8, FULL8)
+    return _legal(p, o, n, _INNER[n], _FULL[n])
+
+
+@numba.njit(cache=True)
+def _final(p: int, o: int, n: int) -> int:
+    """Final score of a finished position for the side to move, empties to the winner."""
+    pc = popcount(p)
+    oc = popcount(o)
+    diff = pc - oc
+    if diff > 0:
+        return diff + n * n - pc - oc
+    if diff < 0:
+        return diff - (n * n - pc - oc)
+    return 0
+
+
+@numba.njit(cache=True)
+def _now() -> float:
+    with numba.objmode(t="float64"):
+        t = time.perf_counter()
+    return t
+
+
+@numba.njit(cache=True)
+def _count(stats: np.ndarray, deadline: float) -> bool:
+    """Count a node; return True once the node or time limit is passed (the search unwinds)."""
+    stats[_NODES] += 1
+    if stats[_ABORTED]:
+        return True
+    if stats[_NODE_LIMIT] > 0 and stats[_NODES] > stats[_NODE_LIMIT]:
+        stats[_ABORTED] = 1
+        return True
+    if deadline > 0.0 and stats[_NODES] % _TIME_CHECK == 0 and _now() > deadline:
+        stats[_ABORTED] = 1
+        return True
+    return False
+
+
+@numba.njit(cache=True)
+def _can_move(p: int, o: int, empties: int, n: int) -> bool:
+    """Whether ``p`` has a move, by trying the few empty squares one by one."""
+    while empties:
+        bit = empties & (~empties + ONE)
+        if _flips(p, o, np.int64(trailing_zeros(bit)), n):
+            return True
+        empties ^= bit
+    return False
+
+
+# ----------------------------------------------------------------------------------------------
+# The last empties: scores by flip counting, without a move generator
+
+
+@numba.njit(cache=True)
+def _solve1(p: int, o: int, sq: int, n: int) -> int:
+    """Exact score with one empty square ``sq``."""
+    cells = n * n
+    pc = popcount(p)
+    f = _flips(p, o, sq, n)
+    if f:
+        return 2 * (pc + popcount(f)) + 2 - cells
+    g = _flips(o, p, sq, n)
+    if g:
+        return 2 * (pc - popcount(g)) - cells
+    diff = 2 * pc + 1 - cells
+    return diff + 1 if diff > 0 else diff - 1
+
+
+@numba.njit(cache=True)
+def _solve2(p: int, o: int, alpha: int, x1: int, x2: int, n: int, stats: np.ndarray) -> int:
+    """Null-window score (fail-soft around ``alpha``) with the two empty squares ``x1``, ``x2``."""
+    stats[_NODES] += 1
+    b1 = ONE << U64(x1)
+    b2 = ONE << U64(x2)
+    best = -INF
+    f = _flips(p, o, x1, n)
+    if f:
+        stats[_NODES] += 1
+        best = -_solve1(o & ~f, p | f | b1, x2, n)
+        if best > alpha:
+            return best
+    f = _flips(p, o, x2, n)
+    if f:
+        stats[_NODES] += 1
+        s = -_solve1(o & ~f, p | f | b2, x1, n)
+        return s if s > best else best
+    if best > -INF:
+        return best
+    # No move: the opponent plays, or the game is over.
+    best = INF
+    f = _flips(o, p, x1, n)
+    if f:
+        stats[_NODES] += 1
+        best = _solve1(p & ~f, o | f | b1, x2, n)
+        if best <= alpha:
+            return best
+    f = _flips(o, p, x2, n)
+    if f:
+        stats[_NODES] += 1
+        s = _solve1(p & ~f, o | f | b2, x1, n)
+        return s if s < best else best
+    if best < INF:
+        return best
+    return _final(p, o, n)
+
+
+@numba.njit(cache=True)
+def _nws_shallow(
+    p: int, o: int, alpha: int, ne: int, parity: int, n: int, stats: np.ndarray, deadline: float
+) -> int:
+    """Null-window search with ``ne`` (3 or more) empties: parity order, no table, no sorting."""
+    if _count(stats, deadline):
+        return 0
+    empties = ~(p | o) & _FULL[n]
+    odd = ZERO
+    for q in range(4):
+        if parity >> q & 1:
+            odd |= _QUAD_MASK[n, q]
+    best = -INF
+    for half in range(2):
+        m = empties & odd if half == 0 else empties & ~odd
+        while m:
+            bit = m & (~m + ONE)
+            m ^= bit
+            sq = np.int64(trailing_zeros(bit))
+            f = _flips(p, o, sq, n)
+            if f == ZERO:
+                continue
+            np_ = o & ~f
+            no = p | f | bit
+            if ne == 3:
+                rest = empties ^ bit
+                x1 = np.int64(trailing_zeros(rest))
+                x2 = np.int64(trailing_zeros(rest & (rest - ONE)))
+                s = -_solve2(np_, no, -alpha - 1, x1, x2, n, stats)
+            else:
+                s = -_nws_shallow(
+                    np_, no, -alpha - 1, ne - 1, parity ^ _QUAD_BIT[n, sq], n, stats, deadline
+                )
+            if s > best:
+                best = s
+                if s > alpha:
+                    return s
+    if best > -INF:
+        return best
+    if not _can_move(o, p, empties, n):
+        return _final(p, o, n)
+    return -_nws_shallow(o, p, -alpha - 1, ne, parity, n, stats, deadline)
+
+
+@numba.njit(cache=True)
+def _nws_small(
+    p: int, o: int, alpha: int, ne: int, parity: int, n: int, stats: np.ndarray, deadline: float
+) -> int:
+    """Null-window search for fewer than ``DEEP_MIN`` empties (dispatch on ``ne``)."""
+    if ne >= SHALLOW_MIN:
+        return _nws_shallow(p, o, alpha, ne, parity, n, stats, deadline)
+    if ne == 2:
+        empties = ~(p | o) & _FULL[n]
+        x1 = np.int64(trailing_zeros(empties))
+        x2 = np.int64(trailing_zeros(empties & (empties - ONE)))
+        return _solve2(p, o, alpha, x1, x2, n, stats)
+    if ne == 1:
+        stats[_NODES] += 1
+        return _solve1(p, o, np.int64(trailing_zeros(~(p | o) & _FULL[n])), n)
+    return _final(p, o, n)
+
+
+# ----------------------------------------------------------------------------------------------
+# Far from the end: transposition table, fastest-first ordering, stability cutoff
+
+# Transposition table: ``keys[i]`` is the position hash (0 = empty slot); ``data[i]`` holds the
+# lower bound, the upper bound, the best move (-1 for none) and the number of empties.
+_LOWER, _UPPER, _MOVE, _DEPTH = 0, 1, 2, 3
+
+
+@numba.njit(cache=True)
+def _tt_store(
+    keys: np.ndarray,
+    data: np.ndarray,
+    h: int,
+    alpha: int,
+    beta: int,
+    score: int,
+    move: int,
+    ne: int,
+) -> None:
+    """Record what a search of window ``(alpha, beta)`` proved: a bound or the exact score."""
+    i = h & U64(keys.shape[0] - 1)
+    if keys[i] != h:
+        keys[i] = h
+        data[i, _LOWER] = -INF
+        data[i, _UPPER] = INF
+        data[i, _MOVE] = -1
+        data[i, _DEPTH] = ne
+    if score > alpha and score >= data[i, _LOWER]:
+        # The move proved this lower bound: it stays the move that achieves the lower bound, so
+        # an exact entry (lower == upper) names a best move.
+        data[i, _LOWER] = score
+        data[i, _MOVE] = move
+    elif data[i, _MOVE] < 0:
+        data[i, _MOVE] = move
+    if score < beta and score < data[i, _UPPER]:
+        data[i, _UPPER] = score
+
+
+@numba.njit(cache=True)
+def _stability_threshold(ne: int, cells: int) -> int:
+    """Try the stability bound only when ``alpha`` is this high (it costs a fixed-point loop)."""
+    return cells - 2 * (cells - ne) // 3 - 2 if cells == 64 else cells - cells // 2
+
+
+@numba.njit(cache=True)
+def _order_moves(
+    p: int,
+    o: int,
+    moves: int,
+    hash_move: int,
+    n: int,
+    sqs: np.ndarray,
+    keys: np.ndarray,
+) -> int:
+    """Fill ``sqs``/``keys`` with the moves and their ordering keys (higher first); return count.
+
+    Fastest first: fewest replies for the opponent (corners counted twice), then a bonus for
+    our own corner moves and for moves that keep the opponent's frontier small; the hash move
+    goes first.
+    """
+    k = 0
+    corners = _CORNERS[n]
+    while moves:
+        bit = moves & (~moves + ONE)
+        moves ^= bit
+        sq = np.int64(trailing_zeros(bit))
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        reply = _moves(np_, no, n)
+        key = -16 * (popcount(reply) + popcount(reply & corners))
+        if bit & corners:
+            key += 8
+        key -= popcount(f) // 2
+        if sq == hash_move:
+            key = 1 << 20
+        sqs[k] = sq
+        keys[k] = key
+        k += 1
+    return k
+
+
+@numba.njit(cache=True)
+def _pick(sqs: np.ndarray, keys: np.ndarray, i: int, count: int) -> int:
+    """Move the best remaining move to slot ``i`` (selection sort, lazily) and return it."""
+    best = i
+    for j in range(i + 1, count):
+        if keys[j] > keys[best]:
+            best = j
+    if best != i:
+        sqs[i], sqs[best] = sqs[best], sqs[i]
+        keys[i], keys[best] = keys[best], keys[i]
+    return sqs[i]
+
+
+@numba.njit(cache=True)
+def _nws_deep(
+    p: int,
+    o: int,
+    alpha: int,
+    ne: int,
+    parity: int,
+    n: int,
+    tt_keys: np.ndarray,
+    tt_data: np.ndarray,
+    buf_sq: np.ndarray,
+    buf_key: np.ndarray,
+    stats: np.ndarray,
+    deadline: float,
+) -> int:
+    """Null-window search with ``ne >= DEEP_MIN`` empties: fail-soft score around ``alpha``."""
+    if _count(stats, deadline):
+        return 0
+    cells = n * n
+    if alpha >= _stability_threshold(ne, cells):
+        bound = cells - 2 * popcount(stable_discs(o, p, n))
+        if bound <= alpha:
+            return bound
+    h = hash_position(p, o)
+    slot = h & U64(tt_keys.shape[0] - 1)
+    hash_move = -1
+    if tt_keys[slot] == h:
+        if tt_data[slot, _LOWER] > alpha:
+            return tt_data[slot, _LOWER]
+        if tt_data[slot, _UPPER] <= alpha:
+            return tt_data[slot, _UPPER]
+        hash_move = tt_data[slot, _MOVE]
+    moves = _moves(p, o, n)
+    if moves == ZERO:
+        if _moves(o, p, n) == ZERO:
+            return _final(p, o, n)
+        return -_nws_deep(
+            o, p, -alpha - 1, ne, parity, n, tt_keys, tt_data, buf_sq, buf_key, stats, deadline
+        )
+    sqs = buf_sq[ne]
+    keys = buf_key[ne]
+    count = _order_moves(p, o, moves, hash_move, n, sqs, keys)
+    best = -INF
+    best_move = -1
+    for i in range(count):
+        sq = _pick(sqs, keys, i, count)
+        bit = ONE << U64(sq)
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        child_parity = parity ^ _QUAD_BIT[n, sq]
+        if ne - 1 >= DEEP_MIN:
+            s = -_nws_deep(
+                np_,
+                no,
+                -alpha - 1,
+                ne - 1,
+                child_parity,
+                n,
+                tt_keys,
+                tt_data,
+                buf_sq,
+                buf_key,
+                stats,
+                deadline,
+            )
+        else:
+            s = -_nws_small(np_, no, -alpha - 1, ne - 1, child_parity, n, stats, deadline)
+        if stats[_ABORTED]:
+            return 0
+        if s > best:
+            best = s
+            best_move = sq
+            if s > alpha:
+                break
+    _tt_store(tt_keys, tt_data, h, alpha, alpha + 1, best, best_move, ne)
+    return best
+
+
+@numba.njit(cache=True)
+def _parity_of(p: int, o: int, n: int) -> int:
+    """Bit ``q`` set when quadrant ``q`` holds an odd number of empty squares."""
+    empties = ~(p | o) & _FULL[n]
+    parity = 0
+    for q in range(4):
+        if popcount(empties & _QUAD_MASK[n, q]) & 1:
+            parity |= 1 << q
+    return parity
+
+
+@numba.njit(cache=True)
+def _nws(
+    p: int,
+    o: int,
+    alpha: int,
+    ne: int,
+    parity: int,
+    n: int,
+    tt_keys: np.ndarray,
+    tt_data: np.ndarray,
+    buf_sq: np.ndarray,
+    buf_key: np.ndarray,
+    stats: np.ndarray,
+    deadline: float,
+) -> int:
+    """Null-window search at any number of empties."""
+    if ne >= DEEP_MIN:
+        return _nws_deep(
+            p, o, alpha, ne, parity, n, tt_keys, tt_data, buf_sq, buf_key, stats, deadline
+        )
+    return _nws_small(p, o, alpha, ne, parity, n, stats, deadline)
+
+
+@numba.njit(cache=True)
+def _pvs(
+    p: int,
+    o: int,
+    alpha: int,
+    beta: int,
+    ne: int,
+    parity: int,
+    n: int,
+    tt_keys: np.ndarray,
+    tt_data: np.ndarray,
+    buf_sq: np.ndarray,
+    buf_key: np.ndarray,
+    pv_buf: np.ndarray,
+    stats: np.ndarray,
+    deadline: float,
+) -> int:
+    """Principal-variation search: full window on the first move, null windows on the rest.
+
+    Returns the fail-soft score and writes the best move to ``pv_buf[ne]`` (-1 if none, the pass
+    action ``n*n`` for a forced pass).
+    """
+    pv_buf[ne] = -1
+    if _count(stats, deadline):
+        return 0
+    h = hash_position(p, o)
+    slot = h & U64(tt_keys.shape[0] - 1)
+    hash_move = -1
+    if tt_keys[slot] == h:
+        hash_move = tt_data[slot, _MOVE]
+        lo = tt_data[slot, _LOWER]
+        hi = tt_data[slot, _UPPER]
+        if lo == hi and hash_move >= 0:
+            pv_buf[ne] = hash_move
+            return lo
+    moves = _moves(p, o, n)
+    if moves == ZERO:
+        if _moves(o, p, n) == ZERO:
+            return _final(p, o, n)
+        s = -_pvs(
+            o,
+            p,
+            -beta,
+            -alpha,
+            ne,
+            parity,
+            n,
+            tt_keys,
+            tt_data,
+            buf_sq,
+            buf_key,
+            pv_buf,
+            stats,
+            deadline,
+        )
+        pv_buf[ne] = n * n
+        return s
+    sqs = np.empty(MAX_MOVES, dtype=np.int64)
+    keys = np.empty(MAX_MOVES, dtype=np.int64)
+    count = _order_moves(p, o, moves, hash_move, n, sqs, keys)
+    best = -INF
+    best_move = -1
+    a = alpha
+    for i in range(count):
+        sq = _pick(sqs, keys, i, count)
+        bit = ONE << U64(sq)
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        cp = parity ^ _QUAD_BIT[n, sq]
+        if i == 0:
+            s = -_pvs(
+                np_,
+                no,
+                -beta,
+                -a,
+                ne - 1,
+                cp,
+                n,
+                tt_keys,
+                tt_data,
+                buf_sq,
+                buf_key,
+                pv_buf,
+                stats,
+                deadline,
+            )
+        else:
+            s = -_nws(
+                np_, no, -a - 1, ne - 1, cp, n, tt_keys, tt_data, buf_sq, buf_key, stats, deadline
+            )
+            if a < s < beta:
+                s = -_pvs(
+                    np_,
+                    no,
+                    -beta,
+                    -s,
+                    ne - 1,
+                    cp,
+                    n,
+                    tt_keys,
+                    tt_data,
+                    buf_sq,
+                    buf_key,
+                    pv_buf,
+                    stats,
+                    deadline,
+                )
+        if stats[_ABORTED]:
+            return 0
+        if s > best:
+            best = s
+            best_move = sq
+            if s > a:
+                a = s
+                if s >= beta:
+                    break
+    _tt_store(tt_keys, tt_data, h, alpha, beta, best, best_move, ne)
+    pv_buf[ne] = best_move
+    return best
+
+
+@numba.njit(cache=True)
+def _solve_kernel(
+    p: int,
+    o: int,
+    alpha: int,
+    beta: int,
+    n: int,
+    tt_keys: np.ndarray,
+    tt_data: np.ndarray,
+    stats: np.ndarray,
+    deadline: float,
+) -> tuple[int, int]:
+    """Fail-soft exact score of ``(p, o)`` within ``(alpha, beta)`` and the best move (-1: none)."""
+    p = U64(p)
+    o = U64(o)
+    ne = popcount(~(p | o) & _FULL[n])
+    buf_sq = np.empty((ne + 2, MAX_MOVES), dtype=np.int64)
+    buf_key = np.empty((ne + 2, MAX_MOVES), dtype=np.int64)
+    pv_buf = np.full(ne + 2, -1, dtype=np.int64)
+    s = _pvs(
+        p,
+        o,
+        alpha,
+        beta,
+        ne,
+        _parity_of(p, o, n),
+        n,
+        tt_keys,
+        tt_data,
+        buf_sq,
+        buf_key,
+        pv_buf,
+        stats,
+        deadline,
+    )
+    return s, pv_buf[ne]
+
+
+# ----------------------------------------------------------------------------------------------
+# Python API
+
+
+class SolveAborted(RuntimeError):
+    """The solver ran out of its node or time budget before proving the score."""
+
+
+@dataclass(frozen=True, slots=True)
+class SolveResult:
+    """An exact solve: ``score`` is the final disc difference for the side to move (empties to
+    the winner) under perfect play, when ``alpha < score < beta``; outside the window it is a
+    bound (``exact`` False). ``best_move`` is an action (``size*size`` = pass; ``None`` once the
+    game is over) and ``pv`` the principal variation as actions."""
+
+    score: int
+    best_move: int | None
+    pv: tuple[int, ...]
+    nodes: int
+    seconds: float
+    exact: bool = True
+
+    def pv_names(self, size: int = 8) -> list[str]:
+        """The principal variation as square names (``pass`` for passes)."""
+        return [square_name(a, size) for a in self.pv]
+
+
+class TranspositionTable:
+    """The solver's table: ``2**bits`` entries of (hash, lower, upper, best move, empties).
+
+    Entries are exact-solver bounds, valid for any later solve, so one table can serve a whole
+    game; ``clear`` frees nothing but forgets everything.
+    """
+
+    def __init__(self, bits: int = 20) -> None:
+        if not 4 <= bits <= 30:
+            raise ValueError(f"transposition table bits must be in 4..30, got {bits}")
+        self.bits = bits
+        self.keys = np.zeros(1 << bits, dtype=np.uint64)
+        self.data = np.zeros((1 << bits, 4), dtype=np.int8)
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        self.keys[:] = 0
+
+
+def solve(
+    board: Board,
+    *,
+    alpha: int = -64,
+    beta: int = 64,
+    table: TranspositionTable | None = None,
+    pv: bool = True,
+    max_nodes: int | None = None,
+    time_limit: float | None = None,
+) -> SolveResult:
+    """Solve ``board`` exactly: score from the side to move (empties to the winner), best move, PV.
+
+    ``alpha``/``beta`` narrow the window (a score outside it is a bound, ``exact`` False); a
+    ``table`` may be shared between solves; ``max_nodes``/``time_limit`` raise ``SolveAborted``
+    when exceeded.
+    """
+    n = board.size
+    cells = n * n
+    lo = max(-cells - 1, min(alpha, cells))
+    hi = min(cells + 1, max(beta, -cells))
+    if lo >= hi:
+        raise ValueError(f"empty search window: alpha={alpha} >= beta={beta}")
+    if table is None:
+        table = TranspositionTable(max(10, min(22, 2 * board.num_empties)))
+    stats = np.zeros(_STATS_SIZE, dtype=np.int64)
+    stats[_NODE_LIMIT] = max_nodes or 0
+    t0 = time.perf_counter()
+    deadline = t0 + time_limit if time_limit is not None else 0.0
+    score, move = _solve_kernel(
+        U64(board.player), U64(board.opponent), lo, hi, n, table.keys, table.data, stats, deadline
+    )
+    if stats[_ABORTED]:
+        raise SolveAborted(
+            f"solve of {board.obf()} stopped after {int(stats[_NODES])} nodes "
+            f"({time.perf_counter() - t0:.2f} s) without a result"
+        )
+    score = int(score)
+    exact = lo < score < hi
+    line: list[int] = []
+    if move >= 0:
+        line.append(int(move))
+    if pv and exact and move >= 0:
+        line = _principal_variation(board, score, table, stats, deadline)
+        if stats[_ABORTED]:
+            line = [int(move)]
+    best = None if board.is_game_over() else int(move)
+    return SolveResult(
+        score, best, tuple(line), int(stats[_NODES]), time.perf_counter() - t0, exact
+    )
+
+
+def _principal_variation(
+    board: Board, score: int, table: TranspositionTable, stats: np.ndarray, deadline: float
+) -> list[int]:
+    """Walk the PV: at each position, a narrow re-solve around the known score names the move."""
+    line: list[int] = []
+    n = board.size
+    while not board.is_game_over():
+        s, move = _solve_kernel(
+            U64(board.player),
+            U64(board.opponent),
+            score - 1,
+            score + 1,
+            n,
+            table.keys,
+            table.data,
+            stats,
+            deadline,
+        )
+        if stats[_ABORTED] or s != score or move < 0:
+            break
+        line.append(int(move))
+        board = board.play(int(move))
+        score = -score
+    return line
+
+
+# ----------------------------------------------------------------------------------------------
+# Player
+
+
+class EndgamePlayer(Player):
+    """Plays perfectly once at most ``max_empties`` squares are empty; before that, it hands the
+    move to a fast shallow alpha-beta search (``fallback``) so that it can play whole games.
+
+    The move is the solver's best move; the reported ``Score`` is exact for solved positions.
+    """
+
+    name = "endgame"
+
+    def __init__(
+        self, *, max_empties: int = 20, fallback_depth: int = 4, table_bits: int = 22
+    ) -> None:
+        if max_empties < 0:
+            raise ValueError(f"max_empties must be >= 0, got {max_empties}")
+        self.max_empties = max_empties
+        self.fallback_depth = fallback_depth
+        self.table = TranspositionTable(table_bits)
+        self._fallback: Player | None = None
+
+    def reset(self) -> None:
+        self.table.clear()
+
+    def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
+        actions = board.legal_actions()
+        if not actions:
+            raise ValueError(f"no legal move: the game is over\n{board}")
+        if board.num_empties > self.max_empties:
+            return self._shallow(board, limit)
+        result = solve(board, table=self.table, pv=True)
+        assert result.best_move is not None
+        return PlayResult(
+            result.best_move,
+            score=Score(float(result.score), exact=True),
+            info={
+                "score": result.score,
+                "nodes": result.nodes,
+                "seconds": result.seconds,
+                "depth": board.num_empties,
+                "pv": result.pv_names(board.size),
+                "solved": True,
+            },
+        )
+
+    def _shallow(self, board: Board, limit: Limit | None) -> PlayResult:
+        if self._fallback is None:
+            from othellolab.players.alphabeta import AlphaBetaPlayer
+
+            self._fallback = AlphaBetaPlayer(depth=self.fallback_depth, endgame=0)
+        return self._fallback.choose(board, limit)
