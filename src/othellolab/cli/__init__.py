@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from othellolab.cli import dataset as _dataset
 from othellolab.cli import play as _play
 from othellolab.cli import tools as _tools
 
@@ -16,6 +17,7 @@ app = typer.Typer(
 app.command("perft")(_tools.perft)
 app.command("players")(_tools.players)
 app.command("play")(_play.play)
+app.add_typer(_dataset.app, name="dataset")
 
 
 def main() -> None:
