@@ -332,3 +332,18 @@ def test_option_validation() -> None:
         BuildOptions(val_fraction=0.6, test_fraction=0.6)
     with pytest.raises(ValueError, match="no sources"):
         build_dataset([], "/nonexistent", progress=False)
+
+
+def test_dedup_is_exact_even_if_position_hashes_collide(small_wtb, tmp_path, monkeypatch) -> None:
+    """Dedup sorts by a 64-bit position hash; a collision must fall back to an exact sort."""
+    from othellolab.datasets import build
+
+    src = small_wtb(2004, 200)
+    build_dataset([src], tmp_path / "hashed", dedup=True, progress=False)
+    monkeypatch.setattr(
+        build, "hash_position_batch", lambda p, o: np.zeros(len(p), dtype=np.uint64)
+    )
+    build_dataset([src], tmp_path / "collide", dedup=True, progress=False)
+    for s in SPLITS:
+        x, y = load(tmp_path / "hashed", s), load(tmp_path / "collide", s)
+        assert all(np.array_equal(x[n], y[n]) for n in x)

@@ -35,13 +35,22 @@ def _gather(
     p: np.ndarray,
     o: np.ndarray,
     move: np.ndarray,
+    outcome: np.ndarray,
+    score: np.ndarray,
+    count: np.ndarray,
     ops: np.ndarray,
     table: np.ndarray,
     size: int,
     codes: np.ndarray,
     planes: np.ndarray,
     out_move: np.ndarray,
+    out_outcome: np.ndarray,
+    out_score: np.ndarray,
+    out_weight: np.ndarray,
 ) -> None:
+    """Gather rows ``idx``, apply symmetry ``syms[i]`` to row ``i`` and encode its planes into
+    ``planes`` (flat ``(B, C*N*N)``); ``count`` is empty when the rows are not deduplicated."""
+    weighted = count.shape[0] > 0
     for i in range(idx.shape[0]):
         r = idx[i]
         k = syms[i]
@@ -53,32 +62,37 @@ def _gather(
             oi = _sym_table(o[r], table[k])
         _fill_planes(pi, oi, codes, size, planes, i)
         out_move[i] = table[k, move[r]]
+        out_outcome[i] = outcome[r]
+        out_score[i] = score[r]
+        out_weight[i] = count[r] if weighted else 1.0
 
 
 @kernel
 def _gather_policy(
     idx: np.ndarray,
     syms: np.ndarray,
-    move: np.ndarray,
+    out_move: np.ndarray,
     offsets: np.ndarray,
     pmoves: np.ndarray,
     pcounts: np.ndarray,
     table: np.ndarray,
-    dense: bool,
     out: np.ndarray,
 ) -> None:
+    """Policy targets: the (already transformed) move one-hot, or with ``offsets`` given the
+    row's CSR move counts normalised and transformed."""
+    dense = offsets.shape[0] > 0
     out[:] = 0.0
     for i in range(idx.shape[0]):
+        if not dense:
+            out[i, out_move[i]] = 1.0
+            continue
         r = idx[i]
         k = syms[i]
-        if dense:
-            total = 0.0
-            for j in range(offsets[r], offsets[r + 1]):
-                total += pcounts[j]
-            for j in range(offsets[r], offsets[r + 1]):
-                out[i, table[k, pmoves[j]]] = pcounts[j] / total
-        else:
-            out[i, table[k, move[r]]] = 1.0
+        total = 0.0
+        for j in range(offsets[r], offsets[r + 1]):
+            total += pcounts[j]
+        for j in range(offsets[r], offsets[r + 1]):
+            out[i, table[k, pmoves[j]]] = pcounts[j] / total
 
 
 @dataclass(frozen=True, eq=False)
@@ -160,30 +174,31 @@ class PositionArrays:
         if syms.shape != idx.shape or (syms.size and (syms.min() < 0 or syms.max() > 7)):
             raise ValueError("symmetries must be one value in 0..7 per index")
         a = self.arrays
-        planes = np.empty((idx.shape[0], *self.spec.shape), dtype=np.float32)
-        move = np.empty(idx.shape[0], dtype=np.int64)
-        _gather(idx, syms, a["p"], a["o"], a["move"], self._ops, self._table, self.size,
-                self._codes, planes, move)  # fmt: skip
+        b = idx.shape[0]
+        planes = np.empty((b, *self.spec.shape), dtype=np.float32)
+        move = np.empty(b, dtype=np.int64)
+        outcome = np.empty(b, dtype=np.float32)
+        score = np.empty(b, dtype=np.float32)
+        weight = np.empty(b, dtype=np.float32)
+        count = a["count"] if self.deduplicated else self._empty_u32
+        _gather(idx, syms, a["p"], a["o"], a["move"], a["outcome"], a["score"], count,
+                self._ops, self._table, self.size, self._codes, planes.reshape(b, -1),
+                move, outcome, score, weight)  # fmt: skip
         pol = None
         if policy:
-            pol = np.empty((idx.shape[0], self.size * self.size + 1), dtype=np.float32)
+            pol = np.empty((b, self.size * self.size + 1), dtype=np.float32)
             if self.deduplicated:
-                _gather_policy(idx, syms, a["move"], a["policy_offsets"], a["policy_moves"],
-                               a["policy_counts"], self._table, True, pol)  # fmt: skip
+                _gather_policy(idx, syms, move, a["policy_offsets"], a["policy_moves"],
+                               a["policy_counts"], self._table, pol)  # fmt: skip
             else:
-                _gather_policy(idx, syms, a["move"], self._empty_i64, self._empty_u8,
-                               self._empty_u32, self._table, False, pol)  # fmt: skip
-        weight = (
-            a["count"][idx].astype(np.float32)
-            if self.deduplicated
-            else np.ones(idx.shape[0], dtype=np.float32)
-        )
+                _gather_policy(idx, syms, move, self._empty_i64, self._empty_u8,
+                               self._empty_u32, self._table, pol)  # fmt: skip
         return Batch(
             planes=planes,
             move=move,
             policy=pol,
-            outcome=a["outcome"][idx].astype(np.float32),
-            score=a["score"][idx].astype(np.float32),
+            outcome=outcome,
+            score=score,
             weight=weight,
             symmetry=syms,
         )

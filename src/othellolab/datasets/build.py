@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from othellolab.core.kernels import U64, kernel
+from othellolab.core.kernels import U64, hash_position_batch, kernel
 from othellolab.datasets.features import symmetry_table, transform_bitboards
 from othellolab.datasets.replay import Replayed, replay_games
 from othellolab.datasets.shards import (
@@ -282,6 +282,42 @@ def _save_cached(folder: Path, arrays: dict[str, np.ndarray]) -> None:
 # Dedup
 
 
+@kernel
+def _top_moves(
+    pm_pos: np.ndarray, pm_move: np.ndarray, pm_counts: np.ndarray, n_pos: int
+) -> np.ndarray:
+    """Most played move of each position (entries sorted by position, then move: the first
+    strict maximum is the lowest move among ties)."""
+    top = np.zeros(n_pos, dtype=np.uint8)
+    best = np.zeros(n_pos, dtype=np.int64)
+    for j in range(pm_pos.shape[0]):
+        q = pm_pos[j]
+        if pm_counts[j] > best[q]:
+            best[q] = pm_counts[j]
+            top[q] = pm_move[j]
+    return top
+
+
+def _sort_positions(
+    p: np.ndarray, o: np.ndarray, move: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An order of the rows grouping equal positions, moves ascending within each position,
+    with ``p`` and ``o`` in that order.
+
+    Sorts one 64-bit key (the position's Zobrist hash with the move in the low 7 bits) and
+    falls back to an exact three-key sort if two different positions share a key.
+    """
+    key = (hash_position_batch(p, o) & np.uint64(~0x7F & (2**64 - 1))) | move.astype(np.uint64)
+    order = np.argsort(key)
+    ks = key[order] >> np.uint64(7)
+    same_key = ks[1:] == ks[:-1]
+    ps, os_ = p[order], o[order]
+    if np.any(same_key & ((ps[1:] != ps[:-1]) | (os_[1:] != os_[:-1]))):
+        order = np.lexsort((move, o, p))
+        return order, p[order], o[order]
+    return order, ps, os_
+
+
 def dedup_rows(rows: dict[str, np.ndarray], size: int) -> dict[str, np.ndarray]:
     """Merge rows of identical positions ``(p, o)``: one row each, in order of first
     occurrence, with the moves played there as a CSR policy (``policy_offsets``,
@@ -299,31 +335,26 @@ def dedup_rows(rows: dict[str, np.ndarray], size: int) -> dict[str, np.ndarray]:
         out["policy_moves"] = np.zeros(0, dtype=np.uint8)
         out["policy_counts"] = np.zeros(0, dtype=np.uint32)
         return out
-    order = np.lexsort((move, o, p))
-    ps, os_, ms = p[order], o[order], move[order]
+    order, ps, os_ = _sort_positions(p, o, move)
+    ms = move[order]
     new_pos = np.ones(n, dtype=bool)
     new_pos[1:] = (ps[1:] != ps[:-1]) | (os_[1:] != os_[:-1])
     new_pm = new_pos.copy()
     new_pm[1:] |= ms[1:] != ms[:-1]
     pos_starts = np.flatnonzero(new_pos)
-    counts = np.diff(np.append(pos_starts, n))
+    counts = np.diff(pos_starts, append=n)
     pos_id = np.cumsum(new_pos) - 1
     pm_starts = np.flatnonzero(new_pm)
-    pm_counts = np.diff(np.append(pm_starts, n))
+    pm_counts = np.diff(pm_starts, append=n)
     pm_pos = pos_id[pm_starts]
     pm_move = ms[pm_starts]
     n_pos = pos_starts.shape[0]
     first_row = np.minimum.reduceat(order, pos_starts)
     outcome_sum = np.add.reduceat(rows["outcome"][order].astype(np.float64), pos_starts)
     score_sum = np.add.reduceat(rows["score"][order].astype(np.float64), pos_starts)
-    # Most played move: the first (pos, -count, move) entry of each position.
-    best = np.lexsort((pm_move, -pm_counts, pm_pos))
-    best_first = np.ones(best.shape[0], dtype=bool)
-    best_first[1:] = pm_pos[best][1:] != pm_pos[best][:-1]
-    top_move = np.empty(n_pos, dtype=np.uint8)
-    top_move[pm_pos[best][best_first]] = pm_move[best][best_first]
+    top_move = _top_moves(pm_pos, pm_move, pm_counts, n_pos)
     # Reorder positions by first occurrence and re-lay the CSR policy to match.
-    perm = np.argsort(first_row, kind="stable")
+    perm = np.argsort(first_row)
     npm = np.bincount(pm_pos, minlength=n_pos)
     old_off = np.zeros(n_pos + 1, dtype=np.int64)
     np.cumsum(npm, out=old_off[1:])
@@ -331,7 +362,8 @@ def dedup_rows(rows: dict[str, np.ndarray], size: int) -> dict[str, np.ndarray]:
     new_off = np.zeros(n_pos + 1, dtype=np.int64)
     np.cumsum(new_npm, out=new_off[1:])
     src = np.repeat(old_off[:-1][perm] - new_off[:-1], new_npm) + np.arange(new_off[-1])
-    out = {k: v[first_row[perm]] for k, v in rows.items() if k not in ("outcome", "score", "move")}
+    first = first_row[perm]
+    out = {k: v[first] for k, v in rows.items() if k not in ("outcome", "score", "move")}
     out["move"] = top_move[perm]
     cnt = counts[perm]
     out["count"] = cnt.astype(np.uint32)

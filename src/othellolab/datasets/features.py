@@ -292,11 +292,13 @@ def transform_bitboards(x: np.ndarray, ks: np.ndarray | int, size: int = 8) -> n
 
 
 @kernel
-def _fill_planes(p: int, o: int, codes: np.ndarray, size: int, out: np.ndarray, i: int) -> None:
-    """Write the planes of one position into ``out[i]`` (shape ``(C, size, size)``)."""
+def _fill_planes(p: int, o: int, codes: np.ndarray, size: int, flat: np.ndarray, i: int) -> None:
+    """Write the planes of one position into row ``i`` of ``flat``, a ``(B, C*size*size)``
+    view of the ``(B, C, size, size)`` output (a flat loop that LLVM vectorises)."""
     p = U64(p)
     o = U64(o)
-    full = (ONE << U64(size * size)) - ONE if size < 8 else U64(0xFFFFFFFFFFFFFFFF)
+    cells = size * size
+    full = (ONE << U64(cells)) - ONE if size < 8 else U64(0xFFFFFFFFFFFFFFFF)
     for c in range(codes.shape[0]):
         code = codes[c]
         if code == 0:
@@ -309,18 +311,18 @@ def _fill_planes(p: int, o: int, codes: np.ndarray, size: int, out: np.ndarray, 
             bb = ~(p | o) & full
         else:
             bb = full
-        for r in range(size):
-            row = bb >> U64(r * size)
-            for col in range(size):
-                out[i, c, r, col] = (row >> U64(col)) & ONE
+        bits = np.int64(bb)  # signed shifts vectorise; bit 63 still reads as 1 after "& 1"
+        base = c * cells
+        for sq in range(cells):
+            flat[i, base + sq] = (bits >> sq) & 1
 
 
 @kernel
 def _encode_batch(
-    p: np.ndarray, o: np.ndarray, codes: np.ndarray, size: int, out: np.ndarray
+    p: np.ndarray, o: np.ndarray, codes: np.ndarray, size: int, flat: np.ndarray
 ) -> None:
     for i in range(p.shape[0]):
-        _fill_planes(p[i], o[i], codes, size, out, i)
+        _fill_planes(p[i], o[i], codes, size, flat, i)
 
 
 def encode_batch(
@@ -342,9 +344,11 @@ def encode_batch(
     shape = (p.shape[0], *spec.shape)
     if out is None:
         out = np.empty(shape, dtype=dtype)
-    elif out.shape != shape:
-        raise ValueError(f"encode_batch: out has shape {out.shape}, expected {shape}")
-    _encode_batch(p, o, spec.codes(), spec.size, out)
+    elif out.shape != shape or not out.flags.c_contiguous:
+        raise ValueError(
+            f"encode_batch: out must be C-contiguous of shape {shape}, got {out.shape}"
+        )
+    _encode_batch(p, o, spec.codes(), spec.size, out.reshape(out.shape[0], -1))
     return out
 
 
