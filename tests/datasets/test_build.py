@@ -347,3 +347,29 @@ def test_dedup_is_exact_even_if_position_hashes_collide(small_wtb, tmp_path, mon
     for s in SPLITS:
         x, y = load(tmp_path / "hashed", s), load(tmp_path / "collide", s)
         assert all(np.array_equal(x[n], y[n]) for n in x)
+
+
+def test_interrupt_while_writing_splits_then_resume(small_wtb, tmp_path, monkeypatch) -> None:
+    """Ctrl-C while the splits are written: no dataset, no temporary folder; the next build
+    reuses every replayed source."""
+    from othellolab.datasets import build
+
+    files = [small_wtb(2003, 100), small_wtb(2004, 100)]
+    real = build.write_arrays
+    calls = []
+
+    def interrupted(folder, arrays):
+        if folder.parent.name == "ds.tmp":  # a split of the dataset, not a source's cache
+            calls.append(folder)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+        return real(folder, arrays)
+
+    monkeypatch.setattr(build, "write_arrays", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build_dataset(files, tmp_path / "ds", progress=False)
+    assert len(calls) == 2
+    assert not (tmp_path / "ds").exists() and not (tmp_path / "ds.tmp").exists()
+    monkeypatch.setattr(build, "write_arrays", real)
+    report = build_dataset(files, tmp_path / "ds", progress=False)
+    assert report.reused_sources == 2 and report.manifest["counts"]["games"] == 200

@@ -5,6 +5,8 @@ players reuse at play time; ``build`` turns game records into memory-mappable ar
 manifest; ``batches`` samples augmented batches from them; ``torch`` wraps that for PyTorch.
 """
 
+from othellolab.datasets.batches import Batch, BatchSampler, PositionArrays, iterate_batches
+from othellolab.datasets.build import BuildOptions, BuildReport, build_dataset
 from othellolab.datasets.features import (
     PLANE_NAMES,
     FeatureSpec,
@@ -22,10 +24,17 @@ from othellolab.datasets.features import (
 
 __all__ = [
     "PLANE_NAMES",
+    "Batch",
+    "BatchSampler",
+    "BuildOptions",
+    "BuildReport",
     "FeatureSpec",
+    "PositionArrays",
+    "build_dataset",
     "encode_batch",
     "encode_board",
     "index_to_move",
+    "iterate_batches",
     "move_to_index",
     "policy_size",
     "transform_action",
