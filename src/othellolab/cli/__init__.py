@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from othellolab.cli import dataset as _dataset
 from othellolab.cli import play as _play
 from othellolab.cli import records as _records
 from othellolab.cli import solve as _solve
@@ -20,6 +21,7 @@ app.command("players")(_tools.players)
 app.command("play")(_play.play)
 app.add_typer(_records.app, name="records")
 app.command("solve")(_solve.solve)
+app.add_typer(_dataset.app, name="dataset")
 
 
 def main() -> None:

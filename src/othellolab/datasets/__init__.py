@@ -1,0 +1,45 @@
+"""Records -> arrays: the feature encoder, dataset builds, and batch loading.
+
+``features`` is the one encoder (board -> planes, move <-> policy index, symmetries) that
+players reuse at play time; ``build`` turns game records into memory-mappable arrays with a
+manifest; ``batches`` samples augmented batches from them; ``torch`` wraps that for PyTorch.
+"""
+
+from othellolab.datasets.batches import Batch, BatchSampler, PositionArrays, iterate_batches
+from othellolab.datasets.build import BuildOptions, BuildReport, build_dataset
+from othellolab.datasets.features import (
+    PLANE_NAMES,
+    FeatureSpec,
+    encode_batch,
+    encode_board,
+    index_to_move,
+    move_to_index,
+    policy_size,
+    transform_action,
+    transform_actions,
+    transform_bitboards,
+    transform_planes,
+    transform_policy,
+)
+
+__all__ = [
+    "PLANE_NAMES",
+    "Batch",
+    "BatchSampler",
+    "BuildOptions",
+    "BuildReport",
+    "FeatureSpec",
+    "PositionArrays",
+    "build_dataset",
+    "encode_batch",
+    "encode_board",
+    "index_to_move",
+    "iterate_batches",
+    "move_to_index",
+    "policy_size",
+    "transform_action",
+    "transform_actions",
+    "transform_bitboards",
+    "transform_planes",
+    "transform_policy",
+]

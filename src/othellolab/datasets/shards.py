@@ -1,0 +1,117 @@
+"""The on-disk dataset format: one folder per split of named ``.npy`` arrays, plus a manifest.
+
+A dataset folder holds ``manifest.json`` and ``train/``, ``val/``, ``test/``, each with one
+``NAME.npy`` per array, all of the same length (the rows of that split) except the policy
+arrays of a deduplicated dataset. Arrays open memory-mapped; nothing is ever unpickled.
+Folders are written under a temporary name and renamed into place, so a reader never sees a
+half-written dataset.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+FORMAT = "othellolab.positions"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+SPLITS = ("train", "val", "test")
+
+
+class DatasetFormatError(ValueError):
+    """A dataset folder that is missing, incomplete or of another format; names the path."""
+
+
+def write_arrays(folder: Path, arrays: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
+    """Save each array as ``folder/NAME.npy``; return ``{name: {dtype, shape}}`` for manifests."""
+    folder.mkdir(parents=True, exist_ok=True)
+    described = {}
+    for name, a in arrays.items():
+        np.save(folder / f"{name}.npy", np.ascontiguousarray(a), allow_pickle=False)
+        described[name] = {"dtype": a.dtype.str, "shape": list(a.shape)}
+    return described
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON to ``path`` atomically (temporary file, then ``os.replace``)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")
+    os.replace(tmp, path)
+
+
+@contextmanager
+def atomic_dir(target: Path, *, overwrite: bool = False) -> Iterator[Path]:
+    """Yield an empty temporary folder beside ``target``, renamed to ``target`` on success.
+
+    A leftover temporary folder from an interrupted run is removed first. With ``overwrite``
+    an existing ``target`` is replaced only once the new folder is complete.
+    """
+    tmp = target.with_name(target.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if target.exists():
+        if not overwrite:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise FileExistsError(f"{target} exists (pass overwrite to replace it)")
+        old = target.with_name(target.name + ".old")
+        if old.exists():
+            shutil.rmtree(old)
+        os.replace(target, old)
+        os.replace(tmp, target)
+        shutil.rmtree(old)
+    else:
+        os.replace(tmp, target)
+
+
+def read_manifest(root: str | Path) -> dict[str, Any]:
+    """The manifest of a dataset folder, checked for format and version."""
+    path = Path(root) / MANIFEST
+    if not path.is_file():
+        raise DatasetFormatError(f"{root}: not a dataset folder (no {MANIFEST})")
+    try:
+        manifest = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise DatasetFormatError(f"{path}: invalid JSON: {e}") from None
+    if manifest.get("format") != FORMAT:
+        raise DatasetFormatError(f"{path}: format {manifest.get('format')!r}, expected {FORMAT!r}")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise DatasetFormatError(
+            f"{path}: format version {manifest.get('format_version')!r}; this othellolab reads "
+            f"version {FORMAT_VERSION} (rebuild the dataset)"
+        )
+    return manifest
+
+
+def open_arrays(root: str | Path, split: str, *, mmap: bool = True) -> dict[str, np.ndarray]:
+    """The named arrays of one split, memory-mapped read-only unless ``mmap`` is false."""
+    manifest = read_manifest(root)
+    if split not in manifest["splits"]:
+        raise DatasetFormatError(
+            f"{root}: no split {split!r}; splits: {', '.join(manifest['splits'])}"
+        )
+    folder = Path(root) / split
+    arrays = {}
+    for name, desc in manifest["splits"][split]["arrays"].items():
+        path = folder / f"{name}.npy"
+        if not path.is_file():
+            raise DatasetFormatError(f"{path}: missing array file")
+        a = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+        if a.dtype.str != desc["dtype"] or list(a.shape) != desc["shape"]:
+            raise DatasetFormatError(
+                f"{path}: {a.dtype.str} {list(a.shape)}, manifest says {desc['dtype']} {desc['shape']}"
+            )
+        arrays[name] = a
+    return arrays

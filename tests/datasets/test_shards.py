@@ -1,0 +1,67 @@
+"""The on-disk format: atomic folders, manifest checks, clear errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from othellolab.datasets.shards import (
+    FORMAT,
+    FORMAT_VERSION,
+    DatasetFormatError,
+    atomic_dir,
+    open_arrays,
+    read_manifest,
+    write_arrays,
+    write_json,
+)
+
+
+def make(root, arrays) -> None:
+    desc = write_arrays(root / "train", arrays)
+    write_json(
+        root / "manifest.json",
+        {"format": FORMAT, "format_version": FORMAT_VERSION, "splits": {"train": {"arrays": desc}}},
+    )
+
+
+def test_round_trip_memory_mapped(tmp_path) -> None:
+    a = np.arange(10, dtype=np.uint64) << np.uint64(60)
+    make(tmp_path, {"p": a, "move": np.arange(10, dtype=np.uint8)})
+    got = open_arrays(tmp_path, "train")
+    assert isinstance(got["p"], np.memmap) and np.array_equal(got["p"], a)
+    with pytest.raises(DatasetFormatError, match="no split 'val'"):
+        open_arrays(tmp_path, "val")
+
+
+def test_errors_name_the_path(tmp_path) -> None:
+    with pytest.raises(DatasetFormatError, match="not a dataset folder"):
+        read_manifest(tmp_path)
+    (tmp_path / "manifest.json").write_text("{")
+    with pytest.raises(DatasetFormatError, match="invalid JSON"):
+        read_manifest(tmp_path)
+    (tmp_path / "manifest.json").write_text(json.dumps({"format": FORMAT, "format_version": 99}))
+    with pytest.raises(DatasetFormatError, match="format version 99"):
+        read_manifest(tmp_path)
+    make(tmp_path, {"p": np.zeros(3, dtype=np.uint64)})
+    np.save(tmp_path / "train" / "p.npy", np.zeros(4, dtype=np.uint64))
+    with pytest.raises(DatasetFormatError, match=r"p.npy: <u8 \[4\], manifest says <u8 \[3\]"):
+        open_arrays(tmp_path, "train")
+
+
+def test_atomic_dir_leaves_nothing_on_failure(tmp_path) -> None:
+    target = tmp_path / "out"
+    with pytest.raises(RuntimeError), atomic_dir(target) as tmp:
+        (tmp / "half").write_text("x")
+        raise RuntimeError("interrupted")
+    assert not target.exists() and not (tmp_path / "out.tmp").exists()
+    with atomic_dir(target) as tmp:
+        (tmp / "a").write_text("1")
+    with pytest.raises(FileExistsError), atomic_dir(target) as tmp:
+        (tmp / "a").write_text("2")
+    assert (target / "a").read_text() == "1"
+    with atomic_dir(target, overwrite=True) as tmp:
+        (tmp / "a").write_text("3")
+    assert (target / "a").read_text() == "3" and not (tmp_path / "out.old").exists()
