@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from othellolab.cli import play as _play
+from othellolab.cli import serve as _serve
 from othellolab.cli import tools as _tools
 
 app = typer.Typer(
@@ -16,6 +17,7 @@ app = typer.Typer(
 app.command("perft")(_tools.perft)
 app.command("players")(_tools.players)
 app.command("play")(_play.play)
+app.command("serve")(_serve.serve)
 
 
 def main() -> None:
