@@ -10,6 +10,7 @@ let playersInfo = null;  // /api/players
 let aiPending = false;   // an /ai-move request is in flight
 let hintPending = false;
 let summaryDismissed = false;
+let inFlight = 0;        // requests not yet answered (shown as data-pending on <body>, for tests)
 
 async function api(method, path, body) {
   const options = { method, headers: {} };
@@ -17,13 +18,18 @@ async function api(method, path, body) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
   }
-  const response = await fetch(path, options);
-  const data = response.status === 204 ? null : await response.json().catch(() => null);
-  if (!response.ok) {
-    const detail = data && data.detail ? data.detail : `${response.status} ${response.statusText}`;
-    throw new Error(detail);
+  document.body.dataset.pending = String(++inFlight);
+  try {
+    const response = await fetch(path, options);
+    const data = response.status === 204 ? null : await response.json().catch(() => null);
+    if (!response.ok) {
+      const detail = data && data.detail ? data.detail : `${response.status} ${response.statusText}`;
+      throw new Error(detail);
+    }
+    return data;
+  } finally {
+    document.body.dataset.pending = String(--inFlight);
   }
-  return data;
 }
 
 function showMessage(text) {
@@ -74,6 +80,9 @@ function renderBoard(prev) {
   const board = $("board");
   const size = s.size;
   const sameGame = prev && prev.id === s.id && prev.size === s.size;
+  // Small boards get bigger squares, so that every board takes about the same room.
+  const cell = { 8: "min(9.5vmin, 68px)", 6: "min(12vmin, 86px)", 4: "min(16vmin, 112px)" }[size];
+  document.documentElement.style.setProperty("--cell", cell);
   if (!sameGame) buildCoords(size);
   board.style.gridTemplateColumns = `repeat(${size}, var(--cell))`;
   board.innerHTML = "";
@@ -415,7 +424,7 @@ async function init() {
   }
   select.value = playersInfo.default_opponent.split(":")[0];
   showOptions();
-  $("load-formats").textContent = "Formats: " + playersInfo.formats.join(", ") + ". The game opens at its first move; step with ◀ ▶ or the arrow keys.";
+  $("load-formats").textContent = "Formats: " + playersInfo.formats.join(", ") + ". The game opens at its first move; step with ‹ › or the arrow keys.";
 
   const m = location.hash.match(/^#g=([\w-]+)$/);
   if (m) {
