@@ -478,12 +478,12 @@ def _tokenize(text: str) -> list[str]:
     i = 0
     while i < len(s):
         two = s[i : i + 2]
-        if two.lower() in PASS_NAMES:
-            tokens.append(two)
-            i += 2
-        elif s[i : i + 4].lower() == "pass":
+        if s[i : i + 4].lower() == "pass":
             tokens.append("pass")
             i += 4
+        elif two.lower() in PASS_NAMES:
+            tokens.append(two)
+            i += 2
         else:
             tokens.append(two)
             i += 2
