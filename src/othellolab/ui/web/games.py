@@ -97,7 +97,7 @@ class WebGame:
         actions: list[int] | None = None,
         ply: int | None = None,
         limit: Limit | None = None,
-        now: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.id = game_id
         self.human = human
@@ -120,7 +120,8 @@ class WebGame:
         self.evaluations: dict[int, Evaluation] = {}
         self.hint: Evaluation | None = None
         self.version = 0
-        self.last_access = now
+        self.clock = clock
+        self.last_access = clock()
         self._hint_player: Player | None = None
 
     # ------------------------------------------------------------------------------------------
@@ -255,15 +256,18 @@ class WebGame:
                 self._hint_player = make_player(self.hint_spec)
             player = self._hint_player
         self.busy = kind
+        self.last_access = self.clock()
         return board, player, self.version
 
     def abort_think(self) -> None:
         """The search failed: the game is free again, unchanged."""
         self.busy = None
+        self.last_access = self.clock()
 
     def finish_think(self, kind: ThinkKind, version: int, result: PlayResult) -> None:
         """Apply the AI's move, or store the hint, with the player's report."""
         self.busy = None
+        self.last_access = self.clock()
         if version != self.version:
             raise Conflict(f"game {self.id}: the game changed while the {kind} was computed")
         board = self.board
@@ -445,7 +449,7 @@ class GameStore:
                 actions=actions,
                 ply=request.ply,
                 limit=limit,
-                now=self.clock(),
+                clock=self.clock,
             )
         except WebError:
             player.close()
