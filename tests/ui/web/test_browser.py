@@ -31,13 +31,14 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright pac
 
 @pytest.fixture(scope="module")
 def browser():
-    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+    path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if path is None:
         pytest.skip(
             f"Chromium is not installed at {CHROMIUM}; `make test` installs Debian's chromium "
             "when it runs as root with apt-get"
         )
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
         yield b
         b.close()
 
