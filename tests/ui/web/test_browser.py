@@ -108,6 +108,7 @@ def test_a_whole_4x4_game_and_some_8x8_moves_by_clicking(browser, serve) -> None
         detail = page.inner_text("#result-detail")
         assert (f"win by {verdict}" if verdict > 0 else "lose" if verdict < 0 else "draw") in detail
         assert page.locator("#moves li").count() == len(state["moves"])
+        page.wait_for_timeout(700)  # let the flips finish
         page.screenshot(path=str(ARTIFACTS / "web-game-over-4x4.png"))
 
         # A few 8x8 moves; after each, the discs drawn match the engine's position.
@@ -142,6 +143,7 @@ def test_a_whole_4x4_game_and_some_8x8_moves_by_clicking(browser, serve) -> None
         settle(page)
         page.click("#btn-hint")
         settle(page)
+        page.wait_for_timeout(700)  # let the flips finish
         page.screenshot(path=str(ARTIFACTS / "web-board-8x8.png"))
 
         # Load a transcript and step through it.

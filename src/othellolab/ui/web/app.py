@@ -153,6 +153,8 @@ def create_app(
         version="1",
         lifespan=lifespan,
         responses=_ERRORS,
+        docs_url=None,  # the interactive docs pages load their scripts from a CDN
+        redoc_url=None,
     )
     app.state.store = store
     app.add_middleware(BodyLimit, max_bytes=max_body)
