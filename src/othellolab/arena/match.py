@@ -93,5 +93,3 @@ def play_match(
         if keep_games:
             result.games.append(game)
     return result
-
-

@@ -179,9 +179,21 @@ def test_the_ai_evaluation_is_shown_from_the_humans_point_of_view(client: TestCl
     state = post(client, state, "ai-move")
     ev = state["evaluation"]
     # The player said +5 for itself (white, to move); the human (black) sees -5.
-    assert ev["by"] == "ai" and ev["ply"] == 1 and ev["value"] == -5.0
+    assert ev["by"] == "ai" and ev["ply"] == 1 and ev["value"] == -5.0 and ev["unit"] == "discs"
     assert ev["win_prob"] == 0.25
     assert ev["move"] == state["last_move"] and len(ev["policy"]) == 65
+
+
+def test_an_mcts_opponent_reports_a_result_and_its_visit_policy(client: TestClient) -> None:
+    """MCTS scores positions as results in [-1, 1] (``Score.unit``): the page must say so."""
+    state = new_game(client, size=6, opponent="mcts:sims=100,seed=1")
+    state = post(client, state, "move", {"move": state["legal"][0]})
+    state = post(client, state, "ai-move")
+    ev = state["evaluation"]
+    assert ev["unit"] == "result" and -1 <= ev["value"] <= 1
+    assert 0 <= ev["win_prob"] <= 1
+    assert len(ev["policy"]) == 37 and abs(sum(ev["policy"]) - 1) < 1e-3
+    assert ev["move"] == state["last_move"]
 
 
 def test_the_ai_passes_when_it_must(client: TestClient) -> None:

@@ -299,8 +299,10 @@ class WebGame:
     ) -> Evaluation:
         n = board.size * board.size + 1
         value = exact = win_prob = None
+        unit = "discs"
         if result.score is not None:
             score = result.score if board.turn == self._pov() else result.score.flipped()
+            unit = "result" if getattr(score, "unit", "discs") == "result" else "discs"
             value = round(float(score.value), 3)
             exact = bool(score.exact)
             win_prob = None if score.win_prob is None else round(float(score.win_prob), 4)
@@ -315,6 +317,7 @@ class WebGame:
             player=name,
             move=square_name(int(result.move), board.size),
             value=value,
+            unit=unit,
             exact=bool(exact),
             win_prob=win_prob,
             policy=policy,

@@ -60,8 +60,8 @@ class GotoRequest(_Request):
 class Evaluation(BaseModel):
     """What a player reported about a position, from the human's point of view.
 
-    ``value`` is the expected (or, when ``exact``, proven) final disc difference for the human;
-    ``policy`` has one probability per action (``size*size + 1``, pass last).
+    ``value`` is the expected (or, when ``exact``, proven) final disc difference for the human,
+    or with ``unit="result"`` the expected result in [-1, 1]; ``policy`` has one probability per action (``size*size + 1``, pass last).
     """
 
     ply: int = Field(description="the position evaluated: after this many moves")
@@ -69,6 +69,9 @@ class Evaluation(BaseModel):
     player: str
     move: str
     value: float | None = None
+    unit: Literal["discs", "result"] = Field(
+        "discs", description="'discs': a final disc difference; 'result': a result in [-1, 1]"
+    )
     exact: bool = False
     win_prob: float | None = None
     policy: list[float] | None = None

@@ -207,15 +207,21 @@ function renderEvaluation() {
   const whose = s.human === "both" ? "black" : "you";
   const who = e.by === "hint" ? `Hint (${e.player}): ${e.move}` : `${e.player} played ${e.move}`;
   let text = who;
+  const result = e.unit === "result";
   if (e.value !== null) {
-    const v = e.value > 0 ? "+" + e.value.toFixed(1) : e.value.toFixed(1);
-    text += `; evaluation for ${whose}: ${v}${e.exact ? " (exact)" : ""}`;
+    const digits = result ? 2 : 1;
+    const v = e.value > 0 ? "+" + e.value.toFixed(digits) : e.value.toFixed(digits);
+    const unit = result ? " (expected result, +1 = win)" : " discs";
+    text += `; evaluation for ${whose}: ${v}${unit}${e.exact ? " (exact)" : ""}`;
     if (e.win_prob !== null) text += `, win ${(100 * e.win_prob).toFixed(0)}%`;
   }
   $("eval-text").textContent = text;
   let frac = 0.5;
   if (e.win_prob !== null) frac = e.win_prob;
-  else if (e.value !== null) frac = 0.5 + Math.max(-1, Math.min(1, e.value / (s.size * s.size))) / 2;
+  else if (e.value !== null) {
+    const scale = result ? 1 : s.size * s.size;
+    frac = 0.5 + Math.max(-1, Math.min(1, e.value / scale)) / 2;
+  }
   // The bar shows the human's share in their own colour (black when both are human).
   const humanWhite = s.human === "white";
   $("eval-bar").style.background = humanWhite ? "#222" : "#f1f1ee";
