@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup play test test-fast lint format bench clean
+.PHONY: setup chromium play play-terminal test test-fast lint format bench clean
 
 AOT_STAMP := src/othellolab/core/.aot-built
 
@@ -21,12 +21,25 @@ $(AOT_STAMP): $(STAMP) src/othellolab/core/kernels.py src/othellolab/core/aot.py
 
 setup: $(STAMP) $(AOT_STAMP)
 
-## play: a game in the terminal against the strongest available player
+## play: the board in the browser against the strongest available player (prints the URL)
 play: setup
+	$(VENV)/bin/othellolab serve --open
+
+## play-terminal: the same game in the terminal
+play-terminal: setup
 	$(VENV)/bin/othellolab play
 
+## chromium: Debian's Chromium for the browser test (installed when root with apt-get)
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium for the browser test"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+			|| echo "could not install chromium: the browser test will skip"; \
+	else echo "chromium is missing and cannot be installed here (not root or no apt-get): the browser test will skip"; fi
+
 ## test: lint, then the whole suite (README doctest included)
-test: setup
+test: setup chromium
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(PY) -m pytest -q
 

@@ -153,6 +153,8 @@ def test_transcript_inserts_implied_passes() -> None:
         assert "pass" not in text and "PA" not in text
         assert parse_transcript(text, size=6) == actions
         assert format_transcript(actions, size=6, passes=True).count("PA") == actions.count(36)
+        spelled = "".join("pass" if a == 36 else square_name(a, 6) for a in actions)
+        assert parse_transcript(spelled, size=6) == actions
         return
     pytest.fail("no 6x6 random game with a pass in 40 seeds")
 

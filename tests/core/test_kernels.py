@@ -175,3 +175,31 @@ def test_random_playout_and_games_are_seeded() -> None:
 def test_popcount_and_lowest_square() -> None:
     assert k.popcount(0) == 0 and k.popcount(2**64 - 1) == 64
     assert k.lowest_square(0) == -1 and k.lowest_square(1 << 63) == 63
+
+
+def test_first_calls_from_many_threads_at_once_all_succeed() -> None:
+    """A web server's threads may all call a kernel for the first time together: one compiles
+    (or loads the cache) and the others must wait for it, not fail with "compilation
+    disabled"."""
+    import threading
+
+    @k.kernel
+    def fresh(p, o):
+        return p ^ o
+
+    barrier = threading.Barrier(6)
+    results: list[object] = []
+
+    def call() -> None:
+        barrier.wait()
+        try:
+            results.append(int(fresh(1 << 63, 5)))
+        except Exception as e:
+            results.append(e)
+
+    threads = [threading.Thread(target=call) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [(1 << 63) | 5] * 6

@@ -7,6 +7,7 @@ import typer
 from othellolab.cli import dataset as _dataset
 from othellolab.cli import play as _play
 from othellolab.cli import records as _records
+from othellolab.cli import serve as _serve
 from othellolab.cli import solve as _solve
 from othellolab.cli import tools as _tools
 
@@ -22,6 +23,7 @@ app.command("play")(_play.play)
 app.add_typer(_records.app, name="records")
 app.command("solve")(_solve.solve)
 app.add_typer(_dataset.app, name="dataset")
+app.command("serve")(_serve.serve)
 
 
 def main() -> None:

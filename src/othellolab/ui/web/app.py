@@ -1,0 +1,294 @@
+"""The web board's FastAPI app: a JSON API over ``GameStore`` and the static page that uses it.
+
+Every bad request is a 4xx whose ``detail`` says what was wrong; AI searches run in the thread
+pool, so one game's search never blocks another game's requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from othellolab.core import Board, Limit
+from othellolab.players import available_players, strongest_player_spec
+from othellolab.ui.web.games import (
+    GameStore,
+    PlayerFailed,
+    ThinkKind,
+    WebError,
+    describe_value,
+)
+from othellolab.ui.web.models import (
+    ErrorResponse,
+    GameState,
+    GotoRequest,
+    MoveRequest,
+    NewGame,
+    PlayerInfo,
+    PlayersResponse,
+)
+
+STATIC = Path(__file__).resolve().parent / "static"
+RECORD_FORMATS = ["transcript"]
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse} for code in (404, 409, 413, 422, 500, 503)
+}
+
+
+class BodyLimit:
+    """ASGI middleware: refuse request bodies over ``max_bytes`` with a 413, whether the client
+    declares the length or streams the body in chunks (the body is read before the app runs)."""
+
+    def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                text = value.decode("latin-1")
+                if not text.isdigit() or int(text) > self.max_bytes:
+                    await self._refuse(scope, send, f"Content-Length {text!r}")
+                    return
+        chunks: list[bytes] = []
+        seen = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body = message.get("body", b"")
+            seen += len(body)
+            if seen > self.max_bytes:
+                await self._refuse(scope, send, f"more than {self.max_bytes} bytes sent")
+                return
+            chunks.append(body)
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, scope: Scope, send: Send, what: str) -> None:
+        response = JSONResponse(
+            {"detail": f"request body too large ({what}); the limit is {self.max_bytes} bytes"},
+            status_code=413,
+        )
+        await response(scope, _no_receive, send)
+
+
+async def _no_receive() -> Message:
+    return {"type": "http.disconnect"}
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(x) for x in err.get("loc", ()))
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    return "invalid request: " + "; ".join(parts)
+
+
+def create_app(
+    *,
+    opponent: str | None = None,
+    hint: str | None = None,
+    ttl: float = 3600.0,
+    max_games: int = 1000,
+    think_time: float | None = None,
+    max_body: int = 64 * 1024,
+    sweep_interval: float = 60.0,
+) -> FastAPI:
+    """The web board app. ``opponent`` and ``hint`` are player specs (default: the strongest
+    registered player); idle games expire after ``ttl`` seconds."""
+    default = opponent or strongest_player_spec()
+    store = GameStore(
+        default_opponent=default,
+        hint_spec=hint or strongest_player_spec(),
+        ttl=ttl,
+        max_games=max_games,
+        limit=Limit(time=think_time) if think_time else None,
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await run_in_threadpool(_warm_up)
+
+        async def sweep() -> None:
+            while True:
+                await asyncio.sleep(sweep_interval)
+                await run_in_threadpool(store.expire)
+
+        task = asyncio.create_task(sweep())
+        try:
+            yield
+        finally:
+            task.cancel()
+            store.close()
+
+    app = FastAPI(
+        title="othellolab web board",
+        description="Play Othello against any registered othellolab player.",
+        version="1",
+        lifespan=lifespan,
+        responses=_ERRORS,
+        docs_url=None,  # the interactive docs pages load their scripts from a CDN
+        redoc_url=None,
+    )
+    app.state.store = store
+    app.add_middleware(BodyLimit, max_bytes=max_body)
+
+    @app.exception_handler(WebError)
+    async def _web_error(request: Request, exc: WebError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": _validation_message(exc)}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        return JSONResponse(
+            {"detail": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers
+        )
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/api/players", response_model=PlayersResponse)
+    def players() -> PlayersResponse:
+        """Every registered player with its options, and the server's defaults."""
+        return PlayersResponse(
+            players=[
+                PlayerInfo(
+                    name=e.name,
+                    help=e.help,
+                    strength=e.strength,
+                    aliases=list(e.aliases),
+                    options={k: describe_value(v) for k, v in e.options().items()},
+                    defaults={k: describe_value(v) for k, v in e.defaults.items()},
+                )
+                for e in available_players()
+            ],
+            default_opponent=store.default_opponent,
+            hint_player=store.hint_spec,
+            formats=RECORD_FORMATS,
+        )
+
+    @app.post("/api/games", response_model=GameState, status_code=201)
+    def new_game(request: NewGame) -> GameState:
+        """Start a game, or load one from a record to replay or continue."""
+        game = store.create(request)
+        with game.lock:
+            return game.state()
+
+    @app.get("/api/games/{game_id}", response_model=GameState)
+    def get_game(game_id: str) -> GameState:
+        """The game as it stands (also while the AI thinks)."""
+        game = store.get(game_id)
+        with game.lock:
+            return game.state()
+
+    @app.delete("/api/games/{game_id}", status_code=204)
+    def delete_game(game_id: str) -> Response:
+        """Forget a game."""
+        store.delete(game_id)
+        return Response(status_code=204)
+
+    @app.post("/api/games/{game_id}/move", response_model=GameState)
+    def move(game_id: str, request: MoveRequest) -> GameState:
+        """The human plays a move (``f5``) or a forced pass (``pass``)."""
+        game = store.get(game_id)
+        with game.lock:
+            game.play_human(request.move)
+            return game.state()
+
+    @app.post("/api/games/{game_id}/undo", response_model=GameState)
+    def undo(game_id: str) -> GameState:
+        """Back to the human's previous turn."""
+        game = store.get(game_id)
+        with game.lock:
+            game.undo()
+            return game.state()
+
+    @app.post("/api/games/{game_id}/redo", response_model=GameState)
+    def redo(game_id: str) -> GameState:
+        """Forward to the human's next turn in the recorded game."""
+        game = store.get(game_id)
+        with game.lock:
+            game.redo()
+            return game.state()
+
+    @app.post("/api/games/{game_id}/goto", response_model=GameState)
+    def goto(game_id: str, request: GotoRequest) -> GameState:
+        """Show the position after ``ply`` recorded moves (replay)."""
+        game = store.get(game_id)
+        with game.lock:
+            game.goto(request.ply)
+            return game.state()
+
+    async def think(game_id: str, kind: ThinkKind) -> GameState:
+        game = store.get(game_id)
+        with game.lock:
+            if kind == "ai" and game.pass_for_ai():
+                return game.state()
+            board, player, version = game.begin_think(kind)
+            limit = game.limit
+        try:
+            result = await run_in_threadpool(player.choose, board, limit)
+        except Exception as e:
+            with game.lock:
+                game.abort_think()
+            raise PlayerFailed(
+                f"game {game.id}: player failed while thinking: {type(e).__name__}: {e}"
+            ) from e
+        except BaseException:
+            with game.lock:
+                game.abort_think()
+            raise
+        with game.lock:
+            game.finish_think(kind, version, result)
+            return game.state()
+
+    @app.post("/api/games/{game_id}/ai-move", response_model=GameState)
+    async def ai_move(game_id: str) -> GameState:
+        """The AI plays its move (searching in the thread pool); its report comes along."""
+        return await think(game_id, "ai")
+
+    @app.post("/api/games/{game_id}/hint", response_model=GameState)
+    async def hint_move(game_id: str) -> GameState:
+        """Ask the hint player for the position shown; the answer is in ``hint``."""
+        return await think(game_id, "hint")
+
+    return app
+
+
+def _warm_up() -> None:
+    """Load the compiled rules kernels before the first request needs them."""
+    for size in (8, 6, 4):
+        board = Board(size=size)
+        board.play(board.legal_actions()[0]).is_game_over()

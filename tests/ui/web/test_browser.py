@@ -1,0 +1,163 @@
+"""The page in a real browser: Playwright drives Debian's Chromium (headless) against a live
+server; a whole 4x4 game and a few 8x8 moves are played by clicking squares, and what the page
+shows is checked against the core rules. Screenshots go to ``artifacts/``."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import httpx
+import pytest
+
+from othellolab import Board
+from othellolab.core import BLACK, WHITE
+from othellolab.ui.web import create_app
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[3] / "artifacts"
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is absent")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if path is None:
+        pytest.skip(
+            f"Chromium is not installed at {CHROMIUM}; `make test` installs Debian's chromium "
+            "when it runs as root with apt-get"
+        )
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def settle(page) -> None:
+    """Wait until the page has no request in flight (the AI's reply included)."""
+    page.wait_for_function("document.body.dataset.pending === '0'", timeout=60_000)
+
+
+def server_state(url: str, page) -> dict:
+    game_id = page.evaluate("location.hash").removeprefix("#g=")
+    return httpx.get(f"{url}/api/games/{game_id}", timeout=30).json()
+
+
+def replay(moves: list[str], size: int) -> Board:
+    board = Board(size=size)
+    for m in moves:
+        board = board.play(m)
+    return board
+
+
+def start_game(page, *, size: int, human: str = "black", seed: int = 1) -> None:
+    page.select_option("#new-size", str(size))
+    page.select_option("#new-human", human)
+    page.select_option("#new-opponent", "greedy")
+    page.fill("input[name=opt-seed]", str(seed))
+    page.click("#btn-new")
+    page.wait_for_function(f"document.querySelectorAll('#board .sq').length === {size * size}")
+    settle(page)
+
+
+def click_until_over(page, max_clicks: int = 40) -> None:
+    for _ in range(max_clicks):
+        settle(page)
+        if page.is_visible("#game-over"):
+            return
+        if page.is_visible("#btn-pass"):
+            page.click("#btn-pass")
+        else:
+            page.locator("#board .sq.legal").first.click()
+    raise AssertionError("the game did not end")
+
+
+def test_a_whole_4x4_game_and_some_8x8_moves_by_clicking(browser, serve) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    app = create_app(opponent="greedy:seed=1", hint="greedy:seed=2")
+    with serve(app) as url:
+        page = browser.new_page(viewport={"width": 1180, "height": 820})
+        page.set_default_timeout(60_000)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url)
+        page.wait_for_function("document.querySelectorAll('#board .sq').length === 64")
+        settle(page)
+
+        # A whole 4x4 game as white, so the AI opens and the page must ask it by itself.
+        start_game(page, size=4, human="white")
+        click_until_over(page)
+        state = server_state(url, page)
+        board = replay(state["moves"], 4)
+        outcome = board.outcome()
+        assert outcome is not None
+        assert page.inner_text("#score-black") == str(board.disc_count(BLACK))
+        assert page.inner_text("#score-white") == str(board.disc_count(WHITE))
+        assert page.inner_text("#result").lower() == str(outcome)
+        verdict = outcome.score(WHITE)
+        detail = page.inner_text("#result-detail")
+        assert (f"win by {verdict}" if verdict > 0 else "lose" if verdict < 0 else "draw") in detail
+        assert page.locator("#moves li").count() == len(state["moves"])
+        page.wait_for_timeout(700)  # let the flips finish
+        page.screenshot(path=str(ARTIFACTS / "web-game-over-4x4.png"))
+
+        # A few 8x8 moves; after each, the discs drawn match the engine's position.
+        page.click("#btn-close-summary")
+        start_game(page, size=8, human="black", seed=4)
+        for _ in range(4):
+            page.locator("#board .sq.legal").first.click()
+            settle(page)
+            state = server_state(url, page)
+            board = replay(state["moves"], 8)
+            assert state["ply"] % 2 == 0 and state["to_move"] == "human"
+            assert page.locator("#board .disc.black").count() == board.disc_count(BLACK)
+            assert page.locator("#board .disc.white").count() == board.disc_count(WHITE)
+            legal_shown = sorted(
+                page.locator("#board .sq.legal").evaluate_all(
+                    "els => els.map(e => e.dataset.square)"
+                )
+            )
+            assert legal_shown == sorted(board.legal_moves.names())
+            assert (
+                page.locator("#board .sq.last").get_attribute("data-square") == state["last_move"]
+            )
+        page.click("#btn-hint")
+        settle(page)
+        hint = server_state(url, page)["hint"]
+        assert page.locator("#board .sq.hint").get_attribute("data-square") == hint["move"]
+        assert page.locator("#board .heat").count() >= 1
+        page.click("#btn-undo")
+        settle(page)
+        assert server_state(url, page)["ply"] == 6
+        page.click("#btn-redo")
+        settle(page)
+        page.click("#btn-hint")
+        settle(page)
+        page.wait_for_timeout(700)  # let the flips finish
+        page.screenshot(path=str(ARTIFACTS / "web-board-8x8.png"))
+
+        # Load a transcript and step through it.
+        page.click("#load-panel summary")
+        page.fill("#load-text", "f5d6c3d3c4")
+        page.click("#btn-load")
+        settle(page)
+        page.click("#btn-next")
+        settle(page)
+        page.click("#btn-next")
+        settle(page)
+        state = server_state(url, page)
+        assert state["ply"] == 2 and state["moves"] == ["f5", "d6", "c3", "d3", "c4"]
+        assert page.locator("#board .disc").count() == 6
+        assert page.input_value("#transcript") == "f5d6"
+        assert errors == []
+        page.close()
