@@ -135,7 +135,9 @@ class Game:
         return format_transcript(self.moves, size=self.size, passes=passes)
 
     def __repr__(self) -> str:
-        head = ", ".join(f"{k}={v!r}" for k, v in self.headers.items() if k in ("black", "white", "year"))
+        head = ", ".join(
+            f"{k}={v!r}" for k, v in self.headers.items() if k in ("black", "white", "year")
+        )
         return f"<Game {head} {len(self.moves)} moves: {self.transcript()[:40]}...>"
 
 
