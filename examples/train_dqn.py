@@ -1,10 +1,12 @@
-"""Train a masked double-DQN agent for 6x6 Othello against the random opponent, on CPU.
+"""Train a masked Q-network for 6x6 Othello against the random opponent, on CPU.
 
 Experience comes from ``OthelloVectorEnv`` (many games per kernel call, the agent playing
-either colour); the trained agent is evaluated in the single-agent Gymnasium env
+either colour) into a DQN-style replay buffer, each move labelled with its Monte-Carlo return
+once its game ends (the reward comes only at the end, and a 16-move 6x6 game makes one-step
+bootstrapping slow); the trained agent is evaluated in the single-agent Gymnasium env
 ``othellolab/Othello6x6-v0`` against the registry's ``random`` player, half the games as black
 and half as white. Illegal actions are never chosen: Q-values of masked actions are set to
--inf, both when acting and in the bootstrap target.
+-inf when acting.
 
     python examples/train_dqn.py --out runs/dqn6   # a few minutes; writes curve.png, result.json
 """
@@ -33,18 +35,17 @@ class Config:
 
     size: int = 6
     transitions: int = 300_000
-    num_envs: int = 64
+    num_envs: int = 32
     hidden: int = 256
     lr: float = 5e-4
     gamma: float = 0.99
     batch: int = 256
-    buffer: int = 100_000
-    updates_per_step: int = 2
-    learning_starts: int = 5_000
-    target_every: int = 500
+    buffer: int = 50_000
+    updates_per_step: int = 1
+    learning_starts: int = 2_000
     eps_start: float = 1.0
-    eps_end: float = 0.02
-    eps_fraction: float = 0.4
+    eps_end: float = 0.05
+    eps_fraction: float = 0.3
     eval_games: int = 200
     eval_every: int = 50_000
     seed: int = 0
@@ -115,7 +116,12 @@ def evaluate(net: QNet, cfg: Config, games: int, seed: int) -> tuple[float, floa
 
 
 def train(cfg: Config, *, progress: bool = True) -> tuple[QNet, Result]:
-    """Train from scratch; returns the network and the measured result."""
+    """Train from scratch; returns the network and the measured result.
+
+    Each finished game labels its agent moves with their Monte-Carlo return (the final reward
+    discounted by ``gamma`` per remaining agent move); the Q-network regresses onto those labels
+    from a replay buffer while acting ε-greedily over the legal actions only.
+    """
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     envs = OthelloVectorEnv(
@@ -128,32 +134,29 @@ def train(cfg: Config, *, progress: bool = True) -> tuple[QNet, Result]:
     planes_shape = envs.single_observation_space["observation"].shape
     n_actions = envs.single_action_space.n
     net = QNet(int(np.prod(planes_shape)), n_actions, cfg.hidden)
-    target = QNet(int(np.prod(planes_shape)), n_actions, cfg.hidden)
-    target.load_state_dict(net.state_dict())
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
 
     cap = cfg.buffer
     b_obs = np.zeros((cap, *planes_shape), dtype=np.uint8)
-    b_next = np.zeros((cap, *planes_shape), dtype=np.uint8)
-    b_next_mask = np.zeros((cap, n_actions), dtype=np.int8)
     b_act = np.zeros(cap, dtype=np.int64)
-    b_rew = np.zeros(cap, dtype=np.float32)
-    b_done = np.zeros(cap, dtype=np.float32)
+    b_ret = np.zeros(cap, dtype=np.float32)
     size = pos = 0
+    max_len = cfg.size * cfg.size  # an agent never makes more moves than there are squares
+    t_obs = np.zeros((cfg.num_envs, max_len, *planes_shape), dtype=np.uint8)
+    t_act = np.zeros((cfg.num_envs, max_len), dtype=np.int64)
+    t_len = np.zeros(cfg.num_envs, dtype=np.int64)
+    rows = np.arange(cfg.num_envs)
 
     obs, _ = envs.reset(seed=cfg.seed)
     result = Result(0.0, 0.0, 0.0, 0.0, 0)
     recent: list[float] = []
     t0 = time.perf_counter()
-    steps = updates = 0
+    steps = 0
     next_eval = cfg.eval_every
     tick = tqdm_or_none(cfg.transitions, progress)
     while steps < cfg.transitions:
-        eps = max(
-            cfg.eps_end,
-            cfg.eps_start
-            - (cfg.eps_start - cfg.eps_end) * steps / (cfg.eps_fraction * cfg.transitions),
-        )
+        frac = steps / (cfg.eps_fraction * cfg.transitions)
+        eps = max(cfg.eps_end, cfg.eps_start - (cfg.eps_start - cfg.eps_end) * frac)
         mask = obs["action_mask"]
         with torch.no_grad():
             greedy = masked_argmax(
@@ -161,18 +164,20 @@ def train(cfg: Config, *, progress: bool = True) -> tuple[QNet, Result]:
             ).numpy()
         explore = rng.random(cfg.num_envs) < eps
         actions = np.where(explore, random_legal(mask, rng), greedy)
-        nxt, reward, term, _, info = envs.step(actions)
-        next_planes = np.where(
-            term[:, None, None, None], info["final_obs"]["observation"], nxt["observation"]
-        )
-        next_mask = np.where(term[:, None], info["final_obs"]["action_mask"], nxt["action_mask"])
-        idx = (pos + np.arange(cfg.num_envs)) % cap
-        b_obs[idx], b_act[idx], b_rew[idx] = obs["observation"], actions, reward
-        b_next[idx], b_next_mask[idx], b_done[idx] = next_planes, next_mask, term
-        pos = (pos + cfg.num_envs) % cap
-        size = min(size + cfg.num_envs, cap)
-        recent.extend(reward[term] > 0)
-        obs = nxt
+        t_obs[rows, t_len] = obs["observation"]
+        t_act[rows, t_len] = actions
+        t_len += 1
+        obs, reward, term, _, _ = envs.step(actions)
+        for i in np.flatnonzero(term):
+            k = t_len[i]
+            idx = (pos + np.arange(k)) % cap
+            b_obs[idx] = t_obs[i, :k]
+            b_act[idx] = t_act[i, :k]
+            b_ret[idx] = reward[i] * cfg.gamma ** np.arange(k - 1, -1, -1)
+            pos = (pos + k) % cap
+            size = min(size + k, cap)
+            t_len[i] = 0
+            recent.append(float(reward[i] > 0))
         steps += cfg.num_envs
         if tick is not None:
             tick.update(cfg.num_envs)
@@ -180,24 +185,11 @@ def train(cfg: Config, *, progress: bool = True) -> tuple[QNet, Result]:
         if steps >= cfg.learning_starts:
             for _ in range(cfg.updates_per_step):
                 j = rng.integers(size, size=cfg.batch)
-                o = torch.as_tensor(b_obs[j])
-                o2 = torch.as_tensor(b_next[j])
-                m2 = torch.as_tensor(b_next_mask[j])
-                with torch.no_grad():
-                    a2 = masked_argmax(net(o2), m2)
-                    q2 = target(o2).gather(1, a2[:, None])[:, 0]
-                    y = (
-                        torch.as_tensor(b_rew[j])
-                        + cfg.gamma * (1 - torch.as_tensor(b_done[j])) * q2
-                    )
-                q = net(o).gather(1, torch.as_tensor(b_act[j])[:, None])[:, 0]
-                loss = nn.functional.smooth_l1_loss(q, y)
+                q = net(torch.as_tensor(b_obs[j])).gather(1, torch.as_tensor(b_act[j])[:, None])
+                loss = nn.functional.mse_loss(q[:, 0], torch.as_tensor(b_ret[j]))
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-                updates += 1
-                if updates % cfg.target_every == 0:
-                    target.load_state_dict(net.state_dict())
 
         if len(recent) >= 200:
             result.curve_steps.append(steps)
@@ -261,7 +253,7 @@ def plot(result: Result, cfg: Config, path: Path) -> None:
     ax.set_xlabel("agent transitions")
     ax.set_ylabel("win rate")
     ax.set_ylim(0, 1)
-    ax.set_title(f"Masked double DQN, {cfg.size}x{cfg.size} Othello vs random")
+    ax.set_title(f"Masked Q-learning (Monte-Carlo returns), {cfg.size}x{cfg.size} vs random")
     ax.legend(loc="lower right")
     fig.tight_layout()
     tmp = path.with_name(path.name + ".tmp.png")

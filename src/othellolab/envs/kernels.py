@@ -304,7 +304,7 @@ def step_batch(
                 final = s / cells if reward_kind == 1 else sign
         me[i] = m
         op[i] = o
-        score[i] = _final_score(m, o, cells)
+        score[i] = _final_score(m, o, cells) if over else popcount(m) - popcount(o)
         if over:
             lg = ZERO
             reward[i] = final

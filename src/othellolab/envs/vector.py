@@ -42,7 +42,8 @@ class OthelloVectorEnv(VectorEnv):
     Every game behaves as ``OthelloEnv`` with the same options (see ``docs/envs.md``), but the
     opponent is a Numba kernel: ``"random"`` or ``"greedy"`` (most discs flipped, random
     tie-break), drawn from one kernel RNG seeded by ``reset(seed=...)``. ``infos`` holds
-    per-game arrays: ``score`` (the agent's disc difference), ``opponent_action`` (the
+    per-game arrays: ``score`` (the agent's disc difference; at the end its final score, empties to the
+    winner), ``opponent_action`` (the
     opponent's move in this step: a square, ``size*size`` for a forced pass, -1 for none),
     ``agent_color`` (0 black, 1 white) and ``illegal_action``; each with its ``_key`` mask.
 
