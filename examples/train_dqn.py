@@ -26,6 +26,7 @@ import torch
 from torch import nn
 
 import othellolab.envs  # noqa: F401 - registers the Gymnasium ids
+from othellolab.core.kernels import transform_grid, transform_square
 from othellolab.envs import OthelloVectorEnv
 
 
@@ -46,6 +47,7 @@ class Config:
     eps_start: float = 1.0
     eps_end: float = 0.05
     eps_fraction: float = 0.3
+    symmetries: bool = True
     eval_games: int = 200
     eval_every: int = 50_000
     seed: int = 0
@@ -120,7 +122,8 @@ def train(cfg: Config, *, progress: bool = True) -> tuple[QNet, Result]:
 
     Each finished game labels its agent moves with their Monte-Carlo return (the final reward
     discounted by ``gamma`` per remaining agent move); the Q-network regresses onto those labels
-    from a replay buffer while acting ε-greedily over the legal actions only.
+    from a replay buffer, each batch under a random one of the 8 board symmetries, while acting
+    ε-greedily over the legal actions only; the learning rate decays linearly to a tenth.
     """
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
@@ -146,6 +149,9 @@ def train(cfg: Config, *, progress: bool = True) -> tuple[QNet, Result]:
     t_act = np.zeros((cfg.num_envs, max_len), dtype=np.int64)
     t_len = np.zeros(cfg.num_envs, dtype=np.int64)
     rows = np.arange(cfg.num_envs)
+    perms = [
+        np.array([transform_square(a, k, cfg.size) for a in range(n_actions)]) for k in range(8)
+    ]
 
     obs, _ = envs.reset(seed=cfg.seed)
     result = Result(0.0, 0.0, 0.0, 0.0, 0)
@@ -183,9 +189,14 @@ def train(cfg: Config, *, progress: bool = True) -> tuple[QNet, Result]:
             tick.update(cfg.num_envs)
 
         if steps >= cfg.learning_starts:
+            for group in opt.param_groups:
+                group["lr"] = cfg.lr * (1 - 0.9 * steps / cfg.transitions)
             for _ in range(cfg.updates_per_step):
                 j = rng.integers(size, size=cfg.batch)
-                q = net(torch.as_tensor(b_obs[j])).gather(1, torch.as_tensor(b_act[j])[:, None])
+                k = int(rng.integers(8)) if cfg.symmetries else 0
+                planes = np.ascontiguousarray(transform_grid(b_obs[j], k))
+                acts = perms[k][b_act[j]]
+                q = net(torch.as_tensor(planes)).gather(1, torch.as_tensor(acts)[:, None])
                 loss = nn.functional.mse_loss(q[:, 0], torch.as_tensor(b_ret[j]))
                 opt.zero_grad()
                 loss.backward()
