@@ -1,0 +1,171 @@
+"""What every othellolab environment shares: observation planes, action masks, and rendering.
+
+The environments differ in who moves (one agent against an opponent, two agents, many games at
+once); the picture they give of a position is the same, so it is built here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from othellolab.core import BLACK, COLOR_NAMES, Board, Color
+from othellolab.core.squares import FILE_NAMES, check_size
+
+COLOR_BY_NAME = {name: color for color, name in enumerate(COLOR_NAMES)}
+
+ILLEGAL_ACTION_MODES = ("raise", "lose", "mask")
+"""What an environment does with an illegal action: raise an error, lose the game, or replace
+it by a random legal action."""
+
+REWARD_MODES = ("outcome", "disc_diff")
+"""Final reward: the outcome (+1/0/-1), or the final disc difference divided by the cells."""
+
+RENDER_MODES = ("human", "ansi", "rgb_array")
+"""``human`` prints the text board (on every reset and step in Gymnasium), ``ansi`` returns
+it, ``rgb_array`` returns an image."""
+
+
+def check_choice(name: str, value: object, choices: Iterable[object]) -> None:
+    """Raise ``ValueError`` naming the option when ``value`` is not one of ``choices``."""
+    options = tuple(choices)
+    if value not in options:
+        raise ValueError(f"{name}={value!r} is not one of {', '.join(map(repr, options))}")
+
+
+def parse_color(value: str | Color) -> Color:
+    """``BLACK``/``WHITE`` from ``"black"``/``"white"`` (or the colour constant itself)."""
+    if isinstance(value, str) and value.lower() in COLOR_BY_NAME:
+        return COLOR_BY_NAME[value.lower()]
+    if value in (0, 1) and not isinstance(value, bool):
+        return int(value)
+    raise ValueError(f"player colour {value!r} is not 'black' or 'white'")
+
+
+def num_planes(legal_plane: bool) -> int:
+    """Number of observation planes: own discs, opponent discs, and optionally legal moves."""
+    return 3 if legal_plane else 2
+
+
+def observation_planes(
+    board: Board, color: Color, *, legal_plane: bool, legal: bool = True
+) -> np.ndarray:
+    """Planes ``(C, size, size)`` uint8 from ``color``'s view: its discs, the opponent's, and
+    (with ``legal_plane``) the squares it may play now (all zero unless ``legal``)."""
+    n = board.size
+    own, opp = (board.black, board.white) if color == BLACK else (board.white, board.black)
+    out = np.zeros((num_planes(legal_plane), n * n), dtype=np.uint8)
+    out[0] = _bits(own, n)
+    out[1] = _bits(opp, n)
+    if legal_plane and legal and board.turn == color:
+        out[2] = _bits(board.legal_mask, n)
+    return out.reshape(-1, n, n)
+
+
+def _bits(mask: int, n: int) -> np.ndarray:
+    raw = np.frombuffer(mask.to_bytes(8, "little"), dtype=np.uint8)
+    return np.unpackbits(raw, bitorder="little")[: n * n]
+
+
+def action_mask(board: Board, color: Color, *, resign: bool = False) -> np.ndarray:
+    """``int8`` 0/1 vector over the actions (squares, pass, then resign if enabled) of the moves
+    ``color`` may make now: all zero when it is not ``color``'s turn or the game is over."""
+    n = board.size * board.size
+    out = np.zeros(n + 1 + int(resign), dtype=np.int8)
+    if board.turn == color:
+        actions = board.legal_actions()
+        out[actions] = 1
+        if resign and actions:
+            out[n + 1] = 1
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Rendering
+
+
+def render(mode: str | None, board: Board, *, last: int | None = None) -> str | np.ndarray | None:
+    """Render ``board`` in one of ``RENDER_MODES`` (``None`` renders nothing)."""
+    if mode == "ansi":
+        return render_ansi(board, last=last)
+    if mode == "rgb_array":
+        return render_rgb(board, last=last)
+    if mode == "human":
+        print(render_ansi(board, last=last))
+    return None
+
+
+def render_ansi(board: Board, *, last: int | None = None, legal: bool = True) -> str:
+    """The board as text: ``X`` black, ``O`` white, ``*`` legal moves, ``.`` empty; the last
+    move in brackets; then the disc counts and whose turn it is."""
+    n = board.size
+    black, white = board.black, board.white
+    moves = board.legal_mask if legal else 0
+    lines = ["   " + "  ".join(FILE_NAMES[:n])]
+    for r in range(n):
+        cells = []
+        for c in range(n):
+            sq = r * n + c
+            ch = (
+                "X"
+                if black >> sq & 1
+                else "O"
+                if white >> sq & 1
+                else "*"
+                if moves >> sq & 1
+                else "."
+            )
+            cells.append(f"[{ch}]" if sq == last else f" {ch} ")
+        lines.append(f"{r + 1:>2}" + "".join(cells))
+    status = "game over" if board.is_game_over() else f"{COLOR_NAMES[board.turn]} to move"
+    lines.append(
+        f"   black (X) {board.disc_count(BLACK)}  white (O) {board.disc_count(1 - BLACK)}  {status}"
+    )
+    return "\n".join(lines) + "\n"
+
+
+BOARD_GREEN = np.array([0, 110, 60], dtype=np.uint8)
+GRID = np.array([0, 50, 25], dtype=np.uint8)
+BLACK_RGB = np.array([20, 20, 20], dtype=np.uint8)
+WHITE_RGB = np.array([240, 240, 240], dtype=np.uint8)
+DOT_RGB = np.array([0, 60, 30], dtype=np.uint8)
+LAST_RGB = np.array([220, 40, 40], dtype=np.uint8)
+
+_CELL = 40
+
+
+def _disc(radius: float) -> np.ndarray:
+    y, x = np.mgrid[0:_CELL, 0:_CELL] + 0.5 - _CELL / 2
+    return x * x + y * y <= (radius * _CELL) ** 2
+
+
+_DISC = _disc(0.40)
+_DOT = _disc(0.11)
+_MARK = _disc(0.08)
+
+
+def render_rgb(board: Board, *, last: int | None = None, legal: bool = True) -> np.ndarray:
+    """The board as an RGB image ``(size*40+1, size*40+1, 3)`` uint8: a green board with grid
+    lines, black and white discs, small dots on the legal moves, a red mark on the last move."""
+    n = check_size(board.size)
+    side = n * _CELL + 1
+    img = np.empty((side, side, 3), dtype=np.uint8)
+    img[:] = BOARD_GREEN
+    img[::_CELL, :] = GRID
+    img[:, ::_CELL] = GRID
+    black, white = board.black, board.white
+    moves = board.legal_mask if legal else 0
+    for sq in range(n * n):
+        r, c = divmod(sq, n)
+        cell = img[r * _CELL + 1 : (r + 1) * _CELL + 1, c * _CELL + 1 : (c + 1) * _CELL + 1]
+        part = cell[: _CELL - 1, : _CELL - 1]
+        if black >> sq & 1:
+            part[_DISC[:-1, :-1]] = BLACK_RGB
+        elif white >> sq & 1:
+            part[_DISC[:-1, :-1]] = WHITE_RGB
+        elif moves >> sq & 1:
+            part[_DOT[:-1, :-1]] = DOT_RGB
+        if sq == last:
+            part[_MARK[:-1, :-1]] = LAST_RGB
+    return img
