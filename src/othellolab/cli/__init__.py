@@ -6,6 +6,7 @@ import typer
 
 from othellolab.cli import play as _play
 from othellolab.cli import tools as _tools
+from othellolab.cli.train import train_app
 
 app = typer.Typer(
     help="othellolab: rules, players and tools for Othello AI.",
@@ -16,6 +17,7 @@ app = typer.Typer(
 app.command("perft")(_tools.perft)
 app.command("players")(_tools.players)
 app.command("play")(_play.play)
+app.add_typer(train_app, name="train")
 
 
 def main() -> None:

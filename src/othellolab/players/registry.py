@@ -140,9 +140,24 @@ def _load_builtin() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from othellolab.players import simple
+    from othellolab.players import network, simple
 
     register_player("random", simple.RandomPlayer, "uniformly random legal move", strength=0)
     register_player(
         "greedy", simple.GreedyPlayer, "most discs flipped, random tie-break", strength=10
+    )
+    # Network players need a model directory (model=DIR); ranked below the built-ins so that
+    # "the strongest available player" never names one without a model.
+    register_player(
+        "policy",
+        network.PolicyPlayer,
+        "policy network's move (argmax, or sampled with temperature); needs model=DIR",
+        strength=-1,
+        aliases=("network",),
+    )
+    register_player(
+        "value",
+        network.ValuePlayer,
+        "one-ply search on a value network; needs model=DIR",
+        strength=-1,
     )
