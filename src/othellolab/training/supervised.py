@@ -486,7 +486,7 @@ def train_supervised(
                 ):
                     checkpoint()
                 bar.advance(
-                    f"epoch {epoch + 1}/{cfg.train.epochs} loss {float(losses['loss']):.3f}"
+                    f"epoch {epoch + 1}/{cfg.train.epochs} loss {float(losses['loss'].detach()):.3f}"
                 )
                 if on_step is not None:
                     on_step(st["step"])
