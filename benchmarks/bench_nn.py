@@ -94,11 +94,13 @@ def main() -> None:
             base_train, base_1, base_256 = tr, i1, i256
         params = count_parameters(build_model(model_config(name)))
         rows.append((name, params, tr, tr / base_train, i1, i1 / base_1, i256, i256 / base_256))
-        print(f"{name:14s} {params:>9,d} params  train {tr:9.0f} pos/s  infer b1 {i1:7.0f}  b256 {i256:8.0f}")
+        print(
+            f"{name:14s} {params:>9,d} params  train {tr:9.0f} pos/s  infer b1 {i1:7.0f}  b256 {i256:8.0f}"
+        )
     print(f"data preparation (planes, legal masks, symmetries): {data_rate:,.0f} positions/s")
 
     lines = [
-        f"## Networks (`benchmarks/bench_nn.py`)\n",
+        "## Networks (`benchmarks/bench_nn.py`)\n",
         f"{_dt.date.today()}, {machine()}, torch {torch.__version__}, 1 torch thread, "
         f"training batch {args.batch}; the machine was shared, so read the ratios.\n",
         "| model | parameters | train pos/s | vs MLP | infer b=1 pos/s | vs MLP | infer b=256 pos/s | vs MLP |",
@@ -108,7 +110,9 @@ def main() -> None:
         lines.append(
             f"| {name} | {params:,} | {tr:,.0f} | {rtr:.3f} | {i1:,.0f} | {r1:.2f} | {i256:,.0f} | {r256:.3f} |"
         )
-    lines.append(f"\nData preparation (planes, legal masks, symmetries): {data_rate:,.0f} positions/s.\n")
+    lines.append(
+        f"\nData preparation (planes, legal masks, symmetries): {data_rate:,.0f} positions/s.\n"
+    )
     if args.write:
         write_section(args.write, "nn", "\n".join(lines) + "\n")
 
