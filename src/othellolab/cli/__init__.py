@@ -10,6 +10,7 @@ from othellolab.cli import records as _records
 from othellolab.cli import serve as _serve
 from othellolab.cli import solve as _solve
 from othellolab.cli import tools as _tools
+from othellolab.cli.train import train_app
 
 app = typer.Typer(
     help="othellolab: rules, players and tools for Othello AI.",
@@ -24,6 +25,7 @@ app.add_typer(_records.app, name="records")
 app.command("solve")(_solve.solve)
 app.add_typer(_dataset.app, name="dataset")
 app.command("serve")(_serve.serve)
+app.add_typer(train_app, name="train")
 
 
 def main() -> None:

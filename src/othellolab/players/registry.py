@@ -140,7 +140,7 @@ def _load_builtin() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from othellolab.players import alphabeta, endgame, mcts, montecarlo, simple
+    from othellolab.players import alphabeta, endgame, mcts, montecarlo, network, simple
 
     register_player("random", simple.RandomPlayer, "uniformly random legal move", strength=0)
     register_player(
@@ -174,4 +174,19 @@ def _load_builtin() -> None:
         "perfect play with at most max_empties empties (shallow search before)",
         strength=40,
         aliases=("solver", "perfect"),
+    )
+    # Network players need a model directory (model=DIR); ranked below the built-ins so that
+    # "the strongest available player" never names one without a model.
+    register_player(
+        "policy",
+        network.PolicyPlayer,
+        "policy network's move (argmax, or sampled with temperature); needs model=DIR",
+        strength=-1,
+        aliases=("network",),
+    )
+    register_player(
+        "value",
+        network.ValuePlayer,
+        "one-ply search on a value network; needs model=DIR",
+        strength=-1,
     )

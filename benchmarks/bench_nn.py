@@ -1,0 +1,121 @@
+"""Speed of the networks on this CPU: training positions/s and inference positions/s.
+
+Training: one optimiser step (forward, masked policy cross-entropy + value MSE, backward, AdamW)
+on real WTHOR batches, one torch thread; data preparation (planes, symmetries) is measured on
+its own. Inference: ``NetworkEvaluator`` with the cache off, at batch 1 and 256 (planes,
+forward, legal masking). Every figure has a ratio to ``mlp-classic`` measured in the same run.
+Run ``python benchmarks/bench_nn.py --write docs/benchmarks.md`` (a few minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from bench_core import machine, write_section
+
+from othellolab.nn.config import model_config
+from othellolab.nn.inference import NetworkEvaluator
+from othellolab.nn.models import build_model, count_parameters
+from othellolab.training.data import ArraySource, positions_from_wthor
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wthor" / "WTH_2004.wtb"
+MODELS = ("mlp-classic", "resnet-b4c32", "resnet-b6c64", "cnn-13x128")
+
+
+def train_rate(name: str, batches: list[dict[str, np.ndarray]], budget: float) -> float:
+    """Positions per second of full training steps, run for about ``budget`` seconds."""
+    torch.manual_seed(0)
+    model = build_model(model_config(name)).train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+
+    def step(b: dict[str, np.ndarray]) -> None:
+        x, legal = torch.from_numpy(b["planes"]), torch.from_numpy(b["legal"])
+        out = model(x)
+        logp = F.log_softmax(out[0].masked_fill(~legal, -1e9), dim=1)
+        loss = -(torch.from_numpy(b["policy"]) * logp).sum(1).mean()
+        loss = loss + F.mse_loss(out[1], torch.from_numpy(b["value"]))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    step(batches[0])
+    n, t0 = 0, time.perf_counter()
+    for b in batches[1:]:
+        step(b)
+        n += len(b["value"])
+        if time.perf_counter() - t0 > budget:
+            break
+    return n / (time.perf_counter() - t0)
+
+
+def infer_rate(name: str, p: np.ndarray, o: np.ndarray, batch: int, budget: float) -> float:
+    """Positions per second through ``NetworkEvaluator.evaluate`` at a given batch size."""
+    torch.manual_seed(0)
+    ev = NetworkEvaluator(build_model(model_config(name)), cache_size=0)
+    ev.evaluate(p[:batch], o[:batch], 8)
+    n, t0, i = 0, time.perf_counter(), 0
+    while time.perf_counter() - t0 < budget:
+        s = (i * batch) % (len(p) - batch)
+        ev.evaluate(p[s : s + batch], o[s : s + batch], 8)
+        n += batch
+        i += 1
+    return n / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--write", type=Path, help="write the figures to this markdown file")
+    parser.add_argument("--budget", type=float, default=4.0, help="seconds per measurement")
+    parser.add_argument("--batch", type=int, default=128, help="training batch size")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+
+    arrays = positions_from_wthor([DATA], max_games=300)
+    src = ArraySource(arrays)
+    rng = np.random.default_rng(0)
+    list(src.batches(args.batch, rng, augment=True))
+    t0 = time.perf_counter()
+    batches = list(src.batches(args.batch, np.random.default_rng(1), augment=True))
+    data_rate = len(src) / (time.perf_counter() - t0)
+
+    rows = []
+    base_train = base_1 = base_256 = 0.0
+    for name in MODELS:
+        tr = train_rate(name, batches, args.budget)
+        i1 = infer_rate(name, arrays.player, arrays.opponent, 1, args.budget / 2)
+        i256 = infer_rate(name, arrays.player, arrays.opponent, 256, args.budget / 2)
+        if name == "mlp-classic":
+            base_train, base_1, base_256 = tr, i1, i256
+        params = count_parameters(build_model(model_config(name)))
+        rows.append((name, params, tr, tr / base_train, i1, i1 / base_1, i256, i256 / base_256))
+        print(
+            f"{name:14s} {params:>9,d} params  train {tr:9.0f} pos/s  infer b1 {i1:7.0f}  b256 {i256:8.0f}"
+        )
+    print(f"data preparation (planes, legal masks, symmetries): {data_rate:,.0f} positions/s")
+
+    lines = [
+        "## Networks (`benchmarks/bench_nn.py`)\n",
+        f"{_dt.date.today()}, {machine()}, torch {torch.__version__}, 1 torch thread, "
+        f"training batch {args.batch}; the machine was shared, so read the ratios.\n",
+        "| model | parameters | train pos/s | vs MLP | infer b=1 pos/s | vs MLP | infer b=256 pos/s | vs MLP |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, params, tr, rtr, i1, r1, i256, r256 in rows:
+        lines.append(
+            f"| {name} | {params:,} | {tr:,.0f} | {rtr:.3f} | {i1:,.0f} | {r1:.2f} | {i256:,.0f} | {r256:.3f} |"
+        )
+    lines.append(
+        f"\nData preparation (planes, legal masks, symmetries): {data_rate:,.0f} positions/s.\n"
+    )
+    if args.write:
+        write_section(args.write, "nn", "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+"""Batched numpy-in, numpy-out evaluation of a network, with a small position cache.
+
+``NetworkEvaluator`` satisfies the players' ``Evaluator`` protocol (``has_priors`` and
+``evaluate(player, opponent, size) -> (priors, values)``), so network players and MCTS share
+it. Priors are the network's softmax restricted to the legal actions: zero on illegal actions,
+summing to 1 over the legal ones, the pass action alone when the side to move must pass, all
+zeros when the game is over. Values are in [-1, 1] for the side to move; a finished game gets
+its exact result instead of the network's guess.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from othellolab.core import Board
+from othellolab.core import kernels as _k
+from othellolab.nn.config import ModelConfig
+from othellolab.nn.io import load_model
+from othellolab.nn.models import PolicyValueNet
+from othellolab.nn.planes import encode_planes, legal_action_masks
+
+__all__ = ["Evaluation", "NetworkEvaluator", "masked_softmax"]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Outputs for ``N`` positions: ``priors (N, A)``, ``values (N,)`` and, for models with a
+    score head, ``scores (N,)`` (final disc difference / ``size*size``), side to move's view."""
+
+    priors: np.ndarray
+    values: np.ndarray
+    scores: np.ndarray | None = None
+
+
+def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Softmax of each row over its ``mask``ed entries; rows with no legal entry are zeros."""
+    z = np.where(mask, logits.astype(np.float64), -np.inf)
+    top = z.max(axis=1, keepdims=True)
+    top[~np.isfinite(top)] = 0.0
+    e = np.exp(z - top)
+    total = e.sum(axis=1, keepdims=True)
+    total[total == 0] = 1.0
+    return (e / total).astype(np.float32)
+
+
+def _as_bitboards(x: np.ndarray | Sequence[int]) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(x, dtype=np.uint64).reshape(-1))
+
+
+class NetworkEvaluator:
+    """Evaluate positions with a policy/value network, in batches of at most ``max_batch``,
+    remembering the last ``cache_size`` positions (0 turns the cache off)."""
+
+    has_priors = True
+
+    def __init__(
+        self,
+        model: PolicyValueNet,
+        *,
+        device: str = "cpu",
+        cache_size: int = 65536,
+        max_batch: int = 1024,
+    ) -> None:
+        if cache_size < 0 or max_batch < 1:
+            raise ValueError("NetworkEvaluator: cache_size must be >= 0 and max_batch >= 1")
+        self.model = model.to(device).eval()
+        self.device = torch.device(device)
+        self.cache_size = int(cache_size)
+        self.max_batch = int(max_batch)
+        self._cache: OrderedDict[tuple[int, int], tuple[np.ndarray, float, float]] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    @classmethod
+    def from_dir(
+        cls, directory: str | Path, *, device: str = "cpu", **options: int
+    ) -> NetworkEvaluator:
+        """An evaluator for the model saved in ``directory`` (see ``nn.io``)."""
+        model, _ = load_model(directory, device=device)
+        return cls(model, device=device, **options)
+
+    @property
+    def config(self) -> ModelConfig:
+        """The model's config (board size, planes)."""
+        return self.model.config
+
+    def clear_cache(self) -> None:
+        """Forget every cached position."""
+        self._cache.clear()
+
+    def evaluate(
+        self, player: np.ndarray, opponent: np.ndarray, size: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(priors (N, size*size+1) float32, values (N,) float32)`` for ``N`` positions."""
+        ev = self.evaluate_full(player, opponent, size)
+        return ev.priors, ev.values
+
+    def evaluate_boards(self, boards: Sequence[Board]) -> Evaluation:
+        """``evaluate_full`` of a list of boards (all of the model's size)."""
+        if not boards:
+            n = self.config.policy_size
+            return Evaluation(np.zeros((0, n), np.float32), np.zeros(0, np.float32))
+        p = np.array([b.player for b in boards], dtype=np.uint64)
+        o = np.array([b.opponent for b in boards], dtype=np.uint64)
+        return self.evaluate_full(p, o, boards[0].size)
+
+    def evaluate_full(self, player: np.ndarray, opponent: np.ndarray, size: int) -> Evaluation:
+        """Priors, values and (with a score head) scores of ``N`` positions."""
+        cfg = self.config
+        if size != cfg.size:
+            raise ValueError(
+                f"NetworkEvaluator: the model plays {cfg.size}x{cfg.size}, not {size}x{size}"
+            )
+        p, o = _as_bitboards(player), _as_bitboards(opponent)
+        if p.shape != o.shape:
+            raise ValueError(f"NetworkEvaluator: player {p.shape} and opponent {o.shape} differ")
+        n = p.shape[0]
+        priors = np.empty((n, cfg.policy_size), dtype=np.float32)
+        values = np.empty(n, dtype=np.float32)
+        scores = np.empty(n, dtype=np.float32)
+        todo = np.arange(n)
+        if self.cache_size:
+            missing = []
+            for i in range(n):
+                hit = self._cache.get((int(p[i]), int(o[i])))
+                if hit is None:
+                    missing.append(i)
+                else:
+                    self._cache.move_to_end((int(p[i]), int(o[i])))
+                    priors[i], values[i], scores[i] = hit
+            self.hits += n - len(missing)
+            todo = np.asarray(missing, dtype=np.int64)
+        self.misses += len(todo)
+        if len(todo):
+            pr, va, sc = self._run(p[todo], o[todo], size)
+            priors[todo], values[todo], scores[todo] = pr, va, sc
+            if self.cache_size:
+                for j, i in enumerate(todo):
+                    self._cache[(int(p[i]), int(o[i]))] = (pr[j], float(va[j]), float(sc[j]))
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        return Evaluation(priors, values, scores if cfg.score_head else None)
+
+    def _run(self, p: np.ndarray, o: np.ndarray, size: int) -> tuple[np.ndarray, ...]:
+        cfg = self.config
+        logits = np.empty((p.shape[0], cfg.policy_size), dtype=np.float32)
+        values = np.empty(p.shape[0], dtype=np.float32)
+        scores = np.zeros(p.shape[0], dtype=np.float32)
+        with torch.inference_mode():
+            for s in range(0, p.shape[0], self.max_batch):
+                x = torch.from_numpy(
+                    encode_planes(
+                        p[s : s + self.max_batch], o[s : s + self.max_batch], cfg.planes, size
+                    )
+                )
+                out = self.model(x.to(self.device))
+                k = x.shape[0]
+                logits[s : s + k] = out[0].float().cpu().numpy()
+                values[s : s + k] = out[1].float().cpu().numpy()
+                if len(out) > 2:
+                    scores[s : s + k] = out[2].float().cpu().numpy()
+        mask = legal_action_masks(p, o, size)
+        priors = masked_softmax(logits, mask)
+        over = ~mask.any(axis=1)
+        if over.any():
+            final = _k.final_score_batch(p[over], o[over], size)
+            values[over] = np.sign(final).astype(np.float32)
+            scores[over] = (final / (size * size)).astype(np.float32)
+        return priors, values, scores
+
+    def __repr__(self) -> str:
+        name = self.config.name or self.config.family
+        return f"NetworkEvaluator({name!r}, size={self.config.size}, cache_size={self.cache_size})"

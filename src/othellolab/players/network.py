@@ -1,0 +1,128 @@
+"""Players driven by a trained network directory: ``policy`` (the policy head) and ``value``
+(one ply of search on the value head).
+
+torch loads only when such a player is built, never when this module is imported.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from othellolab.core import Board, Limit, PlayResult, Score
+from othellolab.core import kernels as _k
+from othellolab.players.base import Player, uniform_policy
+
+if TYPE_CHECKING:
+    from othellolab.nn.inference import NetworkEvaluator
+
+__all__ = ["PolicyPlayer", "ValuePlayer"]
+
+
+def _evaluator(model: str | Path | None, device: str, cache_size: int) -> NetworkEvaluator:
+    if model is None or str(model) == "":
+        raise ValueError(
+            "network player: give model=DIR, a directory with model.safetensors and config.json"
+        )
+    from othellolab.nn.inference import NetworkEvaluator
+
+    return NetworkEvaluator.from_dir(model, device=device, cache_size=cache_size)
+
+
+def _score(ev_value: float, ev_score: float | None, size: int) -> Score:
+    """A ``Score`` for the side to move: the score head's disc difference when the model has
+    one, else the value scaled to the disc range (a heuristic); ``win_prob`` from the value."""
+    scale = size * size
+    value = ev_score * scale if ev_score is not None else ev_value * scale
+    return Score(float(value), False, float(min(1.0, max(0.0, (ev_value + 1) / 2))))
+
+
+class PolicyPlayer(Player):
+    """Plays the policy head's choice among the legal moves: the most probable one
+    (``temperature=0``), or one drawn from the policy sharpened or flattened by ``temperature``.
+
+    Illegal moves are masked out before choosing; the reported policy is the network's
+    distribution over the legal actions.
+    """
+
+    name = "policy"
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        device: str = "cpu",
+        cache_size: int = 4096,
+    ) -> None:
+        if temperature < 0:
+            raise ValueError(f"policy player: temperature must be >= 0, got {temperature}")
+        self.evaluator = _evaluator(model, device, cache_size)
+        self.model = str(model)
+        self.temperature = float(temperature)
+        self.rng = np.random.default_rng(seed)
+
+    def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
+        actions = board.legal_actions()
+        if not actions:
+            raise ValueError(f"no legal move: the game is over\n{board}")
+        ev = self.evaluator.evaluate_boards([board])
+        priors = ev.priors[0]
+        legal = np.asarray(actions)
+        if len(actions) == 1:
+            move = actions[0]
+        elif self.temperature == 0:
+            move = int(legal[np.argmax(priors[legal])])
+        else:
+            logp = np.log(np.maximum(priors[legal].astype(np.float64), 1e-30)) / self.temperature
+            w = np.exp(logp - logp.max())
+            move = int(self.rng.choice(legal, p=w / w.sum()))
+        score = _score(
+            float(ev.values[0]), None if ev.scores is None else float(ev.scores[0]), board.size
+        )
+        return PlayResult(move, policy=priors, score=score, info={"prior": float(priors[move])})
+
+
+class ValuePlayer(Player):
+    """Plays the move whose resulting position the value head likes least for the opponent
+    (one ply of search; finished games count at their exact result). Ties go to a seeded
+    random choice."""
+
+    name = "value"
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        seed: int | None = None,
+        device: str = "cpu",
+        cache_size: int = 4096,
+    ) -> None:
+        self.evaluator = _evaluator(model, device, cache_size)
+        self.model = str(model)
+        self.rng = np.random.default_rng(seed)
+
+    def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
+        actions = board.legal_actions()
+        if not actions:
+            raise ValueError(f"no legal move: the game is over\n{board}")
+        size = board.size
+        p = np.full(len(actions), board.player, dtype=np.uint64)
+        o = np.full(len(actions), board.opponent, dtype=np.uint64)
+        cp, co = _k.play_batch(p, o, np.asarray(actions, dtype=np.int64), size)
+        ev = self.evaluator.evaluate_full(cp, co, size)
+        mine = -ev.values.astype(np.float64)
+        best = mine.max()
+        tied = [a for a, v in zip(actions, mine, strict=True) if v >= best - 1e-6]
+        move = tied[int(self.rng.integers(len(tied)))]
+        i = actions.index(move)
+        sc = None if ev.scores is None else -float(ev.scores[i])
+        return PlayResult(
+            move,
+            policy=uniform_policy(board, tied),
+            score=_score(float(mine[i]), sc, size),
+            info={"values": dict(zip(actions, mine.round(4).tolist(), strict=True))},
+        )

@@ -1,0 +1,1 @@
+"""Training stages: supervised learning from game records (self-play comes later)."""

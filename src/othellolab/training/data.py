@@ -1,0 +1,283 @@
+"""In-memory position data for the trainer: arrays of bitboards, a WTHOR builder, and
+``ArraySource``, a "position batch source" with symmetry augmentation.
+
+A position batch source is any object with ``__len__`` and ``batches(batch_size, rng, *,
+augment) -> Iterator[dict[str, np.ndarray]]`` yielding ``planes`` float32 ``(B, C, N, N)``,
+``policy`` float32 ``(B, N*N+1)`` (one-hot of the played move, pass last), ``value`` float32
+``(B,)`` (outcome for the side to move in {-1, 0, 1}), ``score`` float32 ``(B,)`` (final disc
+difference / N*N, same point of view) and ``legal`` bool ``(B, N*N+1)``. The trainer needs
+nothing else, so the datasets module's shards can replace this one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from othellolab.core import BLACK, Board, IllegalMoveError, square_name
+from othellolab.core import kernels as _k
+from othellolab.nn.planes import encode_planes, legal_action_masks
+from othellolab.records.wthor import read_wtb
+
+__all__ = [
+    "ArraySource",
+    "PositionArrays",
+    "parse_years",
+    "positions_from_wthor",
+    "split_by_game",
+    "wthor_paths",
+]
+
+
+@dataclass(frozen=True)
+class PositionArrays:
+    """Positions with the move played and the game's result, one row each.
+
+    ``player``/``opponent`` are uint64 bitboards of the side to move and its opponent,
+    ``move`` the action played (``size*size`` = pass), ``outcome`` the game's result for the
+    side to move (+1, 0, -1), ``score`` its final disc difference / ``size*size``, ``game`` a
+    game number (rows of one game share it, so splits can keep games whole).
+    """
+
+    player: np.ndarray
+    opponent: np.ndarray
+    move: np.ndarray
+    outcome: np.ndarray
+    score: np.ndarray | None = None
+    game: np.ndarray | None = None
+    size: int = 8
+    sources: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        n = len(self.player)
+        object.__setattr__(self, "player", np.ascontiguousarray(self.player, dtype=np.uint64))
+        object.__setattr__(self, "opponent", np.ascontiguousarray(self.opponent, dtype=np.uint64))
+        object.__setattr__(self, "move", np.ascontiguousarray(self.move, dtype=np.int64))
+        object.__setattr__(self, "outcome", np.ascontiguousarray(self.outcome, dtype=np.float32))
+        if self.score is not None:
+            object.__setattr__(self, "score", np.ascontiguousarray(self.score, dtype=np.float32))
+        if self.game is not None:
+            object.__setattr__(self, "game", np.ascontiguousarray(self.game, dtype=np.int64))
+        for name in ("opponent", "move", "outcome", "score", "game"):
+            a = getattr(self, name)
+            if a is not None and len(a) != n:
+                raise ValueError(f"PositionArrays: {name} has {len(a)} rows, player has {n}")
+        if n and (self.move.min() < 0 or self.move.max() > self.size * self.size):
+            raise ValueError(f"PositionArrays: moves outside 0..{self.size * self.size}")
+
+    def __len__(self) -> int:
+        return len(self.player)
+
+    def take(self, index: np.ndarray) -> PositionArrays:
+        """The rows at ``index``."""
+        return PositionArrays(
+            self.player[index],
+            self.opponent[index],
+            self.move[index],
+            self.outcome[index],
+            None if self.score is None else self.score[index],
+            None if self.game is None else self.game[index],
+            self.size,
+            self.sources,
+        )
+
+
+def parse_years(text: str | int | Sequence[int | str]) -> list[int]:
+    """Years from ``"2001-2014,2016"``, ``2015`` or a list of such items, in order, no repeats."""
+    items: Sequence[int | str] = [text] if isinstance(text, str | int) else text
+    years: list[int] = []
+    for item in items:
+        for part in str(item).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            lo, dash, hi = part.partition("-")
+            try:
+                a, b = int(lo), int(hi) if dash else int(lo)
+            except ValueError:
+                raise ValueError(
+                    f"years: {part!r} is not a year or a range like 2001-2014"
+                ) from None
+            if b < a:
+                raise ValueError(f"years: range {part!r} runs backwards")
+            years += [y for y in range(a, b + 1) if y not in years]
+    return years
+
+
+def wthor_paths(wthor_dir: str | Path, years: Iterable[int]) -> list[Path]:
+    """The ``WTH_<year>.wtb`` files of ``years`` in ``wthor_dir``; a missing year is an error."""
+    d = Path(wthor_dir)
+    out = []
+    for y in years:
+        path = d / f"WTH_{y}.wtb"
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no WTHOR file for year {y} in {d}")
+        out.append(path)
+    return out
+
+
+def positions_from_wthor(
+    paths: Iterable[str | Path],
+    *,
+    max_games: int | None = None,
+    include_passes: bool = False,
+    first_game: int = 0,
+) -> PositionArrays:
+    """Replay WTHOR games into positions (8x8), with each game's result.
+
+    The result is the replayed final score when the game reaches its end, else the stored
+    final disc count (a few games were adjudicated early). Forced passes carry no choice and
+    are left out unless ``include_passes``. An illegal move raises ``IllegalMoveError`` naming
+    the file, the game and the move.
+    """
+    player: list[int] = []
+    opponent: list[int] = []
+    move: list[int] = []
+    sign: list[int] = []
+    game_of: list[int] = []
+    results: list[int] = []
+    sources: list[str] = []
+    g = first_game
+    for path in paths:
+        sources.append(str(path))
+        for number, wg in enumerate(read_wtb(path), 1):
+            if max_games is not None and g - first_game >= max_games:
+                break
+            board = Board()
+            for m, sq in enumerate(wg.moves, 1):
+                if board.must_pass():
+                    if include_passes:
+                        player.append(board.player)
+                        opponent.append(board.opponent)
+                        move.append(64)
+                        sign.append(1 if board.turn == BLACK else -1)
+                        game_of.append(g)
+                    board = board.play_pass()
+                player.append(board.player)
+                opponent.append(board.opponent)
+                move.append(sq)
+                sign.append(1 if board.turn == BLACK else -1)
+                game_of.append(g)
+                try:
+                    board = board.play(sq)
+                except IllegalMoveError as e:
+                    raise IllegalMoveError(
+                        f"{path}: game {number}, move {m} ({square_name(sq)}): {e}"
+                    ) from None
+            outcome = board.outcome()
+            black_score = outcome.score(BLACK) if outcome is not None else 2 * wg.black_discs - 64
+            results.append(black_score)
+            g += 1
+        if max_games is not None and g - first_game >= max_games:
+            break
+    s = np.asarray(sign, dtype=np.int64)
+    games = np.asarray(game_of, dtype=np.int64)
+    black = np.asarray(results, dtype=np.int64)[games - first_game] if len(games) else games
+    final = s * black
+    return PositionArrays(
+        np.asarray(player, dtype=np.uint64),
+        np.asarray(opponent, dtype=np.uint64),
+        np.asarray(move, dtype=np.int64),
+        np.sign(final).astype(np.float32),
+        (final / 64.0).astype(np.float32),
+        games,
+        8,
+        tuple(sources),
+    )
+
+
+def split_by_game(
+    arrays: PositionArrays, val_fraction: float, rng: np.random.Generator
+) -> tuple[PositionArrays, PositionArrays]:
+    """Split into (train, validation), whole games on each side, ``val_fraction`` of games."""
+    if not 0.0 < val_fraction < 1.0:
+        raise ValueError(f"split_by_game: val_fraction must be in (0, 1), got {val_fraction}")
+    if arrays.game is None:
+        raise ValueError("split_by_game: the arrays have no game numbers")
+    games = np.unique(arrays.game)
+    n_val = max(1, round(len(games) * val_fraction))
+    val_games = rng.choice(games, size=n_val, replace=False)
+    is_val = np.isin(arrays.game, val_games)
+    return arrays.take(np.flatnonzero(~is_val)), arrays.take(np.flatnonzero(is_val))
+
+
+def _move_table(size: int) -> np.ndarray:
+    """``table[k, a]``: action ``a`` under symmetry ``k`` (pass maps to itself)."""
+    n = size * size + 1
+    return np.array(
+        [[_k.transform_square(a, k, size) for a in range(n)] for k in range(8)], dtype=np.int64
+    )
+
+
+class ArraySource:
+    """A position batch source over ``PositionArrays``; planes named as in a model config.
+
+    With ``augment``, each position is drawn under one of the 8 symmetries chosen at random
+    (the board, the move and so the policy target transform together).
+    """
+
+    def __init__(
+        self, arrays: PositionArrays, *, planes: Sequence[str] = ("player", "opponent")
+    ) -> None:
+        self.arrays = arrays
+        self.planes = tuple(planes)
+        self.size = arrays.size
+        self._table = _move_table(arrays.size)
+
+    def __len__(self) -> int:
+        return len(self.arrays)
+
+    def batches(
+        self,
+        batch_size: int,
+        rng: np.random.Generator,
+        *,
+        augment: bool,
+        shuffle: bool = True,
+        drop_last: bool = False,
+    ) -> Iterator[dict[str, np.ndarray]]:
+        """Batches in a random order (or in order, ``shuffle=False``); all random draws happen
+        up front, so a given ``rng`` state always yields the same batches."""
+        if batch_size < 1:
+            raise ValueError(f"batches: batch_size must be positive, got {batch_size}")
+        a = self.arrays
+        n = len(a)
+        order = rng.permutation(n) if shuffle else np.arange(n)
+        syms = rng.integers(0, 8, size=n) if augment else None
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            if drop_last and len(idx) < batch_size:
+                break
+            ks = None if syms is None else syms[start : start + batch_size]
+            yield self.batch(idx, ks)
+
+    def batch(
+        self, index: np.ndarray, symmetries: np.ndarray | None = None
+    ) -> dict[str, np.ndarray]:
+        """The training arrays of the rows ``index``, each under its symmetry if given."""
+        a = self.arrays
+        size = self.size
+        p, o, mv = a.player[index], a.opponent[index], a.move[index]
+        if symmetries is not None:
+            p, o, mv = p.copy(), o.copy(), mv.copy()
+            for k in np.unique(symmetries):
+                if k == 0:
+                    continue
+                sel = symmetries == k
+                p[sel] = _k.transform_batch(np.ascontiguousarray(p[sel]), int(k), size)
+                o[sel] = _k.transform_batch(np.ascontiguousarray(o[sel]), int(k), size)
+                mv[sel] = self._table[k, mv[sel]]
+        policy = np.zeros((len(index), size * size + 1), dtype=np.float32)
+        policy[np.arange(len(index)), mv] = 1.0
+        out = {
+            "planes": encode_planes(p, o, self.planes, size),
+            "policy": policy,
+            "value": a.outcome[index],
+            "legal": legal_action_masks(p, o, size),
+        }
+        if a.score is not None:
+            out["score"] = a.score[index]
+        return out

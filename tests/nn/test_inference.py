@@ -1,0 +1,96 @@
+"""The batched evaluator: legal-masked priors, exact values at the end, cache, protocol."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
+
+from othellolab.core import Board  # noqa: E402
+from othellolab.nn.config import model_config  # noqa: E402
+from othellolab.nn.inference import NetworkEvaluator  # noqa: E402
+from othellolab.nn.models import build_model  # noqa: E402
+from othellolab.nn.planes import encode_planes  # noqa: E402
+from othellolab.testing import random_game  # noqa: E402
+
+
+def _evaluator(size: int = 6, **kw) -> NetworkEvaluator:
+    torch.manual_seed(3)
+    return NetworkEvaluator(
+        build_model(model_config("resnet-b1c8", size=size, score_head=True)), **kw
+    )
+
+
+def _games(size: int, n: int) -> list[Board]:
+    return [b for s in range(n) for b in random_game(size, seed=s)]
+
+
+def test_priors_are_the_softmax_over_legal_actions() -> None:
+    ev = _evaluator()
+    boards = _games(6, 4)
+    out = ev.evaluate_boards(boards)
+    p = np.array([b.player for b in boards], np.uint64)
+    o = np.array([b.opponent for b in boards], np.uint64)
+    with torch.inference_mode():
+        logits, values, _ = ev.model(
+            torch.from_numpy(encode_planes(p, o, ("player", "opponent"), 6))
+        )
+    for i, b in enumerate(boards):
+        legal = b.legal_actions()
+        pri = out.priors[i]
+        if not legal:
+            assert b.is_game_over() and not pri.any()
+            assert out.values[i] == np.sign(b.outcome().score(b.turn))
+            continue
+        assert pri.sum() == pytest.approx(1, abs=1e-5)
+        assert not np.delete(pri, legal).any()
+        want = torch.softmax(logits[i, legal], 0).numpy()
+        assert np.allclose(pri[legal], want, atol=1e-6)
+        assert out.values[i] == pytest.approx(float(values[i]), abs=1e-6)
+    assert any(b.must_pass() for b in boards)
+
+
+def test_forced_pass_gets_the_whole_prior() -> None:
+    ev = _evaluator()
+    passes = [b for b in _games(6, 6) if b.must_pass()]
+    assert passes
+    priors, _ = ev.evaluate(
+        np.array([b.player for b in passes], np.uint64),
+        np.array([b.opponent for b in passes], np.uint64),
+        6,
+    )
+    assert np.all(priors[:, -1] == 1) and not priors[:, :-1].any()
+
+
+def test_cache_gives_the_same_answers() -> None:
+    ev = _evaluator(cache_size=8)
+    boards = _games(6, 1)[:20]
+    first = ev.evaluate_boards(boards)
+    again = ev.evaluate_boards(boards[-5:])
+    assert ev.hits == 5 and ev.misses == 20
+    assert np.array_equal(again.priors, first.priors[-5:]) and np.array_equal(
+        again.values, first.values[-5:]
+    )
+    uncached = _evaluator(cache_size=0).evaluate_boards(boards)
+    assert np.allclose(uncached.priors, first.priors) and np.allclose(uncached.values, first.values)
+
+
+def test_small_batches_equal_one_big_batch() -> None:
+    boards = _games(6, 2)
+    big = _evaluator(cache_size=0).evaluate_boards(boards)
+    small = _evaluator(cache_size=0, max_batch=3).evaluate_boards(boards)
+    assert np.allclose(big.priors, small.priors, atol=1e-6)
+
+
+def test_follows_the_evaluator_protocol_and_checks_the_size() -> None:
+    ev = _evaluator()
+    assert ev.has_priors is True
+    b = Board(size=6)
+    priors, values = ev.evaluate(
+        np.array([b.player], np.uint64), np.array([b.opponent], np.uint64), 6
+    )
+    assert priors.shape == (1, 37) and priors.dtype == np.float32
+    assert values.shape == (1,) and values.dtype == np.float32
+    with pytest.raises(ValueError, match="plays 6x6, not 8x8"):
+        ev.evaluate(np.array([1], np.uint64), np.array([2], np.uint64), 8)

@@ -1,0 +1,86 @@
+"""Network players: conformance on every board size, spec strings, lazy torch import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
+
+from othellolab.core import Board  # noqa: E402
+from othellolab.nn.config import model_config  # noqa: E402
+from othellolab.nn.io import save_model  # noqa: E402
+from othellolab.nn.models import build_model  # noqa: E402
+from othellolab.players import make_player  # noqa: E402
+from othellolab.testing import check_player, random_game  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def model_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    out = {}
+    for size in (8, 6, 4):
+        torch.manual_seed(size)
+        model = build_model(model_config("resnet-b1c8", size=size, score_head=size == 6))
+        out[size] = save_model(model.eval(), tmp_path_factory.mktemp(f"m{size}"))
+    return out
+
+
+@pytest.mark.parametrize("spec", ["policy", "policy:temperature=1.0,seed=2", "value:seed=1"])
+@pytest.mark.parametrize("size", [8, 6, 4])
+def test_check_player(model_dirs: dict[int, Path], spec: str, size: int) -> None:
+    sep = "," if ":" in spec else ":"
+    player = make_player(f"{spec}{sep}model={model_dirs[size]}")
+    check_player(player, sizes=(size,), games=2, seed=size)
+
+
+def test_argmax_policy_plays_the_most_probable_legal_move(model_dirs: dict[int, Path]) -> None:
+    player = make_player(f"policy:model={model_dirs[8]}")
+    board = Board().play("f5")
+    result = player.choose(board)
+    legal = board.legal_actions()
+    assert result.move == legal[int(np.argmax(result.policy[legal]))]
+    assert result.score is not None and 0 <= result.score.win_prob <= 1
+
+
+def test_sampling_spreads_over_legal_moves_only(model_dirs: dict[int, Path]) -> None:
+    player = make_player(f"policy:model={model_dirs[8]},temperature=5.0,seed=0")
+    board = Board().play("f5")
+    moves = {player.choose(board).move for _ in range(60)}
+    assert moves <= set(board.legal_actions()) and len(moves) >= 2
+
+
+def test_value_player_takes_a_move_that_wins_at_once(model_dirs: dict[int, Path]) -> None:
+    # Positions (from random 4x4 games) where some move ends the game with a win for the
+    # mover: that move is worth exactly +1, any unfinished position less, so it must be chosen.
+    player = make_player(f"value:model={model_dirs[4]}")
+    found = 0
+    for seed in range(150):
+        for board in random_game(4, seed=seed):
+            legal = board.legal_actions()
+            wins = [a for a in legal if board.play(a).is_game_over() and board.play(a).score() < 0]
+            if wins and any(not board.play(a).is_game_over() for a in legal):
+                assert player.choose(board).move in wins, board.obf()
+                found += 1
+    assert found >= 3
+
+
+def test_a_model_is_required() -> None:
+    with pytest.raises(ValueError, match="give model=DIR"):
+        make_player("policy")
+    with pytest.raises(ValueError, match="not a model directory"):
+        make_player("value:model=/nonexistent/model")
+
+
+def test_importing_players_does_not_import_torch() -> None:
+    code = (
+        "import sys, othellolab, othellolab.players, othellolab.players.network, othellolab.nn\n"
+        "from othellolab.players import available_players\n"
+        "names = [e.name for e in available_players()]\n"
+        "assert 'policy' in names and 'value' in names, names\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

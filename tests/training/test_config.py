@@ -1,0 +1,56 @@
+"""Run configs: the example file loads, and mistakes are named by table and key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from othellolab.training.config import ConfigError, SupervisedConfig, load_config
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "configs" / "supervised-example.toml"
+
+
+def test_example_lists_every_default() -> None:
+    cfg = load_config(EXAMPLE)
+    assert cfg.name == "example" and cfg.model.name == "resnet-b4c32"
+    defaults = SupervisedConfig(name="example", model=cfg.model)
+    assert cfg == defaults  # every value in the example is the default
+    text = EXAMPLE.read_text()
+    for table, values in cfg.to_dict().items():
+        if isinstance(values, dict) and table != "model":
+            for key in values:
+                assert f"\n{key} = " in text, f"{table}.{key} missing from the example"
+    for key in cfg.to_dict()["model"]:
+        if key != "name":
+            assert f"# {key} = " in text, f"model.{key} missing from the example"
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        (
+            'name = "x"\nmodel = "mlp-classic"\n[train]\nbatchsize = 3\n',
+            r"\[train\]: unknown key\(s\) batchsize",
+        ),
+        ('name = "x"\nmodel = "mlp-classic"\n[optim]\noptimizer = "lion"\n', "optimizer='lion'"),
+        (
+            'name = "x"\nmodel = "mlp-classic"\n[train]\nepochs = "3"\n',
+            "epochs='3' should be a int",
+        ),
+        ('name = "x"\nmodel = "mlp-classic"\n[runtime]\ndevice = "tpu"\n', "device='tpu'"),
+        ('model = "mlp-classic"\n', "'name'"),
+        ('name = "x y"\nmodel = "mlp-classic"\n', "may hold only"),
+        ('name = "x"\n', r"\[model\] table is required"),
+        ('name = "x"\n[model]\npreset = "resnet-b2c8"\nwidth = 3\n', "unknown key"),
+        ('name = "x"\nmodel = "mlp-classic"\n[extra]\n', "unknown key"),
+        ('name = "x"\nmodel = "mlp-classic"\n[data]\nval_fraction = 0.0\n', "val_fraction"),
+        ('name = "x"\nmodel = [1\n', "invalid TOML"),
+    ],
+)
+def test_mistakes_are_named(tmp_path: Path, text: str, fragment: str) -> None:
+    path = tmp_path / "run.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=fragment) as info:
+        load_config(path)
+    assert str(path) in str(info.value)

@@ -1,0 +1,143 @@
+"""A tiny supervised run on real WTHOR positions: it learns, resumes exactly, and exports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers import shared_file
+
+torch = pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from othellolab.cli import app  # noqa: E402
+from othellolab.nn.io import load_model  # noqa: E402
+from othellolab.training.config import ConfigError, SupervisedConfig  # noqa: E402
+from othellolab.training.supervised import learning_rate, train_supervised  # noqa: E402
+
+
+def _config(tmp_path: Path, name: str, **tables) -> SupervisedConfig:
+    wthor = shared_file("wthor/WTH_2004.wtb").parent
+    data = {
+        "name": name,
+        "runs_dir": str(tmp_path / "runs"),
+        "seed": 3,
+        "model": {"preset": "resnet-b1c16"},
+        "data": {
+            "wthor_dir": str(wthor),
+            "train_years": "2004",
+            "max_games": 10,
+            "val_years": "2005",
+            "max_val_games": 10,
+        },
+        "optim": {"lr": 0.003},
+        "train": {"epochs": 4, "batch_size": 64, "log_every_steps": 5},
+    }
+    for table, values in tables.items():
+        data[table] = {**data.get(table, {}), **values}
+    return SupervisedConfig.from_dict(data)
+
+
+def _records(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+
+
+def test_tiny_run_learns_and_beats_a_uniform_policy(tmp_path: Path) -> None:
+    # 10 games of 2004 (~600 positions) to train, 10 games of 2005 held out
+    result = train_supervised(_config(tmp_path, "tiny"), progress=False)
+    records = _records(result.run_dir)
+    train = [r for r in records if r["kind"] == "train"]
+    val = [r for r in records if r["kind"] == "val"]
+    assert len(val) == 4 and result.epochs == 4
+    assert np.mean([r["policy_loss"] for r in train[-3:]]) < np.mean(
+        [r["policy_loss"] for r in train[:3]]
+    )
+    m = result.metrics
+    assert m["val_policy_ce"] < m["val_uniform_ce"] - 0.03, m
+    assert 0 < m["val_top1"] <= m["val_top3"] <= 1
+    # the run directory holds everything the docs promise
+    for rel in (
+        "config.json",
+        "train/state/state.json",
+        "train/state/model.safetensors",
+        "learning_curves.png",
+    ):
+        assert (result.run_dir / rel).exists(), rel
+    assert result.model_dir.name == f"tiny-s{result.samples}-d{train[-1]['samples'] // 4}"
+    _, info = load_model(result.model_dir)
+    assert info.training["run"] == "tiny" and info.config.name == "resnet-b1c16"
+    assert (result.run_dir / "learning_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+class _Killed(Exception):
+    pass
+
+
+def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
+    tables = {
+        "train": {"epochs": 2, "batch_size": 32, "checkpoint_every_steps": 4, "log_every_steps": 3},
+        "data": {"max_games": 5},
+    }
+    straight = train_supervised(_config(tmp_path, "a", **tables), progress=False)
+    per_epoch = straight.steps // 2
+    assert 8 <= per_epoch < 15 < straight.steps
+
+    def kill(step: int) -> None:
+        if step == 15:  # between checkpoints (12 and 16), in the second epoch
+            raise _Killed
+
+    cfg = _config(tmp_path, "b", **tables)
+    with pytest.raises(_Killed):
+        train_supervised(cfg, progress=False, on_step=kill)
+    state = json.loads((tmp_path / "runs/b/train/state/state.json").read_text())
+    assert state["step"] == max(12, per_epoch) and not state["done"]
+    resumed = train_supervised(cfg, progress=False)
+    assert resumed.metrics == straight.metrics
+    assert (resumed.steps, resumed.samples) == (straight.steps, straight.samples)
+    assert _records(resumed.run_dir) == _records(straight.run_dir)
+    a, _ = load_model(straight.model_dir)
+    b, _ = load_model(resumed.model_dir)
+    for (k, x), y in zip(a.state_dict().items(), b.state_dict().values(), strict=True):
+        assert torch.equal(x, y), k
+    # a finished run asked again does no more work
+    again = train_supervised(cfg, progress=False)
+    assert again.steps == straight.steps and again.metrics == straight.metrics
+
+
+def test_resume_refuses_a_changed_config(tmp_path: Path) -> None:
+    tables = {"train": {"epochs": 1}, "data": {"max_games": 3, "max_val_games": 3}}
+    train_supervised(_config(tmp_path, "c", **tables), progress=False)
+    with pytest.raises(ConfigError, match=r"different config \(optim\.lr differ\)"):
+        train_supervised(_config(tmp_path, "c", optim={"lr": 0.01}, **tables), progress=False)
+
+
+def test_learning_rate_schedules(tmp_path: Path) -> None:
+    cos = _config(tmp_path, "s", schedule={"warmup_steps": 10}, train={"epochs": 2})
+    assert learning_rate(cos, 0, 55) == pytest.approx(0.0003)
+    assert learning_rate(cos, 9, 55) == pytest.approx(0.003)
+    assert learning_rate(cos, 10 + 50, 55) == pytest.approx(0.0015)  # half-way down the cosine
+    step = _config(tmp_path, "s", schedule={"kind": "step", "gamma": 0.1, "step_epochs": 1})
+    assert learning_rate(step, 54, 55) == pytest.approx(0.003)
+    assert learning_rate(step, 55, 55) == pytest.approx(0.0003)
+
+
+def test_cli_trains_from_a_toml_file(tmp_path: Path) -> None:
+    wthor = shared_file("wthor/WTH_2004.wtb").parent
+    path = tmp_path / "run.toml"
+    path.write_text(
+        f'name = "cli"\nruns_dir = "{tmp_path / "runs"}"\nmodel = "mlp-classic"\n'
+        f'[data]\nwthor_dir = "{wthor}"\ntrain_years = "2004"\nmax_games = 3\nval_fraction = 0.34\n'
+        "[train]\nepochs = 1\nbatch_size = 32\n"
+    )
+    result = CliRunner().invoke(app, ["train", "supervised", "--config", str(path), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "val top-1" in result.output and "model: " in result.output
+    assert (tmp_path / "runs/cli/run.toml").read_text() == path.read_text()
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "cli"\nmodel = "mlp-classic"\n[train]\nepoch = 1\n')
+    result = CliRunner().invoke(app, ["train", "supervised", "--config", str(bad)])
+    assert result.exit_code != 0 and "epoch" in result.output
