@@ -87,7 +87,7 @@ def test_players_lists_the_registry_with_options(client: TestClient) -> None:
     greedy = data["players"][names.index("greedy")]
     assert greedy["options"] == {"seed": None}
     assert data["default_opponent"] == "greedy:seed=1"
-    assert data["formats"] == ["transcript"]
+    assert data["formats"] == ["auto", "transcript", "ggf"]
 
 
 @pytest.mark.parametrize(
@@ -372,3 +372,23 @@ def test_the_page_and_its_assets_are_served(client: TestClient) -> None:
         assert client.get(asset).status_code == 200
     # No CDN: everything the page loads comes from this server.
     assert "http" not in page.text
+
+
+def test_load_ggf_games_with_their_own_size_and_start_board(client: TestClient) -> None:
+    """The 4x4 game and the random-start 8x8 game of nboard_test2.ggf (NBoard's test file)."""
+    from othellolab.records.ggf import read_ggf
+
+    games = list(read_ggf(shared_file("ggf/nboard_test2.ggf")))
+    blocks = shared_file("ggf/nboard_test2.ggf").read_text().split(";)")
+    for game, block in zip(games[:2], blocks[:2], strict=True):
+        state = new_game(client, record=block.strip() + ";)", human="both")
+        assert state["ply"] == len(game.moves)
+        final = game.final_board()
+        assert state["size"] == final.size
+        assert (state["black_discs"], state["white_discs"]) == (
+            final.disc_count(0),
+            final.disc_count(1),
+        )
+        assert state["game_over"] == final.is_game_over()
+        assert len(state["moves"]) == len(game.moves)
+    expect_error(client.post("/api/games", json={"record": "(;GM[Othello]BO[8 junk];)"}), 422, "ggf")

@@ -40,7 +40,7 @@ from othellolab.ui.web.models import (
 )
 
 STATIC = Path(__file__).resolve().parent / "static"
-RECORD_FORMATS = ["transcript"]
+RECORD_FORMATS = ["auto", "transcript", "ggf"]
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (404, 409, 413, 422, 500, 503)

@@ -32,6 +32,7 @@ from othellolab.core import (
     square_name,
 )
 from othellolab.players import Player, make_player
+from othellolab.records.ggf import parse_ggf
 from othellolab.ui.web.models import Evaluation, GameState, NewGame, Result
 
 ThinkKind = Literal["ai", "hint"]
@@ -424,11 +425,20 @@ class GameStore:
         start = Board(size=request.size)
         actions: list[int] = []
         if request.record is not None:
+            fmt = request.record_format
+            if fmt == "auto":
+                fmt = "ggf" if "(;" in request.record else "transcript"
             try:
-                actions = parse_transcript(request.record, size=request.size)
-            except (InvalidMoveError, IllegalMoveError) as e:
+                if fmt == "ggf":
+                    game = next(parse_ggf(request.record, source="record"), None)
+                    if game is None:
+                        raise ValueError("no GGF game '(;...;)' found")
+                    start, actions = game.start, list(game.moves)
+                else:
+                    actions = parse_transcript(request.record, size=request.size)
+            except ValueError as e:
                 player.close()
-                raise Unprocessable(f"record ({request.record_format}): {e}") from None
+                raise Unprocessable(f"record ({fmt}): {e}") from None
         elif request.ply is not None:
             player.close()
             raise Unprocessable("ply is only meaningful with a record to load")

@@ -33,9 +33,12 @@ class NewGame(_Request):
     record: str | None = Field(
         None,
         max_length=20_000,
-        description="a game to load: a transcript such as 'f5d6c3d3c4' (passes optional)",
+        description="a game to load: a transcript such as 'f5d6c3d3c4' (passes optional) or a "
+        "GGF game '(;GM[Othello]...;)'",
     )
-    record_format: Literal["transcript"] = "transcript"
+    record_format: Literal["auto", "transcript", "ggf"] = Field(
+        "auto", description="'auto' reads GGF when the record contains '(;', else a transcript"
+    )
     ply: int | None = Field(
         None, ge=0, description="with a record: the ply to show first (default: its end)"
     )
