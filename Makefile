@@ -40,14 +40,14 @@ chromium:
 
 ## test: lint, then the whole suite (README doctest included)
 test: setup chromium
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks examples
 	$(PY) -m pytest -q
 
 test-fast: setup
 	$(PY) -m pytest -q -m "not slow"
 
 lint: setup
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks examples
 	$(VENV)/bin/ruff format --check src tests benchmarks
 
 format: setup
