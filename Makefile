@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup chromium play play-terminal test test-fast lint format bench clean
+.PHONY: setup chromium play play-terminal test test-fast lint format bench bench-core clean
 
 AOT_STAMP := src/othellolab/core/.aot-built
 
@@ -55,9 +55,19 @@ format: setup
 	$(VENV)/bin/ruff check --fix src tests benchmarks
 
 ## bench: speed figures, written to docs/benchmarks.md
+## bench: every speed benchmark (about 15 minutes); bench-core: the rules alone
 bench: setup
 	$(PY) benchmarks/bench_core.py --write docs/benchmarks.md
+	$(PY) benchmarks/bench_records.py --write docs/benchmarks.md
+	$(PY) benchmarks/bench_datasets.py --write docs/benchmarks.md
 	$(PY) benchmarks/bench_mcts.py --write docs/benchmarks.md
+	$(PY) benchmarks/bench_search.py --ffo 40-44 --write docs/benchmarks.md
+	$(PY) benchmarks/bench_envs.py --write docs/benchmarks.md
+	$(PY) benchmarks/bench_nn.py --write docs/benchmarks.md
+	$(PY) benchmarks/bench_web.py --write docs/benchmarks.md
+
+bench-core: setup
+	$(PY) benchmarks/bench_core.py --write docs/benchmarks.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
