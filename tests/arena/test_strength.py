@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from helpers import shared_file
-
 from othellolab.arena import play_match, read_openings
 from othellolab.players import make_player
+
+from helpers import shared_file
 
 
 def test_alphabeta_depth4_beats_monte_carlo() -> None:
