@@ -391,4 +391,6 @@ def test_load_ggf_games_with_their_own_size_and_start_board(client: TestClient) 
         )
         assert state["game_over"] == final.is_game_over()
         assert len(state["moves"]) == len(game.moves)
-    expect_error(client.post("/api/games", json={"record": "(;GM[Othello]BO[8 junk];)"}), 422, "ggf")
+    expect_error(
+        client.post("/api/games", json={"record": "(;GM[Othello]BO[8 junk];)"}), 422, "ggf"
+    )
