@@ -197,3 +197,11 @@ def test_ascii_shows_discs_and_legal_moves() -> None:
     text = str(Board())
     assert text.splitlines()[4] == "4 . . * O X . . ."
     assert "black to move" in text
+
+
+def test_diagram_marks_last_move_and_status() -> None:
+    board = Board().play("f5")
+    text = board.diagram(last=37)
+    assert text.splitlines()[5] == " 5 .  .  .  X  X [X] .  . "
+    assert text.splitlines()[-1] == "   black (X) 4  white (O) 1  white to move"
+    assert "*" not in board.diagram(legal=False)

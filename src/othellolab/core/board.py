@@ -408,6 +408,34 @@ class Board:
     def __str__(self) -> str:
         return self.ascii()
 
+    def diagram(self, *, last: int | None = None, legal: bool = True) -> str:
+        """A roomier text board for terminals and ``ansi`` renderers: ``X`` black, ``O`` white,
+        ``*`` legal moves (when ``legal``), ``.`` empty, the ``last`` move in brackets, then the
+        disc counts and whose turn it is."""
+        n = self._size
+        black, white = self.black, self.white
+        moves = self.legal_mask if legal else 0
+        lines = ["   " + "  ".join(FILE_NAMES[:n])]
+        for r in range(n):
+            cells = []
+            for c in range(n):
+                sq = r * n + c
+                ch = (
+                    "X"
+                    if black >> sq & 1
+                    else "O"
+                    if white >> sq & 1
+                    else "*"
+                    if moves >> sq & 1
+                    else "."
+                )
+                cells.append(f"[{ch}]" if sq == last else f" {ch} ")
+            lines.append(f"{r + 1:>2}" + "".join(cells))
+        status = "game over" if self.is_game_over() else f"{COLOR_NAMES[self._turn]} to move"
+        b, w = black.bit_count(), white.bit_count()
+        lines.append(f"   black (X) {b}  white (O) {w}  {status}")
+        return "\n".join(lines)
+
     def ascii(self, *, legal: bool = True) -> str:
         """Text diagram: ``X`` black, ``O`` white, ``*`` legal moves (when ``legal``), ``.`` empty."""
         black, white = self.black, self.white

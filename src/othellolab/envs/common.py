@@ -11,7 +11,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from othellolab.core import BLACK, COLOR_NAMES, Board, Color
-from othellolab.core.squares import FILE_NAMES, check_size
+from othellolab.core.squares import check_size
 
 COLOR_BY_NAME = {name: color for color, name in enumerate(COLOR_NAMES)}
 
@@ -97,32 +97,9 @@ def render(mode: str | None, board: Board, *, last: int | None = None) -> str | 
 
 
 def render_ansi(board: Board, *, last: int | None = None, legal: bool = True) -> str:
-    """The board as text: ``X`` black, ``O`` white, ``*`` legal moves, ``.`` empty; the last
-    move in brackets; then the disc counts and whose turn it is."""
-    n = board.size
-    black, white = board.black, board.white
-    moves = board.legal_mask if legal else 0
-    lines = ["   " + "  ".join(FILE_NAMES[:n])]
-    for r in range(n):
-        cells = []
-        for c in range(n):
-            sq = r * n + c
-            ch = (
-                "X"
-                if black >> sq & 1
-                else "O"
-                if white >> sq & 1
-                else "*"
-                if moves >> sq & 1
-                else "."
-            )
-            cells.append(f"[{ch}]" if sq == last else f" {ch} ")
-        lines.append(f"{r + 1:>2}" + "".join(cells))
-    status = "game over" if board.is_game_over() else f"{COLOR_NAMES[board.turn]} to move"
-    lines.append(
-        f"   black (X) {board.disc_count(BLACK)}  white (O) {board.disc_count(1 - BLACK)}  {status}"
-    )
-    return "\n".join(lines) + "\n"
+    """The board as text (``Board.diagram``): ``X`` black, ``O`` white, ``*`` legal moves,
+    ``.`` empty; the last move in brackets; then the disc counts and whose turn it is."""
+    return board.diagram(last=last, legal=legal) + "\n"
 
 
 BOARD_GREEN = np.array([0, 110, 60], dtype=np.uint8)

@@ -22,28 +22,8 @@ HELP = "Type a move like f5, 'pass' when you have no move, 'undo', 'hint', or 'q
 
 
 def render(board: Board, *, last: int | None = None) -> str:
-    """The board as text: ``X`` black, ``O`` white, ``*`` legal moves, last move in brackets."""
-    n = board.size
-    black, white, legal = board.black, board.white, board.legal_mask
-    lines = ["   " + "  ".join("abcdefgh"[:n])]
-    for r in range(n):
-        cells = []
-        for c in range(n):
-            sq = r * n + c
-            ch = (
-                "X"
-                if black >> sq & 1
-                else "O"
-                if white >> sq & 1
-                else "*"
-                if legal >> sq & 1
-                else "."
-            )
-            cells.append(f"[{ch}]" if sq == last else f" {ch} ")
-        lines.append(f"{r + 1:>2}" + "".join(cells))
-    b, w = board.disc_count(BLACK), board.disc_count(1 - BLACK)
-    lines.append(f"   black (X) {b}  white (O) {w}")
-    return "\n".join(lines)
+    """The board as text (``Board.diagram``), the last move in brackets."""
+    return board.diagram(last=last)
 
 
 def play_terminal(
