@@ -40,6 +40,7 @@ from othellolab.players.heuristics import (
     _CORNERS,
     _QUAD_BIT,
     _QUAD_MASK,
+    neighbours,
     stable_discs,
 )
 
@@ -51,6 +52,13 @@ SHALLOW_MIN = 3
 
 DEEP_MIN = 7
 """From this many empties up, nodes use the transposition table and fastest-first ordering."""
+
+ETC_MIN = 12
+"""From this many empties up, nodes probe their children in the table before searching any
+(enhanced transposition cutoff) and order them with potential mobility as well."""
+
+ASPIRATION_MIN = 14
+"""From this many empties up, a full-window solve runs as a series of narrow windows."""
 
 MAX_MOVES = 34
 """More than the most legal moves seen in an 8x8 position (33)."""
@@ -322,6 +330,56 @@ def _order_moves(
 
 
 @numba.njit(cache=True)
+def _order_moves_etc(
+    p: int,
+    o: int,
+    moves: int,
+    hash_move: int,
+    alpha: int,
+    n: int,
+    sqs: np.ndarray,
+    keys: np.ndarray,
+    tt_keys: np.ndarray,
+    tt_data: np.ndarray,
+) -> tuple[int, int]:
+    """``_order_moves`` far from the end: also probe each child in the table and return
+    ``(count, cut)`` where ``cut > alpha`` is a proven fail-high score (enhanced transposition
+    cutoff) and ``-INF - 1`` means none. The key adds the opponent's potential mobility (empty
+    squares next to our discs).
+    """
+    k = 0
+    corners = _CORNERS[n]
+    full = _FULL[n]
+    mask = U64(tt_keys.shape[0] - 1)
+    while moves:
+        bit = moves & (~moves + ONE)
+        moves ^= bit
+        sq = np.int64(trailing_zeros(bit))
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        h = hash_position(np_, no)
+        slot = h & mask
+        key = 0
+        if tt_keys[slot] == h:
+            upper = tt_data[slot, _UPPER]
+            if -upper > alpha:
+                return k, -upper
+        reply = _moves(np_, no, n)
+        key -= 16 * (popcount(reply) + popcount(reply & corners))
+        key -= 4 * popcount(neighbours(no, n) & ~(np_ | no) & full)
+        if bit & corners:
+            key += 8
+        key -= popcount(f) // 2
+        if sq == hash_move:
+            key = 1 << 20
+        sqs[k] = sq
+        keys[k] = key
+        k += 1
+    return k, -INF - 1
+
+
+@numba.njit(cache=True)
 def _pick(sqs: np.ndarray, keys: np.ndarray, i: int, count: int) -> int:
     """Move the best remaining move to slot ``i`` (selection sort, lazily) and return it."""
     best = i
@@ -375,7 +433,12 @@ def _nws_deep(
         )
     sqs = buf_sq[ne]
     keys = buf_key[ne]
-    count = _order_moves(p, o, moves, hash_move, n, sqs, keys)
+    if ne >= ETC_MIN:
+        count, cut = _order_moves_etc(p, o, moves, hash_move, alpha, n, sqs, keys, tt_keys, tt_data)
+        if cut > alpha:
+            return cut
+    else:
+        count = _order_moves(p, o, moves, hash_move, n, sqs, keys)
     best = -INF
     best_move = -1
     for i in range(count):
@@ -607,6 +670,42 @@ def _solve_kernel(
     return s, pv_buf[ne]
 
 
+@numba.njit(cache=True)
+def _aspiration(
+    p: int,
+    o: int,
+    guess: int,
+    n: int,
+    tt_keys: np.ndarray,
+    tt_data: np.ndarray,
+    stats: np.ndarray,
+    deadline: float,
+) -> tuple[int, int]:
+    """Exact score and best move by narrow windows: first ``(guess - 1, guess + 1)`` (a final
+    score is always even, so that window alone proves or refutes ``guess``), then windows that
+    grow from each fail-soft bound, reusing the table; narrow windows cut far more than a full
+    one when the guess is close."""
+    cells = n * n
+    a = guess - 1
+    b = guess + 1
+    step = 4
+    while True:
+        s, move = _solve_kernel(p, o, a, b, n, tt_keys, tt_data, stats, deadline)
+        if stats[_ABORTED] or a < s < b:
+            return s, move
+        if s <= a:
+            if a <= -cells:
+                return s, move
+            b = s + 1
+            a = max(-cells - 1, s - 1 - step)
+        else:
+            if b >= cells:
+                return s, move
+            a = s - 1
+            b = min(cells + 1, s + 1 + step)
+        step *= 2
+
+
 # ----------------------------------------------------------------------------------------------
 # Python API
 
@@ -681,8 +780,30 @@ def solve(
     stats[_NODE_LIMIT] = max_nodes or 0
     t0 = time.perf_counter()
     deadline = t0 + time_limit if time_limit is not None else 0.0
-    score, move = _solve_kernel(
-        U64(board.player), U64(board.opponent), lo, hi, n, table.keys, table.data, stats, deadline
+    guess = 0
+    score, move = (
+        _solve_kernel(
+            U64(board.player),
+            U64(board.opponent),
+            lo,
+            hi,
+            n,
+            table.keys,
+            table.data,
+            stats,
+            deadline,
+        )
+        if lo > -cells or hi < cells or board.num_empties < ASPIRATION_MIN
+        else _aspiration(
+            U64(board.player),
+            U64(board.opponent),
+            guess,
+            n,
+            table.keys,
+            table.data,
+            stats,
+            deadline,
+        )
     )
     if stats[_ABORTED]:
         raise SolveAborted(
