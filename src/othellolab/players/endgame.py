@@ -53,7 +53,7 @@ SHALLOW_MIN = 3
 DEEP_MIN = 7
 """From this many empties up, nodes use the transposition table and fastest-first ordering."""
 
-ETC_MIN = 12
+ETC_MIN = 10
 """From this many empties up, nodes probe their children in the table before searching any
 (enhanced transposition cutoff) and order them with potential mobility as well."""
 
@@ -433,16 +433,24 @@ def _nws_deep(
         )
     sqs = buf_sq[ne]
     keys = buf_key[ne]
-    if ne >= ETC_MIN:
-        count, cut = _order_moves_etc(p, o, moves, hash_move, alpha, n, sqs, keys, tt_keys, tt_data)
+    # The hash move goes first, before the others are ordered: it often cuts at once.
+    hash_bit = ONE << U64(hash_move) if hash_move >= 0 else ZERO
+    hash_bit &= moves
+    count = 0
+    i = 0
+    if hash_bit:
+        i = -1
+        moves ^= hash_bit
+    elif ne >= ETC_MIN:
+        count, cut = _order_moves_etc(p, o, moves, -1, alpha, n, sqs, keys, tt_keys, tt_data)
         if cut > alpha:
             return cut
     else:
-        count = _order_moves(p, o, moves, hash_move, n, sqs, keys)
+        count = _order_moves(p, o, moves, -1, n, sqs, keys)
     best = -INF
     best_move = -1
-    for i in range(count):
-        sq = _pick(sqs, keys, i, count)
+    while i < count:
+        sq = hash_move if i < 0 else _pick(sqs, keys, i, count)
         bit = ONE << U64(sq)
         f = _flips(p, o, sq, n)
         np_ = o & ~f
@@ -472,6 +480,16 @@ def _nws_deep(
             best_move = sq
             if s > alpha:
                 break
+        if i < 0 and moves:
+            if ne >= ETC_MIN:
+                count, cut = _order_moves_etc(
+                    p, o, moves, -1, alpha, n, sqs, keys, tt_keys, tt_data
+                )
+                if cut > alpha:
+                    return cut
+            else:
+                count = _order_moves(p, o, moves, -1, n, sqs, keys)
+        i += 1
     _tt_store(tt_keys, tt_data, h, alpha, alpha + 1, best, best_move, ne)
     return best
 
