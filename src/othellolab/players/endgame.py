@@ -255,6 +255,17 @@ def _nws_small(
 _LOWER, _UPPER, _MOVE, _DEPTH = 0, 1, 2, 3
 
 
+@numba.njit(cache=True, inline="always")
+def _tt_find(keys: np.ndarray, h: int) -> int:
+    """The slot holding position ``h``, or -1."""
+    i = np.int64(h & U64(keys.shape[0] - 1))
+    if keys[i] == h:
+        return i
+    if keys[i ^ 1] == h:
+        return i ^ 1
+    return -1
+
+
 @numba.njit(cache=True)
 def _tt_store(
     keys: np.ndarray,
@@ -266,9 +277,20 @@ def _tt_store(
     move: int,
     ne: int,
 ) -> None:
-    """Record what a search of window ``(alpha, beta)`` proved: a bound or the exact score."""
-    i = h & U64(keys.shape[0] - 1)
-    if keys[i] != h:
+    """Record what a search of window ``(alpha, beta)`` proved: a bound or the exact score.
+
+    A position has two candidate slots; a new position takes the one holding fewer empties (an
+    empty slot counts as none), so the costly entries far from the end survive the flood of
+    entries near it.
+    """
+    i = _tt_find(keys, h)
+    if i < 0:
+        i = np.int64(h & U64(keys.shape[0] - 1))
+        j = i ^ 1
+        di = data[i, _DEPTH] if keys[i] != ZERO else -1
+        dj = data[j, _DEPTH] if keys[j] != ZERO else -1
+        if dj < di:
+            i = j
         keys[i] = h
         data[i, _LOWER] = -INF
         data[i, _UPPER] = INF
@@ -350,7 +372,6 @@ def _order_moves_etc(
     k = 0
     corners = _CORNERS[n]
     full = _FULL[n]
-    mask = U64(tt_keys.shape[0] - 1)
     while moves:
         bit = moves & (~moves + ONE)
         moves ^= bit
@@ -359,9 +380,9 @@ def _order_moves_etc(
         np_ = o & ~f
         no = p | f | bit
         h = hash_position(np_, no)
-        slot = h & mask
+        slot = _tt_find(tt_keys, h)
         key = 0
-        if tt_keys[slot] == h:
+        if slot >= 0:
             upper = tt_data[slot, _UPPER]
             if -upper > alpha:
                 return k, -upper
@@ -416,9 +437,9 @@ def _nws_deep(
         if bound <= alpha:
             return bound
     h = hash_position(p, o)
-    slot = h & U64(tt_keys.shape[0] - 1)
+    slot = _tt_find(tt_keys, h)
     hash_move = -1
-    if tt_keys[slot] == h:
+    if slot >= 0:
         if tt_data[slot, _LOWER] > alpha:
             return tt_data[slot, _LOWER]
         if tt_data[slot, _UPPER] <= alpha:
@@ -554,9 +575,9 @@ def _pvs(
     if _count(stats, deadline):
         return 0
     h = hash_position(p, o)
-    slot = h & U64(tt_keys.shape[0] - 1)
+    slot = _tt_find(tt_keys, h)
     hash_move = -1
-    if tt_keys[slot] == h:
+    if slot >= 0:
         hash_move = tt_data[slot, _MOVE]
         lo = tt_data[slot, _LOWER]
         hi = tt_data[slot, _UPPER]
