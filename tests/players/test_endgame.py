@@ -56,6 +56,19 @@ def test_ffo_1_to_19(number: int) -> None:
     assert outcome is not None and outcome.score(board.turn) == best_score
 
 
+@pytest.mark.parametrize("number", [1, 3, 5])
+def test_aspiration_and_plain_window_agree(number: int) -> None:
+    """The full window runs as narrow aspiration windows; a window of (-63, 63) takes the plain
+    principal-variation search instead: both must give the file's score and a listed move."""
+    board, scores = obf_scores(FFO_1_19[number - 1])
+    best_score = scores[0][1]
+    plain = solve(board, alpha=-63, beta=63, pv=False)
+    narrow = solve(board, pv=False)
+    assert plain.score == narrow.score == best_score
+    listed = {m for m, s in scores if s == best_score}
+    assert plain.best_move in listed and narrow.best_move in listed
+
+
 @pytest.mark.parametrize("line", range(1, 277, 55))
 def test_edax_hard_20_sample(line: int) -> None:
     """Every 55th position of Edax's hard-20.obf (20 empties): the first (best) score only."""
