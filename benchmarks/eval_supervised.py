@@ -10,7 +10,7 @@ playing strength.
 - The ``policy`` player against random, greedy and ``alphabeta:depth=d,endgame=0`` on XOT
   openings, colours alternated.
 
-``python benchmarks/eval_supervised.py --write docs/benchmarks.md`` (about 10 minutes).
+``python benchmarks/eval_supervised.py --write docs/benchmarks.md`` (a few minutes).
 """
 
 from __future__ import annotations

@@ -176,17 +176,17 @@ def _load_builtin() -> None:
         aliases=("solver", "perfect"),
     )
     # Network players use the shipped model (othellolab.models) unless model=DIR is given;
-    # ranks from docs/supervised.md's matches (alphabeta stays the strongest).
+    # ranks from docs/supervised.md's matches: about montecarlo's level, far below alphabeta.
     register_player(
         "policy",
         network.PolicyPlayer,
         "policy network's move (argmax, or sampled with temperature); shipped model or model=DIR",
-        strength=20,
+        strength=25,
         aliases=("network",),
     )
     register_player(
         "value",
         network.ValuePlayer,
         "one-ply search on a value network; shipped model or model=DIR",
-        strength=15,
+        strength=25,
     )
