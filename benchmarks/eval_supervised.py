@@ -28,9 +28,9 @@ from bench_core import machine, write_section
 from othellolab.arena import play_match, read_openings
 from othellolab.core import kernels as _k
 from othellolab.datasets.shards import open_arrays
-from othellolab.models import model_dir
 from othellolab.nn.inference import NetworkEvaluator
 from othellolab.nn.io import load_model
+from othellolab.nn.pretrained import model_dir
 from othellolab.players import make_player
 from othellolab.training.data import DatasetSource
 

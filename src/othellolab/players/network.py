@@ -24,7 +24,7 @@ __all__ = ["PolicyPlayer", "ValuePlayer"]
 def _resolve_model(model: str | Path | None) -> Path:
     """``model`` as a directory: omitted means the shipped default model, and a bare name
     that is not a directory names a shipped model."""
-    from othellolab import models
+    from othellolab.nn import pretrained as models
 
     if model is None or str(model) == "":
         return models.model_dir()

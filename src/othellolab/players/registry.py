@@ -175,7 +175,7 @@ def _load_builtin() -> None:
         strength=40,
         aliases=("solver", "perfect"),
     )
-    # Network players use the shipped model (othellolab.models) unless model=DIR is given;
+    # Network players use the shipped model (othellolab.nn.pretrained) unless model=DIR is given;
     # ranks from docs/supervised.md's matches: about montecarlo's level, far below alphabeta.
     register_player(
         "policy",

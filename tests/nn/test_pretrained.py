@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from othellolab.models import DEFAULT_MODEL, available_models, model_dir
+from othellolab.nn.pretrained import DEFAULT_MODEL, available_models, model_dir
 
 from helpers import shared_file
 
