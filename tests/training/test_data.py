@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from othellolab.core import BLACK, Board
 from othellolab.core import kernels as _k
-from othellolab.nn.planes import encode_planes
+from othellolab.datasets.build import build_dataset
+from othellolab.datasets.shards import open_arrays
+from othellolab.nn.planes import encode_planes, legal_action_masks
 from othellolab.records.game import Game
 from othellolab.records.wthor import read_wtb
 from othellolab.training.data import (
     ArraySource,
+    DatasetSource,
     PositionArrays,
     parse_years,
     positions_from_wthor,
@@ -124,3 +129,76 @@ def test_illegal_move_names_file_game_and_move(tmp_path) -> None:
     bad.write_bytes(bytes(raw))
     with pytest.raises(ValueError, match=r"bad\.wtb: game 2, move 2 \(a1\)"):
         positions_from_wthor([bad])
+
+
+PLANES = ("player", "opponent", "legal")
+
+
+@pytest.fixture(scope="module")
+def built_2005(tmp_path_factory) -> Path:
+    """WTHOR 2005 as built by the datasets module (hash split, forced passes kept)."""
+    out = tmp_path_factory.mktemp("ds") / "wthor-2005"
+    build_dataset([shared_file("wthor/WTH_2005.wtb")], out, progress=False)
+    return out
+
+
+def _bitboards(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Side-to-move and opponent bitboards read back from planes 0 and 1."""
+    weights = np.uint64(1) << np.arange(64, dtype=np.uint64)
+    bits = planes[:, :2].reshape(len(planes), 2, 64) > 0.5
+    p = (bits[:, 0].astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+    o = (bits[:, 1].astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+    return p, o
+
+
+def test_dataset_source_without_augmentation_is_the_stored_rows(built_2005: Path) -> None:
+    src = DatasetSource(built_2005, "val", planes=PLANES)
+    raw = open_arrays(built_2005, "val")
+    assert len(src) == raw["p"].shape[0] > 1000
+    seen = []
+    for b in src.batches(512, np.random.default_rng(1), augment=False, shuffle=False):
+        seen.append(b)
+    planes = np.concatenate([b["planes"] for b in seen])
+    p, o = _bitboards(planes)
+    assert np.array_equal(p, raw["p"]) and np.array_equal(o, raw["o"])
+    assert np.array_equal(planes, encode_planes(raw["p"], raw["o"], PLANES, 8))
+    policy = np.concatenate([b["policy"] for b in seen])
+    assert np.array_equal(policy.argmax(axis=1), raw["move"]) and np.all(policy.sum(axis=1) == 1)
+    legal = np.concatenate([b["legal"] for b in seen])
+    assert np.array_equal(legal, legal_action_masks(raw["p"], raw["o"], 8))
+    assert np.array_equal(np.concatenate([b["value"] for b in seen]), raw["outcome"])
+    score = np.concatenate([b["score"] for b in seen])
+    assert np.allclose(score * 64, raw["score"])
+    # forced passes are rows of this dataset: pass is then the only legal action
+    passes = raw["move"] == 64
+    assert passes.any() and np.all(legal[passes].sum(axis=1) == 1) and legal[passes, 64].all()
+
+
+def test_dataset_source_augments_board_move_and_legal_mask_together(built_2005: Path) -> None:
+    src = DatasetSource(built_2005, "train", planes=PLANES, max_rows=3000)
+    assert len(src) == 3000
+    batches = list(src.batches(1000, np.random.default_rng(5), augment=True))
+    assert sum(len(b["value"]) for b in batches) == 3000
+    for b in batches:
+        p, o = _bitboards(b["planes"])
+        assert np.array_equal(b["legal"], legal_action_masks(p, o, 8))
+        moves = b["policy"].argmax(axis=1)
+        assert b["legal"][np.arange(len(moves)), moves].all()
+        # the legal plane is the legal mask of the transformed board
+        assert np.array_equal(b["planes"][:, 2].reshape(-1, 64) > 0.5, b["legal"][:, :64])
+    # the symmetries really vary: the first batch differs from the same rows unaugmented
+    plain = next(src.batches(1000, np.random.default_rng(5), augment=False))
+    assert not np.array_equal(plain["planes"], batches[0]["planes"])
+
+
+def test_dataset_source_same_rng_same_batches(built_2005: Path) -> None:
+    src = DatasetSource(built_2005, "train", planes=PLANES, max_rows=2000)
+    a = list(src.batches(700, np.random.default_rng(9), augment=True))
+    b = list(src.batches(700, np.random.default_rng(9), augment=True))
+    assert all(np.array_equal(x["planes"], y["planes"]) for x, y in zip(a, b, strict=True))
+    assert all(np.array_equal(x["policy"], y["policy"]) for x, y in zip(a, b, strict=True))
+
+
+def test_dataset_source_rejects_a_bad_directory(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="not a dataset folder"):
+        DatasetSource(tmp_path, "train")

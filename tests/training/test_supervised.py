@@ -141,3 +141,39 @@ def test_cli_trains_from_a_toml_file(tmp_path: Path) -> None:
     bad.write_text('name = "cli"\nmodel = "mlp-classic"\n[train]\nepoch = 1\n')
     result = CliRunner().invoke(app, ["train", "supervised", "--config", str(bad)])
     assert result.exit_code != 0 and "epoch" in result.output
+
+
+def test_trains_from_a_built_dataset_directory(tmp_path: Path) -> None:
+    from othellolab.datasets.build import build_dataset
+
+    ds = tmp_path / "ds"
+    build_dataset([shared_file("wthor/WTH_2005.wtb")], ds, passes=False, progress=False)
+    cfg = _config(
+        tmp_path,
+        "ds",
+        data={"dataset": str(ds), "max_rows": 1500, "max_val_rows": 600},
+        train={"epochs": 2},
+    )
+    result = train_supervised(cfg, progress=False)
+    _, info = load_model(result.model_dir)
+    assert info.training["data"]["dataset"] == str(ds)
+    assert result.samples == 2 * 1500
+    assert result.metrics["val_policy_ce"] < result.metrics["val_uniform_ce"], result.metrics
+    with pytest.raises(ConfigError, match="not a dataset folder"):
+        bad = _config(tmp_path, "bad", data={"dataset": str(tmp_path / "none")})
+        train_supervised(bad, progress=False)
+
+
+def test_resume_accepts_a_run_frozen_before_the_dataset_options(tmp_path: Path) -> None:
+    tables = {"train": {"epochs": 1}, "data": {"max_games": 3, "max_val_games": 3}}
+    first = train_supervised(_config(tmp_path, "old", **tables), progress=False)
+    frozen = first.run_dir / "config.json"
+    config = json.loads(frozen.read_text())
+    for key in ("dataset", "val_split", "max_rows", "max_val_rows"):
+        del config["data"][key]
+    frozen.write_text(json.dumps(config))
+    again = train_supervised(_config(tmp_path, "old", **tables), progress=False)
+    assert again.steps == first.steps
+    with pytest.raises(ConfigError, match=r"data\.dataset differ"):
+        changed = {**tables, "data": {**tables["data"], "dataset": "elsewhere"}}
+        train_supervised(_config(tmp_path, "old", **changed), progress=False)

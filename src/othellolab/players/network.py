@@ -21,12 +21,23 @@ if TYPE_CHECKING:
 __all__ = ["PolicyPlayer", "ValuePlayer"]
 
 
-def _evaluator(model: str | Path | None, device: str, cache_size: int) -> NetworkEvaluator:
+def _resolve_model(model: str | Path | None) -> Path:
+    """``model`` as a directory: omitted means the shipped default model, and a bare name
+    that is not a directory names a shipped model."""
+    from othellolab.nn import pretrained as models
+
     if model is None or str(model) == "":
-        raise ValueError(
-            "network player: give model=DIR, a directory with model.safetensors and config.json"
-        )
+        return models.model_dir()
+    path = Path(model)
+    if not path.exists() and str(model) in models.available_models():
+        return models.model_dir(str(model))
+    return path
+
+
+def _evaluator(model: str | Path | None, device: str, cache_size: int) -> NetworkEvaluator:
     from othellolab.nn.inference import NetworkEvaluator
+
+    model = _resolve_model(model)
 
     return NetworkEvaluator.from_dir(model, device=device, cache_size=cache_size)
 
@@ -61,7 +72,7 @@ class PolicyPlayer(Player):
         if temperature < 0:
             raise ValueError(f"policy player: temperature must be >= 0, got {temperature}")
         self.evaluator = _evaluator(model, device, cache_size)
-        self.model = str(model)
+        self.model = str(_resolve_model(model))
         self.temperature = float(temperature)
         self.rng = np.random.default_rng(seed)
 
@@ -102,7 +113,7 @@ class ValuePlayer(Player):
         cache_size: int = 4096,
     ) -> None:
         self.evaluator = _evaluator(model, device, cache_size)
-        self.model = str(model)
+        self.model = str(_resolve_model(model))
         self.rng = np.random.default_rng(seed)
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:

@@ -175,18 +175,18 @@ def _load_builtin() -> None:
         strength=40,
         aliases=("solver", "perfect"),
     )
-    # Network players need a model directory (model=DIR); ranked below the built-ins so that
-    # "the strongest available player" never names one without a model.
+    # Network players use the shipped model (othellolab.nn.pretrained) unless model=DIR is given;
+    # ranks from docs/supervised.md's matches: about montecarlo's level, far below alphabeta.
     register_player(
         "policy",
         network.PolicyPlayer,
-        "policy network's move (argmax, or sampled with temperature); needs model=DIR",
-        strength=-1,
+        "policy network's move (argmax, or sampled with temperature); shipped model or model=DIR",
+        strength=25,
         aliases=("network",),
     )
     register_player(
         "value",
         network.ValuePlayer,
-        "one-ply search on a value network; needs model=DIR",
-        strength=-1,
+        "one-ply search on a value network; shipped model or model=DIR",
+        strength=25,
     )

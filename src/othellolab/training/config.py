@@ -36,9 +36,14 @@ def _check(cond: bool, where: str, message: str) -> None:
 
 @dataclass(frozen=True)
 class DataConfig:
-    """Where positions come from: WTHOR years (``"2001-2014"``), validation by years or by a
-    fraction of the training games, and a cap on games for quick runs (0 = all)."""
+    """Where positions come from: a dataset directory built by ``othellolab dataset build``
+    (its ``train`` split and ``val_split``), or else WTHOR years (``"2001-2014"``) with
+    validation by years or by a fraction of the training games; caps for quick runs (0 = all)."""
 
+    dataset: str = ""
+    val_split: str = "val"
+    max_rows: int = 0
+    max_val_rows: int = 0
     wthor_dir: str = "../shared/data/wthor"
     train_years: str = "2001-2014"
     val_years: str = ""
@@ -49,6 +54,14 @@ class DataConfig:
     augment: bool = True
 
     def validate(self, where: str) -> None:
+        _check(self.max_rows >= 0 and self.max_val_rows >= 0, where, "max_rows must be >= 0")
+        if self.dataset.strip():
+            _check(
+                self.val_split in ("train", "val", "test"),
+                where,
+                f"val_split {self.val_split!r}: expected train, val or test",
+            )
+            return
         _check(bool(self.train_years.strip()), where, "train_years is empty")
         _check(
             bool(self.val_years.strip()) or 0.0 < self.val_fraction < 1.0,

@@ -19,11 +19,14 @@ import numpy as np
 
 from othellolab.core import BLACK, Board, IllegalMoveError, square_name
 from othellolab.core import kernels as _k
+from othellolab.datasets import batches as _ds
+from othellolab.datasets.features import FeatureSpec, symmetry_table
 from othellolab.nn.planes import encode_planes, legal_action_masks
 from othellolab.records.wthor import read_wtb
 
 __all__ = [
     "ArraySource",
+    "DatasetSource",
     "PositionArrays",
     "parse_years",
     "positions_from_wthor",
@@ -281,3 +284,86 @@ class ArraySource:
         if a.score is not None:
             out["score"] = a.score[index]
         return out
+
+
+class DatasetSource:
+    """A position batch source over one split of a dataset built by ``othellolab dataset
+    build`` (memory-mapped, gathered and augmented by ``datasets.batches``).
+
+    ``max_rows`` keeps the split's first rows only (0 = all; rows are in game order, so this
+    keeps the first games). Deduplicated datasets give the played-move distribution as the
+    policy target. Legal masks are computed on the stored boards and carried through the same
+    symmetry as the planes.
+    """
+
+    def __init__(
+        self,
+        root: str | Path,
+        split: str = "train",
+        *,
+        planes: Sequence[str] = ("player", "opponent"),
+        max_rows: int = 0,
+    ) -> None:
+        if max_rows < 0:
+            raise ValueError(f"DatasetSource: max_rows must be >= 0, got {max_rows}")
+        manifest = _ds.read_manifest(root)
+        size = int(manifest["size"])
+        self.arrays = _ds.PositionArrays(root, split, spec=FeatureSpec(tuple(planes), size))
+        self.size = size
+        self.planes = tuple(planes)
+        total = len(self.arrays)
+        self.rows = total if max_rows == 0 else min(max_rows, total)
+        self._table = symmetry_table(size).astype(np.int64)
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def __repr__(self) -> str:
+        return f"<DatasetSource {self.arrays.root}/{self.arrays.split}: {self.rows} rows>"
+
+    def batches(
+        self,
+        batch_size: int,
+        rng: np.random.Generator,
+        *,
+        augment: bool,
+        shuffle: bool = True,
+        drop_last: bool = False,
+    ) -> Iterator[dict[str, np.ndarray]]:
+        """Batches in a random order (or in order, ``shuffle=False``), a random symmetry per
+        row with ``augment`` and none without; all draws happen up front, so a given ``rng``
+        state always yields the same batches."""
+        if batch_size < 1:
+            raise ValueError(f"batches: batch_size must be positive, got {batch_size}")
+        n = self.rows
+        order = rng.permutation(n) if shuffle else np.arange(n)
+        syms = rng.integers(0, 8, size=n) if augment else np.zeros(n, dtype=np.int64)
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            if drop_last and len(idx) < batch_size:
+                break
+            yield self.batch(idx, syms[start : start + batch_size])
+
+    def batch(
+        self, index: np.ndarray, symmetries: np.ndarray | None = None
+    ) -> dict[str, np.ndarray]:
+        """The training arrays of the rows ``index``, each under its symmetry if given."""
+        index = np.asarray(index, dtype=np.int64)
+        syms = (
+            np.zeros(len(index), dtype=np.int64)
+            if symmetries is None
+            else np.asarray(symmetries, dtype=np.int64)
+        )
+        b = self.arrays.batch(index, syms)
+        a = self.arrays.arrays
+        plain = legal_action_masks(a["p"][index], a["o"][index], self.size)
+        legal = np.zeros_like(plain)
+        legal[np.arange(len(index))[:, None], self._table[syms]] = plain
+        area = float(self.size * self.size)
+        return {
+            "planes": b.planes,
+            "policy": b.policy,
+            "value": b.outcome,
+            "score": (b.score / area).astype(np.float32),
+            "legal": legal,
+        }

@@ -33,9 +33,10 @@ from safetensors.torch import load_file, save_file
 
 from othellolab.nn.io import ModelFileError, load_state, save_model, state_tensors
 from othellolab.nn.models import PolicyValueNet, build_model
-from othellolab.training.config import ConfigError, SupervisedConfig
+from othellolab.training.config import _TABLES, ConfigError, SupervisedConfig
 from othellolab.training.data import (
     ArraySource,
+    DatasetSource,
     parse_years,
     positions_from_wthor,
     split_by_game,
@@ -45,6 +46,7 @@ from othellolab.training.data import (
 __all__ = [
     "PositionSource",
     "RunResult",
+    "build_sources",
     "build_wthor_sources",
     "evaluate_source",
     "learning_rate",
@@ -75,6 +77,32 @@ class RunResult:
     epochs: int
     metrics: dict[str, float]
     stopped_early: bool
+
+
+def build_sources(
+    cfg: SupervisedConfig,
+) -> tuple[ArraySource, ArraySource] | tuple[DatasetSource, DatasetSource]:
+    """Training and validation sources of ``cfg.data``: a built dataset directory when
+    ``dataset`` is set, else WTHOR years."""
+    d = cfg.data
+    if not d.dataset.strip():
+        return build_wthor_sources(cfg)
+    planes = cfg.model.planes
+    try:
+        train = DatasetSource(d.dataset, "train", planes=planes, max_rows=d.max_rows)
+        val = DatasetSource(d.dataset, d.val_split, planes=planes, max_rows=d.max_val_rows)
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"[data] dataset {d.dataset!r}: {e}") from e
+    if train.size != cfg.model.size:
+        raise ConfigError(
+            f"[data] dataset {d.dataset!r} holds {train.size}x{train.size} positions, "
+            f"the model is {cfg.model.size}x{cfg.model.size}"
+        )
+    if len(train) == 0 or len(val) == 0:
+        raise ConfigError(
+            f"[data] dataset {d.dataset!r}: the train or {d.val_split!r} split has no rows"
+        )
+    return train, val
 
 
 def build_wthor_sources(cfg: SupervisedConfig) -> tuple[ArraySource, ArraySource]:
@@ -286,7 +314,13 @@ def _freeze_config(run: _RunDir, cfg: SupervisedConfig, config_text: str | None)
             if table == "runtime":
                 continue
             if isinstance(value, dict) and isinstance(have.get(table), dict):
-                diffs += [f"{table}.{k}" for k in value if have[table].get(k) != value[k]]
+                # An option added after the run started counts as unchanged at its default.
+                defaults = asdict(_TABLES[table]()) if table in _TABLES else {}
+                diffs += [
+                    f"{table}.{k}"
+                    for k in value
+                    if have[table].get(k, defaults.get(k, None)) != value[k]
+                ]
             elif have.get(table) != value:
                 diffs.append(table)
         if diffs:
@@ -375,7 +409,7 @@ def train_supervised(
     device = _resolve_device(cfg)
     autocast = device.type == "cuda" and cfg.runtime.mixed_precision
 
-    train_src, val_src = sources if sources is not None else build_wthor_sources(cfg)
+    train_src, val_src = sources if sources is not None else build_sources(cfg)
     rows = len(train_src)
     if rows == 0 or len(val_src) == 0:
         raise ConfigError(

@@ -1,0 +1,60 @@
+"""The shipped network: it loads, plays legal moves, beats random, and predicts held-out moves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from othellolab.nn.pretrained import DEFAULT_MODEL, available_models, model_dir
+
+from helpers import shared_file
+
+torch = pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
+
+from othellolab.arena import play_match, read_openings  # noqa: E402
+from othellolab.nn.inference import NetworkEvaluator  # noqa: E402
+from othellolab.nn.io import load_model  # noqa: E402
+from othellolab.players import make_player  # noqa: E402
+from othellolab.testing import check_player  # noqa: E402
+from othellolab.training.data import positions_from_wthor  # noqa: E402
+
+
+def test_the_default_model_is_shipped_small_and_loads() -> None:
+    assert DEFAULT_MODEL in available_models()
+    path = model_dir()
+    assert (path / "TRAINING.md").is_file()
+    assert (path / "model.safetensors").stat().st_size < 4_000_000
+    _, info = load_model(path)
+    assert info.config.size == 8 and info.config.family == "resnet"
+    # trained on years before the held-out 2023 test year
+    assert "2023" not in info.training["data"]["train_years"] + info.training["data"]["val_years"]
+    with pytest.raises(ValueError, match="no shipped model 'nope'"):
+        model_dir("nope")
+
+
+def test_network_players_default_to_the_shipped_model() -> None:
+    for spec in ("policy", "value", f"policy:model={DEFAULT_MODEL}"):
+        player = make_player(spec)
+        assert player.model == str(model_dir())
+        check_player(player, sizes=(8,), games=2, seed=4)
+
+
+def test_policy_player_beats_random() -> None:
+    openings = read_openings(shared_file("xot/openingssmall.txt"))
+    result = play_match(
+        make_player("policy"), make_player("random:seed=5"), games=20, openings=openings
+    )
+    assert result.wins >= 17, result
+
+
+def test_top1_on_held_out_2023_games_is_far_above_uniform() -> None:
+    # WTHOR 2023 is the test year: the model was trained on 2010-2021 and validated on 2022
+    arrays = positions_from_wthor([shared_file("wthor/WTH_2023.wtb")], max_games=8)
+    assert 400 <= len(arrays) <= 500
+    priors, _ = NetworkEvaluator.from_dir(model_dir(), cache_size=0).evaluate(
+        arrays.player, arrays.opponent, 8
+    )
+    top1 = float(np.mean(priors.argmax(axis=1) == arrays.move))
+    uniform = float(np.mean(1.0 / (priors > 0).sum(axis=1)))
+    assert uniform < 0.25
+    assert top1 > 0.4 and top1 > 2 * uniform, (top1, uniform)
