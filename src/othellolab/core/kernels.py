@@ -127,16 +127,6 @@ FULL8 = U64(_FULL[8])
 INNER8 = U64(_INNER[8])
 
 
-def _check_size_py(size: int) -> None:
-    if size not in (4, 6, 8):
-        raise ValueError(f"unsupported board size {size!r}: expected 8, 6 or 4")
-
-
-@kernel
-def _size_ok(size: int) -> bool:
-    return size == 8 or size == 6 or size == 4
-
-
 # ----------------------------------------------------------------------------------------------
 # Bit utilities
 
@@ -203,12 +193,6 @@ def _legal(p: int, o: int, n: int, inner: int, full: int) -> int:
 
 
 @kernel
-def legal_mask8(p: int, o: int) -> int:
-    """Legal-move mask of the side to move on 8x8."""
-    return _legal(U64(p), U64(o), 8, INNER8, FULL8)
-
-
-@kernel
 def legal_mask(p: int, o: int, size: int = 8) -> int:
     """Bitboard of the squares where the side to move (discs ``p``) may play."""
     if size == 8:
@@ -269,12 +253,6 @@ def _flips(p: int, o: int, sq: int, n: int) -> int:
     f |= _flips_down(p, o, _RAYS[n, sq, 6])
     f |= _flips_down(p, o, _RAYS[n, sq, 7])
     return f
-
-
-@kernel
-def flip_mask8(p: int, o: int, sq: int) -> int:
-    """Discs flipped by the side to move playing on empty square ``sq`` (8x8); 0 if illegal."""
-    return _flips(U64(p), U64(o), sq, 8)
 
 
 @kernel
@@ -716,15 +694,4 @@ def to_planes_batch(p: np.ndarray, o: np.ndarray, size: int = 8) -> np.ndarray:
                 out[i, 0, r, c] = 1
             elif o[i] & bit:
                 out[i, 1, r, c] = 1
-    return out
-
-
-@kernel
-def mask_to_array(mask: int, size: int = 8) -> np.ndarray:
-    """A 0/1 uint8 vector of length ``size*size`` with the set squares of a bitboard."""
-    mask = U64(mask)
-    out = np.zeros(size * size, dtype=np.uint8)
-    for sq in range(size * size):
-        if mask & (ONE << U64(sq)):
-            out[sq] = 1
     return out

@@ -126,21 +126,3 @@ def parse_move(move: str | int, size: int = 8) -> int:
 def move_name(move: int, size: int = 8) -> str:
     """Name of an action: a square name or ``"pass"``."""
     return square_name(move, size)
-
-
-def squares_of(mask: Bitboard) -> list[Square]:
-    """The set squares of a bitboard in increasing index order."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def bb(*squares: Square | str, size: int = 8) -> Bitboard:
-    """Bitboard with the given squares (indices or names) set."""
-    mask = 0
-    for s in squares:
-        mask |= 1 << (parse_square(s, size) if isinstance(s, str) else s)
-    return mask
