@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from othellolab.cli import dataset as _dataset
+from othellolab.cli import evaluate as _evaluate
 from othellolab.cli import play as _play
 from othellolab.cli import records as _records
 from othellolab.cli import serve as _serve
@@ -26,6 +27,7 @@ app.command("solve")(_solve.solve)
 app.add_typer(_dataset.app, name="dataset")
 app.command("serve")(_serve.serve)
 app.add_typer(train_app, name="train")
+app.add_typer(_evaluate.app, name="evaluate")
 
 
 def main() -> None:

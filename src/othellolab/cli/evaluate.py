@@ -1,0 +1,100 @@
+"""``othellolab evaluate model MODEL... --data PATH``: held-out accuracy by game phase, value
+calibration and behaviour around passes, written as a report with plots."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(help="Evaluate trained networks.", no_args_is_help=True)
+
+
+@app.command("model")
+def model(
+    models: Annotated[
+        list[str],
+        typer.Argument(help="Model directories or shipped model names (several share a report)."),
+    ],
+    data: Annotated[
+        list[Path],
+        typer.Option(
+            "--data",
+            "-d",
+            help="A dataset folder, a folder of WTHOR files (with --years) or game-record files; "
+            "repeat for several.",
+        ),
+    ],
+    split: Annotated[str, typer.Option(help="Split of a dataset folder.")] = "test",
+    years: Annotated[
+        str | None, typer.Option(help="Years of a WTHOR folder, e.g. '2023' or '2022-2023'.")
+    ] = None,
+    max_games: Annotated[int, typer.Option(help="Games per data source (0 = all).")] = 0,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Report folder (default: eval-<first model's name>)."),
+    ] = None,
+    batch_size: Annotated[int, typer.Option(help="Positions per forward pass.")] = 512,
+    threads: Annotated[int, typer.Option(help="torch threads.")] = 1,
+    device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Evaluate networks on held-out positions; writes report.md, metrics.json and plots."""
+    from othellolab.records import RecordError
+    from othellolab.training.evaluate import (
+        evaluate_model,
+        load_positions,
+        resolve_model,
+        write_report,
+    )
+
+    try:
+        dirs = [resolve_model(m) for m in models]
+    except FileNotFoundError as e:
+        raise typer.BadParameter(str(e), param_hint="MODEL") from None
+    import torch
+
+    from othellolab.nn.io import ModelFileError, read_model_info
+
+    torch.set_num_threads(threads)
+    try:
+        sizes = {read_model_info(d).config.size for d in dirs}
+        if len(sizes) > 1:
+            raise ValueError(f"the models play different board sizes: {sorted(sizes)}")
+        positions = load_positions(
+            data, split=split, years=years, max_games=max_games, size=sizes.pop()
+        )
+        if not quiet:
+            typer.echo(
+                f"{positions.description}: {len(positions):,} positions of "
+                f"{positions.games:,} games",
+                err=True,
+            )
+        evals = [
+            evaluate_model(d, positions, batch_size=batch_size, progress=not quiet, device=device)
+            for d in dirs
+        ]
+    except (ValueError, FileNotFoundError, RecordError, ModelFileError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(1) from None
+    report = write_report(evals, positions, out or Path(f"eval-{dirs[0].name}"))
+    for ev in evals:
+        m = ev.metrics["overall"]
+        typer.echo(
+            f"{ev.name}: top-1 {m['top1']:.3f} (uniform {m['uniform_top1']:.3f}), top-3 "
+            f"{m['top3']:.3f}, policy CE {m['policy_ce']:.3f} (uniform {m['uniform_ce']:.3f}), "
+            f"value MSE {m['value_mse']:.3f}, ECE {ev.metrics['calibration']['ece']:.3f}"
+        )
+        typer.echo(
+            "  top-1 by empties: "
+            + json.dumps(
+                {
+                    f"{p['empties'][0]}-{p['empties'][1]}": round(p["top1"], 3)
+                    for p in ev.metrics["phases"]
+                    if p["top1"] is not None
+                }
+            )
+        )
+    typer.echo(f"report: {report}")
