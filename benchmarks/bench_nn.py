@@ -28,15 +28,19 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wthor" / "WTH_
 MODELS = ("mlp-classic", "resnet-b4c32", "resnet-b6c64", "cnn-13x128")
 
 
-def train_rate(name: str, batches: list[dict[str, np.ndarray]], budget: float) -> float:
-    """Positions per second of full training steps, run for about ``budget`` seconds."""
+def train_rate(
+    name: str, batches: list[dict[str, np.ndarray]], budget: float, *, compile: bool = False
+) -> float:
+    """Positions per second of full training steps, run for about ``budget`` seconds (after
+    three warm-up steps, which include the compilation with ``compile``)."""
     torch.manual_seed(0)
     model = build_model(model_config(name)).train()
+    forward = torch.compile(model, dynamic=False) if compile else model
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
 
     def step(b: dict[str, np.ndarray]) -> None:
         x, legal = torch.from_numpy(b["planes"]), torch.from_numpy(b["legal"])
-        out = model(x)
+        out = forward(x)
         logp = F.log_softmax(out[0].masked_fill(~legal, -1e9), dim=1)
         loss = -(torch.from_numpy(b["policy"]) * logp).sum(1).mean()
         loss = loss + F.mse_loss(out[1], torch.from_numpy(b["value"]))
@@ -44,9 +48,10 @@ def train_rate(name: str, batches: list[dict[str, np.ndarray]], budget: float) -
         loss.backward()
         opt.step()
 
-    step(batches[0])
+    for b in batches[:3]:
+        step(b)
     n, t0 = 0, time.perf_counter()
-    for b in batches[1:]:
+    for b in batches[3:]:
         step(b)
         n += len(b["value"])
         if time.perf_counter() - t0 > budget:
@@ -68,11 +73,39 @@ def infer_rate(name: str, p: np.ndarray, o: np.ndarray, batch: int, budget: floa
     return n / (time.perf_counter() - t0)
 
 
+def compile_section(batches: list[dict[str, np.ndarray]], args: argparse.Namespace) -> None:
+    """Eager against ``torch.compile`` training steps, alternated twice per model (the
+    ``[runtime] compile`` option of the trainer); full batches only, so nothing recompiles."""
+    full = [b for b in batches if len(b["value"]) == args.batch]
+    lines = [
+        "## torch.compile for training (`benchmarks/bench_nn.py --compile`)\n",
+        f"{_dt.date.today()}, {machine()}, torch {torch.__version__}, 1 torch thread, batch "
+        f"{args.batch}; eager and compiled alternated twice, {args.budget:.0f} s each.\n",
+        "| model | eager pos/s | compiled pos/s | compiled / eager |",
+        "|---|---:|---:|---:|",
+    ]
+    for name in ("resnet-b4c32", "resnet-b6c48"):
+        eager, compiled = [], []
+        for _ in range(2):
+            eager.append(train_rate(name, full, args.budget))
+            compiled.append(train_rate(name, full, args.budget, compile=True))
+        e, c = float(np.median(eager)), float(np.median(compiled))
+        print(f"{name}: eager {eager} compiled {compiled} -> x{c / e:.2f}")
+        lines.append(f"| {name} | {e:,.0f} | {c:,.0f} | {c / e:.2f} |")
+    if args.write:
+        write_section(args.write, "nn-compile", "\n".join(lines) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--write", type=Path, help="write the figures to this markdown file")
     parser.add_argument("--budget", type=float, default=4.0, help="seconds per measurement")
     parser.add_argument("--batch", type=int, default=128, help="training batch size")
+    parser.add_argument(
+        "--compile",
+        action="store_true",
+        help="only compare eager and torch.compile training steps (resnet-b4c32, resnet-b6c48)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
 
@@ -83,6 +116,10 @@ def main() -> None:
     t0 = time.perf_counter()
     batches = list(src.batches(args.batch, np.random.default_rng(1), augment=True))
     data_rate = len(src) / (time.perf_counter() - t0)
+
+    if args.compile:
+        compile_section(batches, args)
+        return
 
     rows = []
     base_train = base_1 = base_256 = 0.0

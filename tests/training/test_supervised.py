@@ -177,3 +177,19 @@ def test_resume_accepts_a_run_frozen_before_the_dataset_options(tmp_path: Path) 
     with pytest.raises(ConfigError, match=r"data\.dataset differ"):
         changed = {**tables, "data": {**tables["data"], "dataset": "elsewhere"}}
         train_supervised(_config(tmp_path, "old", **changed), progress=False)
+
+
+@pytest.mark.slow
+def test_compiled_forward_trains_the_same_model(tmp_path: Path) -> None:
+    # [runtime] compile = true runs the training forward through torch.compile: the same
+    # parameters learn the same thing, up to floating-point reordering
+    plain = train_supervised(_config(tmp_path, "eager", train={"epochs": 1}), progress=False)
+    compiled = train_supervised(
+        _config(tmp_path, "compiled", train={"epochs": 1}, runtime={"compile": True}),
+        progress=False,
+    )
+    a, _ = load_model(plain.model_dir)
+    b, _ = load_model(compiled.model_dir)
+    for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items(), strict=True):
+        torch.testing.assert_close(x, y, rtol=1e-3, atol=1e-3, msg=name)
+    assert compiled.metrics["val_top1"] == pytest.approx(plain.metrics["val_top1"], abs=0.01)

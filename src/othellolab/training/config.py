@@ -156,11 +156,13 @@ class TrainConfig:
 @dataclass(frozen=True)
 class RuntimeConfig:
     """Where and how fast: ``device`` (``cpu``, ``cuda`` or ``auto``), torch threads per
-    process, bf16 autocast on CUDA. These may change when a run resumes."""
+    process, bf16 autocast on CUDA, ``torch.compile`` of the training forward pass. These may
+    change when a run resumes."""
 
     device: str = "cpu"
     threads: int = 1
     mixed_precision: bool = True
+    compile: bool = False
 
     def validate(self, where: str) -> None:
         _check(

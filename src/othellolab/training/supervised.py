@@ -482,6 +482,8 @@ def train_supervised(
         progress, total=cfg.train.epochs * steps_per_epoch, done=st["step"], name=cfg.name
     )
     model.train()
+    # the compiled module shares the model's parameters; state is always saved from ``model``
+    forward = torch.compile(model, dynamic=False) if cfg.runtime.compile else model
     last_val: dict[str, float] = {}
     try:
         while not st["done"] and st["epoch"] < cfg.train.epochs:
@@ -498,7 +500,7 @@ def train_supervised(
                 with torch.autocast(
                     device_type=device.type, dtype=torch.bfloat16, enabled=autocast
                 ):
-                    out = model(b["planes"])
+                    out = forward(b["planes"])
                 losses = _losses(cfg, out, b)
                 opt.zero_grad(set_to_none=True)
                 losses["loss"].backward()
