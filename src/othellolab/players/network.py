@@ -21,25 +21,16 @@ if TYPE_CHECKING:
 __all__ = ["PolicyPlayer", "ValuePlayer"]
 
 
-def _resolve_model(model: str | Path | None) -> Path:
-    """``model`` as a directory: omitted means the shipped default model, and a bare name
-    that is not a directory names a shipped model."""
-    from othellolab.nn import pretrained as models
+def _model_dir(model: str | Path | None) -> Path:
+    from othellolab.nn.pretrained import resolve
 
-    if model is None or str(model) == "":
-        return models.model_dir()
-    path = Path(model)
-    if not path.exists() and str(model) in models.available_models():
-        return models.model_dir(str(model))
-    return path
+    return resolve(model)
 
 
 def _evaluator(model: str | Path | None, device: str, cache_size: int) -> NetworkEvaluator:
     from othellolab.nn.inference import NetworkEvaluator
 
-    model = _resolve_model(model)
-
-    return NetworkEvaluator.from_dir(model, device=device, cache_size=cache_size)
+    return NetworkEvaluator.from_dir(_model_dir(model), device=device, cache_size=cache_size)
 
 
 def _score(ev_value: float, ev_score: float | None, size: int) -> Score:
@@ -72,7 +63,7 @@ class PolicyPlayer(Player):
         if temperature < 0:
             raise ValueError(f"policy player: temperature must be >= 0, got {temperature}")
         self.evaluator = _evaluator(model, device, cache_size)
-        self.model = str(_resolve_model(model))
+        self.model = str(_model_dir(model))
         self.temperature = float(temperature)
         self.rng = np.random.default_rng(seed)
 
@@ -113,7 +104,7 @@ class ValuePlayer(Player):
         cache_size: int = 4096,
     ) -> None:
         self.evaluator = _evaluator(model, device, cache_size)
-        self.model = str(_resolve_model(model))
+        self.model = str(_model_dir(model))
         self.rng = np.random.default_rng(seed)
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:

@@ -266,18 +266,16 @@ def load_positions(
 
 
 def resolve_model(spec: str | Path) -> Path:
-    """A model directory from a path or the name of a shipped model."""
-    from othellolab.nn.pretrained import available_models, model_dir
+    """A model directory from a path or the name of a shipped model; an error if neither."""
+    from othellolab.nn.pretrained import available_models, resolve
 
-    path = Path(spec)
-    if (path / "config.json").is_file():
-        return path
-    if str(spec) in available_models():
-        return model_dir(str(spec))
-    raise FileNotFoundError(
-        f"{spec}: not a model directory (config.json + model.safetensors) nor a shipped model "
-        f"({', '.join(available_models())})"
-    )
+    path = resolve(spec)
+    if not (path / "config.json").is_file():
+        raise FileNotFoundError(
+            f"{spec}: not a model directory (config.json + model.safetensors) nor a shipped "
+            f"model ({', '.join(available_models())})"
+        )
+    return path
 
 
 @dataclass

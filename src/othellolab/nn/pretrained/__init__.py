@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["DEFAULT_MODEL", "available_models", "model_dir"]
+__all__ = ["DEFAULT_MODEL", "available_models", "model_dir", "resolve"]
 
 DEFAULT_MODEL = "b4c32-wthor"
 """The model the ``policy`` and ``value`` players use when no ``model=`` is given."""
@@ -29,4 +29,15 @@ def model_dir(name: str | None = None) -> Path:
         raise ValueError(
             f"no shipped model {name!r} in {_ROOT}; shipped: {', '.join(available_models()) or 'none'}"
         )
+    return path
+
+
+def resolve(model: str | Path | None) -> Path:
+    """A model given by the user as a directory: ``None`` or ``""`` means the default shipped
+    model, a name that is not an existing path names a shipped model, anything else is a path."""
+    if model is None or str(model) == "":
+        return model_dir()
+    path = Path(model)
+    if not path.exists() and str(model) in available_models():
+        return model_dir(str(model))
     return path
