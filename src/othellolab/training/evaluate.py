@@ -627,13 +627,17 @@ def _markdown(evals: list[ModelEvaluation], pos: EvalPositions) -> str:
     if any(e.score is not None for e in evals):
         row("score MAE (discs)", (_fmt(m.get("score_mae"), ".2f") for m in o))
     lines += ["", "![calibration](calibration.png)", "", "| predicted value | "]
-    lines[-1] += " | ".join(f"`{n}` positions | mean result" for n in names) + " |"
-    lines.append("|---|" + "---:|" * (2 * len(names)))
+    lines[-1] += " | ".join(f"`{n}` positions | mean value | mean result" for n in names) + " |"
+    lines.append("|---|" + "---:|" * (3 * len(names)))
     for i, b in enumerate(evals[0].metrics["calibration"]["bins"]):
         cells = []
         for e in evals:
             bb = e.metrics["calibration"]["bins"][i]
-            cells += [f"{bb['positions']:,}", _fmt(bb["mean_outcome"], "+.3f")]
+            cells += [
+                f"{bb['positions']:,}",
+                _fmt(bb["mean_value"], "+.3f"),
+                _fmt(bb["mean_outcome"], "+.3f"),
+            ]
         lines.append(
             f"| {b['range'][0]:+.1f} .. {b['range'][1]:+.1f} | " + " | ".join(cells) + " |"
         )
