@@ -26,7 +26,7 @@ from bench_core import machine, write_section
 
 from othellolab.arena import play_match, read_openings
 from othellolab.nn.inference import NetworkEvaluator
-from othellolab.nn.pretrained import model_dir
+from othellolab.nn.pretrained import resolve
 from othellolab.players import make_player
 from othellolab.training.evaluate import evaluate_model, load_positions
 
@@ -76,7 +76,9 @@ def infer_rate(evaluator: NetworkEvaluator, p: np.ndarray, o: np.ndarray, batch:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", type=Path, default=None, help="model dir (default: shipped)")
+    parser.add_argument(
+        "--model", default=None, help="model dir or shipped name (default: the default model)"
+    )
     parser.add_argument(
         "--data",
         type=Path,
@@ -90,7 +92,7 @@ def main() -> None:
     parser.add_argument("--write", type=Path, help="write a section into this markdown file")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    path = args.model or model_dir()
+    path = resolve(args.model)
 
     t0 = time.perf_counter()
     m = prediction(path, args.data, args.split, args.years)
@@ -131,7 +133,7 @@ def main() -> None:
             for opp, w, d, lo, s, dd, _ in matches
         )
         body = (
-            f"## Shipped network (`{path.name}`)\n\n"
+            f"## Network `{path.name}`\n\n"
             f"{_dt.date.today()}, {machine()}, torch {torch.__version__}, 1 thread; "
             f"`python benchmarks/eval_supervised.py --write docs/benchmarks.md`.\n\n"
             f"Held-out games ({held_out}): {m['rows']:,} positions of "
@@ -146,7 +148,7 @@ def main() -> None:
             "| opponent | wins | draws | losses | score | mean disc diff |\n"
             "|---|---:|---:|---:|---:|---:|\n" + match_rows
         )
-        write_section(args.write, "supervised-eval", body)
+        write_section(args.write, f"supervised-eval-{path.name}", body)
 
 
 if __name__ == "__main__":
