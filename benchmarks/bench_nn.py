@@ -25,7 +25,7 @@ from othellolab.nn.models import build_model, count_parameters
 from othellolab.training.data import ArraySource, positions_from_wthor
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wthor" / "WTH_2004.wtb"
-MODELS = ("mlp-classic", "resnet-b4c32", "resnet-b6c64", "cnn-13x128")
+MODELS = ("mlp-classic", "resnet-b4c32", "resnet-b6c48", "resnet-b6c64", "cnn-13x128")
 
 
 def train_rate(

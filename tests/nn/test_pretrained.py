@@ -19,17 +19,22 @@ from othellolab.testing import check_player  # noqa: E402
 from othellolab.training.data import positions_from_wthor  # noqa: E402
 
 
-def test_the_default_model_is_shipped_small_and_loads() -> None:
+def test_the_default_model_is_shipped() -> None:
     assert DEFAULT_MODEL in available_models()
-    path = model_dir()
+    with pytest.raises(ValueError, match="no shipped model 'nope'"):
+        model_dir("nope")
+
+
+@pytest.mark.parametrize("name", available_models())
+def test_every_shipped_model_is_small_documented_and_loads(name: str) -> None:
+    path = model_dir(name)
     assert (path / "TRAINING.md").is_file()
     assert (path / "model.safetensors").stat().st_size < 4_000_000
     _, info = load_model(path)
     assert info.config.size == 8 and info.config.family == "resnet"
     # trained on years before the held-out 2023 test year
     assert "2023" not in info.training["data"]["train_years"] + info.training["data"]["val_years"]
-    with pytest.raises(ValueError, match="no shipped model 'nope'"):
-        model_dir("nope")
+    check_player(make_player(f"policy:model={name}"), sizes=(8,), games=1, seed=5)
 
 
 def test_network_players_default_to_the_shipped_model() -> None:

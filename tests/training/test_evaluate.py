@@ -155,7 +155,7 @@ def test_cli_writes_a_report(tmp_path: Path, wtb_2023: Path) -> None:
             "evaluate",
             "model",
             "b4c32-wthor",
-            str(model_dir()),
+            str(model_dir("b4c32-wthor")),
             "--data",
             str(wtb_2023.parent),
             "--years",

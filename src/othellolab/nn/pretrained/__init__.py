@@ -10,7 +10,7 @@ from pathlib import Path
 
 __all__ = ["DEFAULT_MODEL", "available_models", "model_dir", "resolve"]
 
-DEFAULT_MODEL = "b4c32-wthor"
+DEFAULT_MODEL = "b6c48-wthor"
 """The model the ``policy`` and ``value`` players use when no ``model=`` is given."""
 
 _ROOT = Path(__file__).resolve().parent
