@@ -26,8 +26,10 @@ from othellolab.core import Board, Limit, PlayResult, Score, square_name
 from othellolab.core.kernels import (
     _FULL,
     _INNER,
+    _SYM_DST,
     FULL8,
     INNER8,
+    INVERSE_SYMMETRY,
     ONE,
     U64,
     ZERO,
@@ -35,6 +37,7 @@ from othellolab.core.kernels import (
     _legal,
     hash_position,
     popcount,
+    transform,
 )
 from othellolab.players.base import Player
 from othellolab.players.heuristics import (
@@ -60,6 +63,11 @@ ETC_MIN = 10
 
 ASPIRATION_MIN = 14
 """From this many empties up, a full-window solve runs as a series of narrow windows."""
+
+SYMMETRY_MAX_DISCS = 14
+"""Positions with at most this many discs share one table entry with their 8 symmetric images
+(the table key is the smallest hash of the eight): early positions of 6x6 and 4x4 solves are
+symmetric transpositions of each other, and the start's four first moves are one."""
 
 MAX_MOVES = 34
 """More than the most legal moves seen in an 8x8 position (33)."""
@@ -268,6 +276,34 @@ def _tt_find(keys: np.ndarray, h: int) -> int:
 
 
 @numba.njit(cache=True)
+def _table_key(p: int, o: int, ne: int, n: int) -> tuple[int, int]:
+    """The table key of a position and the symmetry that maps it to the form the entry is kept
+    in (0 far from the start, where the key is the plain hash)."""
+    h = hash_position(p, o)
+    if n * n - ne > SYMMETRY_MAX_DISCS:
+        return h, 0
+    k = 0
+    for t in range(1, 8):
+        ht = hash_position(transform(p, t, n), transform(o, t, n))
+        if ht < h:
+            h = ht
+            k = t
+    return h, k
+
+
+@numba.njit(cache=True, inline="always")
+def _to_table(move: int, k: int, n: int) -> int:
+    """A move of the searched position as kept in the entry (symmetry ``k`` applied)."""
+    return _SYM_DST[n, k, move] if move >= 0 and k else move
+
+
+@numba.njit(cache=True, inline="always")
+def _from_table(move: int, k: int, n: int) -> int:
+    """A move kept in the entry as a move of the searched position."""
+    return _SYM_DST[n, INVERSE_SYMMETRY[k], move] if move >= 0 and k else move
+
+
+@numba.njit(cache=True)
 def _tt_store(
     keys: np.ndarray,
     data: np.ndarray,
@@ -357,7 +393,7 @@ def _order_moves_etc(
     p: int,
     o: int,
     moves: int,
-    hash_move: int,
+    ne: int,
     alpha: int,
     n: int,
     sqs: np.ndarray,
@@ -368,7 +404,7 @@ def _order_moves_etc(
     """``_order_moves`` far from the end: also probe each child in the table and return
     ``(count, cut)`` where ``cut > alpha`` is a proven fail-high score (enhanced transposition
     cutoff) and ``-INF - 1`` means none. The key adds the opponent's potential mobility (empty
-    squares next to our discs).
+    squares next to our discs); ``ne`` is the number of empties before the move.
     """
     k = 0
     corners = _CORNERS[n]
@@ -380,8 +416,7 @@ def _order_moves_etc(
         f = _flips(p, o, sq, n)
         np_ = o & ~f
         no = p | f | bit
-        h = hash_position(np_, no)
-        slot = _tt_find(tt_keys, h)
+        slot = _tt_find(tt_keys, _table_key(np_, no, ne - 1, n)[0])
         key = 0
         if slot >= 0:
             upper = tt_data[slot, _UPPER]
@@ -393,8 +428,6 @@ def _order_moves_etc(
         if bit & corners:
             key += 8
         key -= popcount(f) // 2
-        if sq == hash_move:
-            key = 1 << 20
         sqs[k] = sq
         keys[k] = key
         k += 1
@@ -437,7 +470,7 @@ def _nws_deep(
         bound = cells - 2 * popcount(stable_discs(o, p, n))
         if bound <= alpha:
             return bound
-    h = hash_position(p, o)
+    h, sym = _table_key(p, o, ne, n)
     slot = _tt_find(tt_keys, h)
     hash_move = -1
     if slot >= 0:
@@ -445,7 +478,7 @@ def _nws_deep(
             return tt_data[slot, _LOWER]
         if tt_data[slot, _UPPER] <= alpha:
             return tt_data[slot, _UPPER]
-        hash_move = tt_data[slot, _MOVE]
+        hash_move = _from_table(tt_data[slot, _MOVE], sym, n)
     moves = _moves(p, o, n)
     if moves == ZERO:
         if _moves(o, p, n) == ZERO:
@@ -464,7 +497,7 @@ def _nws_deep(
         i = -1
         moves ^= hash_bit
     elif ne >= ETC_MIN:
-        count, cut = _order_moves_etc(p, o, moves, -1, alpha, n, sqs, keys, tt_keys, tt_data)
+        count, cut = _order_moves_etc(p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data)
         if cut > alpha:
             return cut
     else:
@@ -505,14 +538,14 @@ def _nws_deep(
         if i < 0 and moves:
             if ne >= ETC_MIN:
                 count, cut = _order_moves_etc(
-                    p, o, moves, -1, alpha, n, sqs, keys, tt_keys, tt_data
+                    p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data
                 )
                 if cut > alpha:
                     return cut
             else:
                 count = _order_moves(p, o, moves, -1, n, sqs, keys)
         i += 1
-    _tt_store(tt_keys, tt_data, h, alpha, alpha + 1, best, best_move, ne)
+    _tt_store(tt_keys, tt_data, h, alpha, alpha + 1, best, _to_table(best_move, sym, n), ne)
     return best
 
 
@@ -575,11 +608,11 @@ def _pvs(
     pv_buf[ne] = -1
     if _count(stats, deadline):
         return 0
-    h = hash_position(p, o)
+    h, sym = _table_key(p, o, ne, n)
     slot = _tt_find(tt_keys, h)
     hash_move = -1
     if slot >= 0:
-        hash_move = tt_data[slot, _MOVE]
+        hash_move = _from_table(tt_data[slot, _MOVE], sym, n)
         lo = tt_data[slot, _LOWER]
         hi = tt_data[slot, _UPPER]
         if lo == hi and hash_move >= 0:
@@ -667,7 +700,7 @@ def _pvs(
                 a = s
                 if s >= beta:
                     break
-    _tt_store(tt_keys, tt_data, h, alpha, beta, best, best_move, ne)
+    _tt_store(tt_keys, tt_data, h, alpha, beta, best, _to_table(best_move, sym, n), ne)
     pv_buf[ne] = best_move
     return best
 
