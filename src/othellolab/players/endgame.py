@@ -522,11 +522,13 @@ def _order_moves_sorted(
     tt_keys: np.ndarray,
     tt_data: np.ndarray,
     stats: np.ndarray,
+    etc: bool,
 ) -> tuple[int, int]:
     """``_order_moves_etc`` plus a shallow search of each child (``_estimate``): far from the
     end a wrong first move at a cut node costs a whole subtree, and fastest first alone picks
     it too often. Only scores above ``alpha - SORT_MARGIN`` are told apart (the child's window
-    is open below), since the moves below that all fail low anyway."""
+    is open below), since the moves below that all fail low anyway. Without ``etc`` (at PV
+    nodes, where a bound above alpha proves nothing) the table is not probed."""
     k = 0
     corners = _CORNERS[n]
     full = _FULL[n]
@@ -539,11 +541,12 @@ def _order_moves_sorted(
         f = _flips(p, o, sq, n)
         np_ = o & ~f
         no = p | f | bit
-        slot = _tt_find(tt_keys, _table_key(np_, no, ne - 1, n)[0])
-        if slot >= 0:
-            upper = tt_data[slot, _UPPER]
-            if -upper > alpha:
-                return k, -upper
+        if etc:
+            slot = _tt_find(tt_keys, _table_key(np_, no, ne - 1, n)[0])
+            if slot >= 0:
+                upper = tt_data[slot, _UPPER]
+                if -upper > alpha:
+                    return k, -upper
         reply = _moves(np_, no, n)
         key = -16 * (popcount(reply) + popcount(reply & corners))
         key -= 4 * popcount(neighbours(no, n) & ~(np_ | no) & full)
@@ -631,6 +634,7 @@ def _nws_deep(
             tt_keys,
             tt_data,
             stats,
+            True,
         )
         if cut > alpha:
             return cut
@@ -687,6 +691,7 @@ def _nws_deep(
                     tt_keys,
                     tt_data,
                     stats,
+                    True,
                 )
                 if cut > alpha:
                     return cut
@@ -796,7 +801,15 @@ def _pvs(
         return s
     sqs = np.empty(MAX_MOVES, dtype=np.int64)
     keys = np.empty(MAX_MOVES, dtype=np.int64)
-    count = _order_moves(p, o, moves, hash_move, n, sqs, keys)
+    if ne >= SORT_MIN:
+        count = _order_moves_sorted(
+            p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data, stats, False
+        )[0]
+        for i in range(count):
+            if sqs[i] == hash_move:
+                keys[i] = 1 << 40
+    else:
+        count = _order_moves(p, o, moves, hash_move, n, sqs, keys)
     best = -INF
     best_move = -1
     a = alpha
