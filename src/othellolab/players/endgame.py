@@ -2,10 +2,11 @@
 
 Scores are from the side to move, empty squares to the winner (as in WTHOR and the FFO suite).
 The search is a fail-soft negamax: principal-variation search at PV nodes and null-window search
-everywhere else, with fastest-first move ordering (fewest opponent replies) and a transposition
-table far from the end (hash move first, enhanced transposition cutoffs), parity ordering near
-it, a stable-disc upper bound that prunes hopeless nodes, and dedicated code for the last
-empties that counts flips square by square instead of generating moves. Full-window solves
+everywhere else, with fastest-first move ordering (fewest opponent replies), helped far from the
+end by a shallow search of each child with the hand-written evaluation, and a transposition
+table (hash move first, enhanced transposition cutoffs, symmetric keys near the start), parity
+ordering near the end, a stable-disc upper bound that prunes hopeless nodes, and dedicated code
+for the last empties that counts flips square by square instead of generating moves. Full-window solves
 run as a series of narrow windows (aspiration), which cut far more. The kernels work on 8x8, 6x6 and 4x4 boards.
 
 >>> from othellolab import Board
