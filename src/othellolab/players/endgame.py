@@ -2,10 +2,11 @@
 
 Scores are from the side to move, empty squares to the winner (as in WTHOR and the FFO suite).
 The search is a fail-soft negamax: principal-variation search at PV nodes and null-window search
-everywhere else, with fastest-first move ordering (fewest opponent replies) and a transposition
-table far from the end (hash move first, enhanced transposition cutoffs), parity ordering near
-it, a stable-disc upper bound that prunes hopeless nodes, and dedicated code for the last
-empties that counts flips square by square instead of generating moves. Full-window solves
+everywhere else, with fastest-first move ordering (fewest opponent replies), helped far from the
+end by a shallow search of each child with the hand-written evaluation, and a transposition
+table (hash move first, enhanced transposition cutoffs, symmetric keys near the start), parity
+ordering near the end, a stable-disc upper bound that prunes hopeless nodes, and dedicated code
+for the last empties that counts flips square by square instead of generating moves. Full-window solves
 run as a series of narrow windows (aspiration), which cut far more. The kernels work on 8x8, 6x6 and 4x4 boards.
 
 >>> from othellolab import Board
@@ -26,8 +27,10 @@ from othellolab.core import Board, Limit, PlayResult, Score, square_name
 from othellolab.core.kernels import (
     _FULL,
     _INNER,
+    _SYM_DST,
     FULL8,
     INNER8,
+    INVERSE_SYMMETRY,
     ONE,
     U64,
     ZERO,
@@ -35,12 +38,15 @@ from othellolab.core.kernels import (
     _legal,
     hash_position,
     popcount,
+    transform,
 )
 from othellolab.players.base import Player
 from othellolab.players.heuristics import (
     _CORNERS,
     _QUAD_BIT,
     _QUAD_MASK,
+    DEFAULT_WEIGHTS,
+    heuristic,
     neighbours,
     stable_discs,
 )
@@ -61,6 +67,29 @@ ETC_MIN = 10
 ASPIRATION_MIN = 14
 """From this many empties up, a full-window solve runs as a series of narrow windows."""
 
+SYMMETRY_MAX_DISCS = 14
+"""Positions with at most this many discs share one table entry with their 8 symmetric images
+(the table key is the smallest hash of the eight): early positions of 6x6 and 4x4 solves are
+symmetric transpositions of each other, and the start's four first moves are one."""
+
+SORT_MIN = 15
+"""From this many empties up, null-window nodes order their moves by a shallow search of each
+child with the hand-written evaluation (as Edax does with its own), on top of fastest first."""
+
+SORT_DEPTH_BASE = 9
+SORT_DEPTH_MAX = 6
+"""The ordering search of a node with ``ne`` empties goes ``(ne - SORT_DEPTH_BASE) // 3``
+plies deep, at most ``SORT_DEPTH_MAX`` (2 plies at 15 empties, 4 at 21)."""
+
+SORT_WEIGHT = 8
+"""Ordering-key units per disc of the shallow search (an opponent's move costs 16)."""
+
+SORT_MARGIN = 8
+"""The ordering search tells apart child scores down to ``alpha`` minus this many discs."""
+
+ESTIMATE_SORT_DEPTH = 3
+"""Shallow-search nodes with this many plies left try their children best-evaluated first."""
+
 MAX_MOVES = 34
 """More than the most legal moves seen in an 8x8 position (33)."""
 
@@ -69,6 +98,7 @@ _TIME_CHECK = 1 << 14
 
 # Statistics and limits shared by the kernels, in one int64 array.
 _NODES, _NODE_LIMIT, _ABORTED = 0, 1, 2
+_SHALLOW_NODES = 3
 _STATS_SIZE = 4
 
 # ----------------------------------------------------------------------------------------------
@@ -268,6 +298,34 @@ def _tt_find(keys: np.ndarray, h: int) -> int:
 
 
 @numba.njit(cache=True)
+def _table_key(p: int, o: int, ne: int, n: int) -> tuple[int, int]:
+    """The table key of a position and the symmetry that maps it to the form the entry is kept
+    in (0 far from the start, where the key is the plain hash)."""
+    h = hash_position(p, o)
+    if n * n - ne > SYMMETRY_MAX_DISCS:
+        return h, 0
+    k = 0
+    for t in range(1, 8):
+        ht = hash_position(transform(p, t, n), transform(o, t, n))
+        if ht < h:
+            h = ht
+            k = t
+    return h, k
+
+
+@numba.njit(cache=True, inline="always")
+def _to_table(move: int, k: int, n: int) -> int:
+    """A move of the searched position as kept in the entry (symmetry ``k`` applied)."""
+    return _SYM_DST[n, k, move] if move >= 0 and k else move
+
+
+@numba.njit(cache=True, inline="always")
+def _from_table(move: int, k: int, n: int) -> int:
+    """A move kept in the entry as a move of the searched position."""
+    return _SYM_DST[n, INVERSE_SYMMETRY[k], move] if move >= 0 and k else move
+
+
+@numba.njit(cache=True)
 def _tt_store(
     keys: np.ndarray,
     data: np.ndarray,
@@ -357,7 +415,7 @@ def _order_moves_etc(
     p: int,
     o: int,
     moves: int,
-    hash_move: int,
+    ne: int,
     alpha: int,
     n: int,
     sqs: np.ndarray,
@@ -368,7 +426,7 @@ def _order_moves_etc(
     """``_order_moves`` far from the end: also probe each child in the table and return
     ``(count, cut)`` where ``cut > alpha`` is a proven fail-high score (enhanced transposition
     cutoff) and ``-INF - 1`` means none. The key adds the opponent's potential mobility (empty
-    squares next to our discs).
+    squares next to our discs); ``ne`` is the number of empties before the move.
     """
     k = 0
     corners = _CORNERS[n]
@@ -380,8 +438,7 @@ def _order_moves_etc(
         f = _flips(p, o, sq, n)
         np_ = o & ~f
         no = p | f | bit
-        h = hash_position(np_, no)
-        slot = _tt_find(tt_keys, h)
+        slot = _tt_find(tt_keys, _table_key(np_, no, ne - 1, n)[0])
         key = 0
         if slot >= 0:
             upper = tt_data[slot, _UPPER]
@@ -393,8 +450,110 @@ def _order_moves_etc(
         if bit & corners:
             key += 8
         key -= popcount(f) // 2
-        if sq == hash_move:
-            key = 1 << 20
+        sqs[k] = sq
+        keys[k] = key
+        k += 1
+    return k, -INF - 1
+
+
+@numba.njit(cache=True)
+def _estimate(
+    p: int, o: int, alpha: float, beta: float, depth: int, n: int, stats: np.ndarray
+) -> float:
+    """Fail-soft alpha-beta to ``depth`` plies with the hand-written evaluation and no table, in
+    discs for the side to move: a cheap guess of the score, used only to order moves and to
+    centre the first window. Nodes visited are counted in ``stats[_SHALLOW_NODES]``."""
+    stats[_SHALLOW_NODES] += 1
+    moves = _moves(p, o, n)
+    if moves == ZERO:
+        if _moves(o, p, n) == ZERO:
+            return float(_final(p, o, n))
+        return -_estimate(o, p, -beta, -alpha, depth, n, stats)
+    if depth <= 0:
+        return heuristic(p, o, n, DEFAULT_WEIGHTS)
+    sqs = np.empty(MAX_MOVES, dtype=np.int64)
+    vals = np.empty(MAX_MOVES, dtype=np.float64)
+    count = 0
+    while moves:
+        bit = moves & (~moves + ONE)
+        moves ^= bit
+        sq = np.int64(trailing_zeros(bit))
+        sqs[count] = sq
+        if depth >= ESTIMATE_SORT_DEPTH:
+            # Deep enough that a cut from the best move first pays for evaluating every child.
+            f = _flips(p, o, sq, n)
+            vals[count] = -heuristic(o & ~f, p | f | bit, n, DEFAULT_WEIGHTS)
+        count += 1
+    best = -1.0e9
+    for i in range(count):
+        if depth >= ESTIMATE_SORT_DEPTH:
+            b = i
+            for j in range(i + 1, count):
+                if vals[j] > vals[b]:
+                    b = j
+            sqs[i], sqs[b] = sqs[b], sqs[i]
+            vals[i], vals[b] = vals[b], vals[i]
+        sq = sqs[i]
+        bit = ONE << U64(sq)
+        f = _flips(p, o, sq, n)
+        s = -_estimate(o & ~f, p | f | bit, -beta, -max(alpha, best), depth - 1, n, stats)
+        if s > best:
+            best = s
+            if s >= beta:
+                break
+    return best
+
+
+@numba.njit(cache=True, inline="always")
+def _sort_depth(ne: int) -> int:
+    """Depth of the shallow search that orders the moves of a node with ``ne`` empties."""
+    return min(SORT_DEPTH_MAX, (ne - SORT_DEPTH_BASE) // 3)
+
+
+@numba.njit(cache=True)
+def _order_moves_sorted(
+    p: int,
+    o: int,
+    moves: int,
+    ne: int,
+    alpha: int,
+    n: int,
+    sqs: np.ndarray,
+    keys: np.ndarray,
+    tt_keys: np.ndarray,
+    tt_data: np.ndarray,
+    stats: np.ndarray,
+    etc: bool,
+) -> tuple[int, int]:
+    """``_order_moves_etc`` plus a shallow search of each child (``_estimate``): far from the
+    end a wrong first move at a cut node costs a whole subtree, and fastest first alone picks
+    it too often. Only scores above ``alpha - SORT_MARGIN`` are told apart (the child's window
+    is open below), since the moves below that all fail low anyway. Without ``etc`` (at PV
+    nodes, where a bound above alpha proves nothing) the table is not probed."""
+    k = 0
+    corners = _CORNERS[n]
+    full = _FULL[n]
+    depth = _sort_depth(ne)
+    beta = float(SORT_MARGIN - alpha)
+    while moves:
+        bit = moves & (~moves + ONE)
+        moves ^= bit
+        sq = np.int64(trailing_zeros(bit))
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        if etc:
+            slot = _tt_find(tt_keys, _table_key(np_, no, ne - 1, n)[0])
+            if slot >= 0:
+                upper = tt_data[slot, _UPPER]
+                if -upper > alpha:
+                    return k, -upper
+        reply = _moves(np_, no, n)
+        key = -16 * (popcount(reply) + popcount(reply & corners))
+        key -= 4 * popcount(neighbours(no, n) & ~(np_ | no) & full)
+        if bit & corners:
+            key += 8
+        key -= np.int64(SORT_WEIGHT * _estimate(np_, no, -1.0e9, beta, depth, n, stats))
         sqs[k] = sq
         keys[k] = key
         k += 1
@@ -437,7 +596,7 @@ def _nws_deep(
         bound = cells - 2 * popcount(stable_discs(o, p, n))
         if bound <= alpha:
             return bound
-    h = hash_position(p, o)
+    h, sym = _table_key(p, o, ne, n)
     slot = _tt_find(tt_keys, h)
     hash_move = -1
     if slot >= 0:
@@ -445,7 +604,7 @@ def _nws_deep(
             return tt_data[slot, _LOWER]
         if tt_data[slot, _UPPER] <= alpha:
             return tt_data[slot, _UPPER]
-        hash_move = tt_data[slot, _MOVE]
+        hash_move = _from_table(tt_data[slot, _MOVE], sym, n)
     moves = _moves(p, o, n)
     if moves == ZERO:
         if _moves(o, p, n) == ZERO:
@@ -463,8 +622,25 @@ def _nws_deep(
     if hash_bit:
         i = -1
         moves ^= hash_bit
+    elif ne >= SORT_MIN:
+        count, cut = _order_moves_sorted(
+            p,
+            o,
+            moves,
+            ne,
+            alpha,
+            n,
+            sqs,
+            keys,
+            tt_keys,
+            tt_data,
+            stats,
+            True,
+        )
+        if cut > alpha:
+            return cut
     elif ne >= ETC_MIN:
-        count, cut = _order_moves_etc(p, o, moves, -1, alpha, n, sqs, keys, tt_keys, tt_data)
+        count, cut = _order_moves_etc(p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data)
         if cut > alpha:
             return cut
     else:
@@ -503,16 +679,33 @@ def _nws_deep(
             if s > alpha:
                 break
         if i < 0 and moves:
-            if ne >= ETC_MIN:
+            if ne >= SORT_MIN:
+                count, cut = _order_moves_sorted(
+                    p,
+                    o,
+                    moves,
+                    ne,
+                    alpha,
+                    n,
+                    sqs,
+                    keys,
+                    tt_keys,
+                    tt_data,
+                    stats,
+                    True,
+                )
+                if cut > alpha:
+                    return cut
+            elif ne >= ETC_MIN:
                 count, cut = _order_moves_etc(
-                    p, o, moves, -1, alpha, n, sqs, keys, tt_keys, tt_data
+                    p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data
                 )
                 if cut > alpha:
                     return cut
             else:
                 count = _order_moves(p, o, moves, -1, n, sqs, keys)
         i += 1
-    _tt_store(tt_keys, tt_data, h, alpha, alpha + 1, best, best_move, ne)
+    _tt_store(tt_keys, tt_data, h, alpha, alpha + 1, best, _to_table(best_move, sym, n), ne)
     return best
 
 
@@ -575,11 +768,11 @@ def _pvs(
     pv_buf[ne] = -1
     if _count(stats, deadline):
         return 0
-    h = hash_position(p, o)
+    h, sym = _table_key(p, o, ne, n)
     slot = _tt_find(tt_keys, h)
     hash_move = -1
     if slot >= 0:
-        hash_move = tt_data[slot, _MOVE]
+        hash_move = _from_table(tt_data[slot, _MOVE], sym, n)
         lo = tt_data[slot, _LOWER]
         hi = tt_data[slot, _UPPER]
         if lo == hi and hash_move >= 0:
@@ -609,7 +802,15 @@ def _pvs(
         return s
     sqs = np.empty(MAX_MOVES, dtype=np.int64)
     keys = np.empty(MAX_MOVES, dtype=np.int64)
-    count = _order_moves(p, o, moves, hash_move, n, sqs, keys)
+    if ne >= SORT_MIN:
+        count = _order_moves_sorted(
+            p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data, stats, False
+        )[0]
+        for i in range(count):
+            if sqs[i] == hash_move:
+                keys[i] = 1 << 40
+    else:
+        count = _order_moves(p, o, moves, hash_move, n, sqs, keys)
     best = -INF
     best_move = -1
     a = alpha
@@ -667,7 +868,7 @@ def _pvs(
                 a = s
                 if s >= beta:
                     break
-    _tt_store(tt_keys, tt_data, h, alpha, beta, best, best_move, ne)
+    _tt_store(tt_keys, tt_data, h, alpha, beta, best, _to_table(best_move, sym, n), ne)
     pv_buf[ne] = best_move
     return best
 
@@ -767,6 +968,9 @@ class SolveResult:
     nodes: int
     seconds: float
     exact: bool = True
+    ordering_nodes: int = 0
+    """Positions visited by the shallow searches that order moves far from the end (not in
+    ``nodes``)."""
 
     def pv_names(self, size: int = 8) -> list[str]:
         """The principal variation as square names (``pass`` for passes)."""
@@ -861,7 +1065,13 @@ def solve(
             line = [int(move)]
     best = None if board.is_game_over() else int(move)
     return SolveResult(
-        score, best, tuple(line), int(stats[_NODES]), time.perf_counter() - t0, exact
+        score,
+        best,
+        tuple(line),
+        int(stats[_NODES]),
+        time.perf_counter() - t0,
+        exact,
+        int(stats[_SHALLOW_NODES]),
     )
 
 
