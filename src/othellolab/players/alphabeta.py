@@ -33,6 +33,7 @@ from othellolab.players.endgame import (
     _count,
     _final,
     _moves,
+    _pick,
     solve,
 )
 from othellolab.players.heuristics import _CORNERS, Evaluation, evaluate
@@ -160,13 +161,7 @@ def _ab(
     best_move = -1
     a = alpha
     for i in range(count):
-        best_i = i
-        for j in range(i + 1, count):
-            if keys[j] > keys[best_i]:
-                best_i = j
-        sqs[i], sqs[best_i] = sqs[best_i], sqs[i]
-        keys[i], keys[best_i] = keys[best_i], keys[i]
-        sq = sqs[i]
+        sq = _pick(sqs, keys, i, count)
         bit = ONE << U64(sq)
         f = _flips(p, o, sq, n)
         np_ = o & ~f

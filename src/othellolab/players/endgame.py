@@ -411,52 +411,6 @@ def _order_moves(
 
 
 @numba.njit(cache=True)
-def _order_moves_etc(
-    p: int,
-    o: int,
-    moves: int,
-    ne: int,
-    alpha: int,
-    n: int,
-    sqs: np.ndarray,
-    keys: np.ndarray,
-    tt_keys: np.ndarray,
-    tt_data: np.ndarray,
-) -> tuple[int, int]:
-    """``_order_moves`` far from the end: also probe each child in the table and return
-    ``(count, cut)`` where ``cut > alpha`` is a proven fail-high score (enhanced transposition
-    cutoff) and ``-INF - 1`` means none. The key adds the opponent's potential mobility (empty
-    squares next to our discs); ``ne`` is the number of empties before the move.
-    """
-    k = 0
-    corners = _CORNERS[n]
-    full = _FULL[n]
-    while moves:
-        bit = moves & (~moves + ONE)
-        moves ^= bit
-        sq = np.int64(trailing_zeros(bit))
-        f = _flips(p, o, sq, n)
-        np_ = o & ~f
-        no = p | f | bit
-        slot = _tt_find(tt_keys, _table_key(np_, no, ne - 1, n)[0])
-        key = 0
-        if slot >= 0:
-            upper = tt_data[slot, _UPPER]
-            if -upper > alpha:
-                return k, -upper
-        reply = _moves(np_, no, n)
-        key -= 16 * (popcount(reply) + popcount(reply & corners))
-        key -= 4 * popcount(neighbours(no, n) & ~(np_ | no) & full)
-        if bit & corners:
-            key += 8
-        key -= popcount(f) // 2
-        sqs[k] = sq
-        keys[k] = key
-        k += 1
-    return k, -INF - 1
-
-
-@numba.njit(cache=True)
 def _estimate(
     p: int, o: int, alpha: float, beta: float, depth: int, n: int, stats: np.ndarray
 ) -> float:
@@ -486,14 +440,7 @@ def _estimate(
         count += 1
     best = -1.0e9
     for i in range(count):
-        if depth >= ESTIMATE_SORT_DEPTH:
-            b = i
-            for j in range(i + 1, count):
-                if vals[j] > vals[b]:
-                    b = j
-            sqs[i], sqs[b] = sqs[b], sqs[i]
-            vals[i], vals[b] = vals[b], vals[i]
-        sq = sqs[i]
+        sq = _pick(sqs, vals, i, count) if depth >= ESTIMATE_SORT_DEPTH else sqs[i]
         bit = ONE << U64(sq)
         f = _flips(p, o, sq, n)
         s = -_estimate(o & ~f, p | f | bit, -beta, -max(alpha, best), depth - 1, n, stats)
@@ -511,7 +458,7 @@ def _sort_depth(ne: int) -> int:
 
 
 @numba.njit(cache=True)
-def _order_moves_sorted(
+def _order_moves_etc(
     p: int,
     o: int,
     moves: int,
@@ -524,12 +471,17 @@ def _order_moves_sorted(
     tt_data: np.ndarray,
     stats: np.ndarray,
     etc: bool,
+    sort: bool,
 ) -> tuple[int, int]:
-    """``_order_moves_etc`` plus a shallow search of each child (``_estimate``): far from the
-    end a wrong first move at a cut node costs a whole subtree, and fastest first alone picks
-    it too often. Only scores above ``alpha - SORT_MARGIN`` are told apart (the child's window
-    is open below), since the moves below that all fail low anyway. Without ``etc`` (at PV
-    nodes, where a bound above alpha proves nothing) the table is not probed."""
+    """``_order_moves`` far from the end (``ne`` empties before the move). With ``etc``, probe
+    each child in the table and return ``(count, cut)`` where ``cut > alpha`` is a proven
+    fail-high score (enhanced transposition cutoff) and ``-INF - 1`` means none; not at PV
+    nodes, where a bound above alpha proves nothing. The key adds the opponent's potential
+    mobility (empty squares next to our discs), and with ``sort`` a shallow search of each
+    child (``_estimate``): far from the end a wrong first move at a cut node costs a whole
+    subtree, and fastest first alone picks it too often. Only estimates above ``alpha -
+    SORT_MARGIN`` are told apart (the child's window is open below), since the moves below
+    that all fail low anyway; without ``sort``, fewer flips break ties instead."""
     k = 0
     corners = _CORNERS[n]
     full = _FULL[n]
@@ -553,11 +505,37 @@ def _order_moves_sorted(
         key -= 4 * popcount(neighbours(no, n) & ~(np_ | no) & full)
         if bit & corners:
             key += 8
-        key -= np.int64(SORT_WEIGHT * _estimate(np_, no, -1.0e9, beta, depth, n, stats))
+        if sort:
+            key -= np.int64(SORT_WEIGHT * _estimate(np_, no, -1.0e9, beta, depth, n, stats))
+        else:
+            key -= popcount(f) // 2
         sqs[k] = sq
         keys[k] = key
         k += 1
     return k, -INF - 1
+
+
+@numba.njit(cache=True, inline="always")
+def _order_nws(
+    p: int,
+    o: int,
+    moves: int,
+    ne: int,
+    alpha: int,
+    n: int,
+    sqs: np.ndarray,
+    keys: np.ndarray,
+    tt_keys: np.ndarray,
+    tt_data: np.ndarray,
+    stats: np.ndarray,
+) -> tuple[int, int]:
+    """Order the moves of a null-window node by the means its depth pays for (shallow search,
+    table probes, fastest first); ``(count, cut)`` as ``_order_moves_etc``."""
+    if ne >= ETC_MIN:
+        return _order_moves_etc(
+            p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data, stats, True, ne >= SORT_MIN
+        )
+    return _order_moves(p, o, moves, -1, n, sqs, keys), -INF - 1
 
 
 @numba.njit(cache=True)
@@ -622,29 +600,10 @@ def _nws_deep(
     if hash_bit:
         i = -1
         moves ^= hash_bit
-    elif ne >= SORT_MIN:
-        count, cut = _order_moves_sorted(
-            p,
-            o,
-            moves,
-            ne,
-            alpha,
-            n,
-            sqs,
-            keys,
-            tt_keys,
-            tt_data,
-            stats,
-            True,
-        )
-        if cut > alpha:
-            return cut
-    elif ne >= ETC_MIN:
-        count, cut = _order_moves_etc(p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data)
-        if cut > alpha:
-            return cut
     else:
-        count = _order_moves(p, o, moves, -1, n, sqs, keys)
+        count, cut = _order_nws(p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data, stats)
+        if cut > alpha:
+            return cut
     best = -INF
     best_move = -1
     while i < count:
@@ -679,31 +638,9 @@ def _nws_deep(
             if s > alpha:
                 break
         if i < 0 and moves:
-            if ne >= SORT_MIN:
-                count, cut = _order_moves_sorted(
-                    p,
-                    o,
-                    moves,
-                    ne,
-                    alpha,
-                    n,
-                    sqs,
-                    keys,
-                    tt_keys,
-                    tt_data,
-                    stats,
-                    True,
-                )
-                if cut > alpha:
-                    return cut
-            elif ne >= ETC_MIN:
-                count, cut = _order_moves_etc(
-                    p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data
-                )
-                if cut > alpha:
-                    return cut
-            else:
-                count = _order_moves(p, o, moves, -1, n, sqs, keys)
+            count, cut = _order_nws(p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data, stats)
+            if cut > alpha:
+                return cut
         i += 1
     _tt_store(tt_keys, tt_data, h, alpha, alpha + 1, best, _to_table(best_move, sym, n), ne)
     return best
@@ -803,8 +740,8 @@ def _pvs(
     sqs = np.empty(MAX_MOVES, dtype=np.int64)
     keys = np.empty(MAX_MOVES, dtype=np.int64)
     if ne >= SORT_MIN:
-        count = _order_moves_sorted(
-            p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data, stats, False
+        count = _order_moves_etc(
+            p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data, stats, False, True
         )[0]
         for i in range(count):
             if sqs[i] == hash_move:
