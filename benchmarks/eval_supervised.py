@@ -41,27 +41,6 @@ OPPONENTS = (
 )
 
 
-def prediction(model_path: Path, data: Path, split: str, years: str | None) -> dict:
-    """Top-1/top-3, cross-entropies and value MSE over the held-out positions, and top-1 per
-    phase, from ``othellolab.training.evaluate`` (the ``othellolab evaluate model`` code)."""
-    pos = load_positions([data], split=split, years=years)
-    m = evaluate_model(model_path, pos, progress=False).metrics
-    o = m["overall"]
-    return {
-        "rows": o["positions"],
-        "games": pos.games,
-        "top1": o["top1"],
-        "top3": o["top3"],
-        "ce": o["policy_ce"],
-        "uniform_ce": o["uniform_ce"],
-        "uniform_top1": o["uniform_top1"],
-        "value_mse": o["value_mse"],
-        "phases": [
-            (p["empties"][0], p["empties"][1], p["positions"], p["top1"]) for p in m["phases"]
-        ],
-    }
-
-
 def infer_rate(evaluator: NetworkEvaluator, p: np.ndarray, o: np.ndarray, batch: int) -> float:
     """Positions per second through the evaluator at a fixed batch size, for ~3 s."""
     evaluator.evaluate(p[:batch], o[:batch], 8)
@@ -95,20 +74,25 @@ def main() -> None:
     path = resolve(args.model)
 
     t0 = time.perf_counter()
-    m = prediction(path, args.data, args.split, args.years)
+    pos = load_positions([args.data], split=args.split, years=args.years)
+    metrics = evaluate_model(path, pos, progress=False).metrics
+    m = metrics["overall"]
+    phases = [
+        (p["empties"][0], p["empties"][1], p["positions"], p["top1"]) for p in metrics["phases"]
+    ]
     is_dataset = (args.data / "manifest.json").is_file()
     held_out = f"{args.data.name}, {args.split} split" if is_dataset else f"WTHOR {args.years}"
     print(
-        f"{m['rows']} positions of {m['games']} games: top-1 {m['top1']:.3f} "
-        f"(uniform {m['uniform_top1']:.3f}) top-3 {m['top3']:.3f} CE {m['ce']:.3f} "
+        f"{m['positions']} positions of {pos.games} games: top-1 {m['top1']:.3f} "
+        f"(uniform {m['uniform_top1']:.3f}) top-3 {m['top3']:.3f} CE {m['policy_ce']:.3f} "
         f"(uniform {m['uniform_ce']:.3f}) value MSE {m['value_mse']:.3f} "
         f"[{time.perf_counter() - t0:.0f} s]"
     )
-    for lo, hi, k, acc in m["phases"]:
+    for lo, hi, k, acc in phases:
         print(f"  empties {lo:2d}-{hi:2d}: {k:7d} positions, top-1 {acc:.3f}")
 
-    pos = load_positions([args.data], split=args.split, years=args.years, max_games=400)
-    p, o = pos.player[pos.move < 64], pos.opponent[pos.move < 64]
+    placing = pos.move < 64
+    p, o = pos.player[placing][:20000], pos.opponent[placing][:20000]
     ev = NetworkEvaluator.from_dir(path, cache_size=0)
     b1, b256 = infer_rate(ev, p, o, 1), infer_rate(ev, p, o, 256)
     print(f"inference: batch 1 {b1:.0f} pos/s, batch 256 {b256:.0f} pos/s")
@@ -125,9 +109,7 @@ def main() -> None:
         print(f"policy vs {opp}: +{r.wins} ={r.draws} -{r.losses} ({score:.1%}) [{secs:.0f} s]")
 
     if args.write:
-        phase_rows = "".join(
-            f"| {lo}-{hi} | {k:,} | {acc:.3f} |\n" for lo, hi, k, acc in m["phases"]
-        )
+        phase_rows = "".join(f"| {lo}-{hi} | {k:,} | {acc:.3f} |\n" for lo, hi, k, acc in phases)
         match_rows = "".join(
             f"| `{opp}` | {w} | {d} | {lo} | {s:.1%} | {dd:+.1f} |\n"
             for opp, w, d, lo, s, dd, _ in matches
@@ -136,9 +118,9 @@ def main() -> None:
             f"## Network `{path.name}`\n\n"
             f"{_dt.date.today()}, {machine()}, torch {torch.__version__}, 1 thread; "
             f"`python benchmarks/eval_supervised.py --write docs/benchmarks.md`.\n\n"
-            f"Held-out games ({held_out}): {m['rows']:,} positions of "
-            f"{m['games']:,} games. top-1 {m['top1']:.3f} (uniform among legal moves "
-            f"{m['uniform_top1']:.3f}), top-3 {m['top3']:.3f}, policy CE {m['ce']:.3f} "
+            f"Held-out games ({held_out}): {m['positions']:,} positions of "
+            f"{pos.games:,} games. top-1 {m['top1']:.3f} (uniform among legal moves "
+            f"{m['uniform_top1']:.3f}), top-3 {m['top3']:.3f}, policy CE {m['policy_ce']:.3f} "
             f"(uniform {m['uniform_ce']:.3f}), value MSE {m['value_mse']:.3f}.\n\n"
             "| empties | positions | top-1 |\n|---|---:|---:|\n" + phase_rows + "\n"
             f"Inference (`NetworkEvaluator`, cache off): batch 1 {b1:,.0f} positions/s, "

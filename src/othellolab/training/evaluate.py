@@ -14,18 +14,19 @@ import datetime as _dt
 import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from othellolab.core import BLACK
 from othellolab.core import kernels as _k
+from othellolab.datasets.replay import replay_games
 from othellolab.datasets.shards import MANIFEST, atomic_dir, open_arrays, read_manifest
-from othellolab.records import RecordError, read_games
+from othellolab.datasets.sources import NO_SCORE, GameArrays, games_to_arrays, read_wtb_arrays
+from othellolab.records import read_games
 from othellolab.training.data import ArraySource, PositionArrays, parse_years, wthor_paths
-from othellolab.training.supervised import _progress
+from othellolab.training.progress import StepProgress
 
 __all__ = [
     "EvalPositions",
@@ -124,6 +125,14 @@ def _concat(parts: list[dict[str, np.ndarray]], size: int, description: str, not
     )
 
 
+def _after_pass(game: np.ndarray, color: np.ndarray, move: np.ndarray, size: int) -> np.ndarray:
+    """Rows whose side to move also made the game's previous action, i.e. the opponent passed
+    in between (whether or not the pass itself is a row)."""
+    out = np.zeros(len(game), dtype=bool)
+    out[1:] = (game[1:] == game[:-1]) & ((move[:-1] == size * size) | (color[1:] == color[:-1]))
+    return out
+
+
 def _from_dataset(root: Path, split: str, max_games: int, first_game: int) -> dict:
     manifest = read_manifest(root)
     options = manifest.get("options", {})
@@ -140,77 +149,93 @@ def _from_dataset(root: Path, split: str, max_games: int, first_game: int) -> di
     else:
         n = len(game)
     game = game[:n]
-    color = np.asarray(a["color"][:n])
     move = np.asarray(a["move"][:n], dtype=np.int64)
     size = int(manifest["size"])
-    same_game = np.zeros(n, dtype=bool)
-    same_game[1:] = game[1:] == game[:-1]
-    # the side to move plays twice in a row exactly when the opponent passed in between
-    prev_pass = np.zeros(n, dtype=bool)
-    prev_pass[1:] = (move[:-1] == size * size) | (color[1:] == color[:-1])
-    _, first = np.unique(game, return_inverse=True)
+    _, renumbered = np.unique(game, return_inverse=True)
     return {
         "player": np.asarray(a["p"][:n]),
         "opponent": np.asarray(a["o"][:n]),
         "move": move,
         "outcome": np.asarray(a["outcome"][:n], dtype=np.float32),
         "score": np.asarray(a["score"][:n], dtype=np.int64),
-        "game": first.astype(np.int64) + first_game,
-        "after_pass": same_game & prev_pass,
+        "game": renumbered.astype(np.int64) + first_game,
+        "after_pass": _after_pass(game, np.asarray(a["color"][:n]), move, size),
     }, size
 
 
-def _from_games(paths: Iterable[Path], max_games: int, first_game: int, size: int | None):
-    """Replay game records; returns the columns, the board size and notes on skipped games."""
-    rows: dict[str, list] = {
-        k: [] for k in ("player", "opponent", "move", "sign", "game", "after_pass")
-    }
-    results: list[int] = []
+def _game_arrays(path: Path, size: int | None) -> tuple[GameArrays, int]:
+    """One record file's games of board ``size`` (default: its first game's) as the replay
+    kernel's arrays, and how many games of another size were left out."""
+    if path.suffix.lower() == ".wtb":
+        games = read_wtb_arrays(path)
+        if size is None or games.size == size:
+            return games, 0
+        return _head(games, 0), games.n_games
     skipped = 0
-    g = first_game
-    for path in paths:
-        for number, game in enumerate(read_games(path), 1):
-            if max_games and g - first_game >= max_games:
-                break
-            if size is None:
-                size = game.size
-            if game.size != size:
-                skipped += 1
-                continue
-            prev = -1
-            try:
-                for board, action in game.replay():
-                    rows["player"].append(board.player)
-                    rows["opponent"].append(board.opponent)
-                    rows["move"].append(action)
-                    rows["sign"].append(1 if board.turn == BLACK else -1)
-                    rows["game"].append(g)
-                    rows["after_pass"].append(prev == size * size)
-                    prev = action
-            except Exception as e:  # an illegal move names the move; add the file and game
-                raise RecordError(f"{path}: game {number}: {e}") from None
-            final = game.final_board()
-            if final.is_game_over() or game.recorded_score is None:
-                results.append(game.score())
+
+    def same_size(records: Iterable[Any]) -> Iterable[Any]:
+        nonlocal size, skipped
+        for game in records:
+            size = game.size if size is None else size
+            if game.size == size:
+                yield game
             else:
-                results.append(int(game.recorded_score))
-            g += 1
-        if max_games and g - first_game >= max_games:
+                skipped += 1
+
+    return games_to_arrays(same_size(read_games(path)), name=path.name), skipped
+
+
+def _head(games: GameArrays, count: int) -> GameArrays:
+    """The first ``count`` games."""
+    return replace(
+        games,
+        **{
+            k: getattr(games, k)[:count]
+            for k in ("moves", "start_p", "start_o", "start_color", "year", "recorded_score")
+        },
+    )
+
+
+def _from_games(paths: Iterable[Path], max_games: int, first_game: int, size: int | None):
+    """Replay game records with the datasets' replay kernel; returns the columns, the board
+    size and notes on skipped games. A game's result is its replayed final score, or the
+    recorded one for a game that stops early (as the trainer's ``positions_from_wthor``)."""
+    parts: list[dict[str, np.ndarray]] = []
+    skipped = 0
+    taken = 0
+    for path in paths:
+        if max_games and taken >= max_games:
             break
+        games, left_out = _game_arrays(Path(path), size)
+        skipped += left_out
+        if max_games:
+            games = _head(games, max_games - taken)
+        if games.n_games == 0:
+            continue
+        size = games.size
+        r = replay_games(games)
+        recorded = games.recorded_score.astype(np.int64)
+        black = np.where(r.complete | (recorded == NO_SCORE), r.final_black, recorded)
+        row_game = r.game.astype(np.int64)
+        color = r.color.astype(np.int64)
+        move = r.move.astype(np.int64)
+        final = (1 - 2 * color) * black[row_game]
+        parts.append(
+            {
+                "player": r.p,
+                "opponent": r.o,
+                "move": move,
+                "outcome": np.sign(final).astype(np.float32),
+                "score": final,
+                "game": row_game + first_game + taken,
+                "after_pass": _after_pass(row_game, color, move, size),
+            }
+        )
+        taken += games.n_games
     notes = [f"skipped {skipped} games of another board size"] if skipped else []
-    games = np.asarray(rows["game"], dtype=np.int64)
-    black = np.asarray(results, dtype=np.int64)[games - first_game] if len(games) else games
-    final = np.asarray(rows["sign"], dtype=np.int64) * black
-    cols = {
-        "player": np.asarray(rows["player"], dtype=np.uint64),
-        "opponent": np.asarray(rows["opponent"], dtype=np.uint64),
-        "move": np.asarray(rows["move"], dtype=np.int64),
-        "outcome": np.sign(final).astype(np.float32),
-        "score": final,
-        "game": games,
-        "after_pass": np.asarray(rows["after_pass"], dtype=bool),
-    }
-    return cols, size, notes
+    if not parts:
+        return {"game": np.zeros(0, dtype=np.int64)}, size, notes
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}, size, notes
 
 
 def load_positions(
@@ -258,8 +283,8 @@ def load_positions(
             cols, size, skipped = _from_games([path], max_games, first_game, size)
             notes += [f"{path.name}: {s}" for s in skipped]
             described.append(path.name)
-        parts.append(cols)
         if len(cols["game"]):
+            parts.append(cols)
             first_game = int(cols["game"].max()) + 1
     assert size is not None
     return _concat(parts, size, ", ".join(described), notes)
@@ -353,7 +378,7 @@ def evaluate_model(
     }
     source = ArraySource(positions.arrays(), planes=info.config.planes)
     batches = source.batches(batch_size, np.random.default_rng(0), augment=False, shuffle=False)
-    bar = _progress(progress, total=math.ceil(n / batch_size), done=0, name=model_dir.name)
+    bar = StepProgress(progress, total=math.ceil(n / batch_size), done=0, name=model_dir.name)
     t0 = time.perf_counter()
     start = 0
     with torch.inference_mode():

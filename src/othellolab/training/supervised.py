@@ -42,6 +42,7 @@ from othellolab.training.data import (
     split_by_game,
     wthor_paths,
 )
+from othellolab.training.progress import StepProgress
 
 __all__ = [
     "PositionSource",
@@ -478,7 +479,7 @@ def train_supervised(
         with run.metrics.open("a") as f:
             f.write(json.dumps(record) + "\n")
 
-    bar = _progress(
+    bar = StepProgress(
         progress, total=cfg.train.epochs * steps_per_epoch, done=st["step"], name=cfg.name
     )
     model.train()
@@ -609,36 +610,3 @@ def _export(
         "data": asdict(cfg.data),
     }
     return save_model(model, run.models / name, training=training)
-
-
-class _progress:
-    """A rich progress bar over optimiser steps (silent when disabled)."""
-
-    def __init__(self, enabled: bool, *, total: int, done: int, name: str) -> None:
-        self._bar = None
-        if enabled:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-            )
-
-            self._bar = Progress(
-                TextColumn(f"[bold]{name}[/]"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.description}"),
-                TimeRemainingColumn(),
-            )
-            self._bar.start()
-            self._task = self._bar.add_task("", total=total, completed=done)
-
-    def advance(self, description: str) -> None:
-        if self._bar is not None:
-            self._bar.update(self._task, advance=1, description=description)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()

@@ -1,0 +1,39 @@
+"""A progress bar over steps (optimiser steps, evaluation batches), shared by the trainer and
+the evaluator; it imports only rich, and only when shown."""
+
+from __future__ import annotations
+
+__all__ = ["StepProgress"]
+
+
+class StepProgress:
+    """A rich progress bar over steps with a changing description (silent when disabled)."""
+
+    def __init__(self, enabled: bool, *, total: int, done: int, name: str) -> None:
+        self._bar = None
+        if enabled:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
+            self._bar = Progress(
+                TextColumn(f"[bold]{name}[/]"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.description}"),
+                TimeRemainingColumn(),
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("", total=total, completed=done)
+
+    def advance(self, description: str) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, advance=1, description=description)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
