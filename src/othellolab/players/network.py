@@ -13,6 +13,7 @@ import numpy as np
 
 from othellolab.core import Board, Limit, PlayResult, Score
 from othellolab.core import kernels as _k
+from othellolab.nn.pretrained import resolve
 from othellolab.players.base import Player, uniform_policy
 
 if TYPE_CHECKING:
@@ -21,16 +22,10 @@ if TYPE_CHECKING:
 __all__ = ["PolicyPlayer", "ValuePlayer"]
 
 
-def _model_dir(model: str | Path | None) -> Path:
-    from othellolab.nn.pretrained import resolve
-
-    return resolve(model)
-
-
 def _evaluator(model: str | Path | None, device: str, cache_size: int) -> NetworkEvaluator:
     from othellolab.nn.inference import NetworkEvaluator
 
-    return NetworkEvaluator.from_dir(_model_dir(model), device=device, cache_size=cache_size)
+    return NetworkEvaluator.from_dir(resolve(model), device=device, cache_size=cache_size)
 
 
 def _score(ev_value: float, ev_score: float | None, size: int) -> Score:
@@ -63,7 +58,7 @@ class PolicyPlayer(Player):
         if temperature < 0:
             raise ValueError(f"policy player: temperature must be >= 0, got {temperature}")
         self.evaluator = _evaluator(model, device, cache_size)
-        self.model = str(_model_dir(model))
+        self.model = str(resolve(model))
         self.temperature = float(temperature)
         self.rng = np.random.default_rng(seed)
 
@@ -104,7 +99,7 @@ class ValuePlayer(Player):
         cache_size: int = 4096,
     ) -> None:
         self.evaluator = _evaluator(model, device, cache_size)
-        self.model = str(_model_dir(model))
+        self.model = str(resolve(model))
         self.rng = np.random.default_rng(seed)
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
