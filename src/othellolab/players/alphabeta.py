@@ -277,6 +277,7 @@ def search(
     if board.is_game_over():
         raise ValueError(f"no legal move: the game is over\n{board}")
     evaluation = evaluation or Evaluation()
+    evaluation.check_size(board.size)
     table = table or SearchTable(18)
     n = board.size
     if depth is None and time_limit is None and max_nodes is None:
