@@ -183,9 +183,11 @@ def save_pattern_weights(
     tensors = {"weights": q, "scale": np.array([scale], dtype=np.float64)}
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".weights.", suffix=".tmp")
     os.close(fd)
+    os.chmod(tmp, 0o644)
     save_file(tensors, tmp)
     os.replace(tmp, d / "weights.safetensors")
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".config.", suffix=".tmp")
+    os.chmod(tmp, 0o644)
     with os.fdopen(fd, "w") as f:
         json.dump(config, f, indent=2)
         f.write("\n")

@@ -219,12 +219,12 @@ def train_patterns(out: str | Path, options: PatternTrainOptions) -> dict[str, A
     phases sit in ``out/phases/`` and are not fitted again.
     """
     out = Path(out)
-    parts = out / "phases"
-    parts.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     data, described = load_training_positions(
         options.wthor_dir, options.years, options.extra_sources, max_games=options.max_games
     )
+    parts = out / "phases"
+    parts.mkdir(parents=True, exist_ok=True)
     t_load = time.perf_counter() - t0
     index, n_compact = full_to_compact()
     compact = np.zeros((options.phases, n_compact))
