@@ -11,7 +11,7 @@ import pytest
 
 from othellolab import Board
 from othellolab.core.kernels import U64, popcount
-from othellolab.players import _pattern_kernel
+from othellolab.players import _pattern_kernel, make_player
 from othellolab.players.alphabeta import search
 from othellolab.players.heuristics import EVAL_PATTERNS, Evaluation, evaluate
 from othellolab.players.patterns import (
@@ -158,3 +158,13 @@ def test_alphabeta_with_patterns() -> None:
     board = Board()
     result = search(board, depth=3, evaluation=pattern_evaluation())
     assert result.best_move in board.legal_actions()
+
+
+def test_alphabeta_player_with_patterns() -> None:
+    player = make_player("alphabeta:evaluation=patterns,depth=3,endgame=0")
+    board = Board().play("f5")
+    assert player.choose(board).move in board.legal_actions()
+    with pytest.raises(ValueError, match="evaluation must be one of"):
+        make_player("alphabeta:evaluation=network")
+    with pytest.raises(ValueError, match="8x8"):
+        make_player("alphabeta:evaluation=patterns,depth=2,endgame=0").choose(Board(size=6))
