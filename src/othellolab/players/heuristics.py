@@ -6,9 +6,9 @@ weights are a ``(phases, features)`` array, interpolated by the number of empty 
 same kernel plays the opening (mobility first) and the late midgame (discs and parity count).
 
 The search kernels call ``evaluate(kind, weights, p, o, n)``: ``kind`` picks the evaluation
-(``EVAL_HEURISTIC`` here, ``EVAL_DISCS`` for the plain disc difference), ``weights`` are its
-parameters. A learned evaluation joins by adding a kind to this dispatch and passing its weight
-table, so every search that takes an ``Evaluation`` can use it unchanged.
+(``EVAL_HEURISTIC`` here, ``EVAL_DISCS`` for the plain disc difference, ``EVAL_PATTERNS`` for
+the learned pattern evaluation of ``players.patterns``), ``weights`` are its parameters, so
+every search that takes an ``Evaluation`` can use any of them unchanged.
 
 >>> from othellolab import Board
 >>> b = Board()
