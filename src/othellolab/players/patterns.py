@@ -9,9 +9,14 @@ instance itself maps onto each other share one weight, which makes the evaluatio
 invariant under the board symmetries. One weight row per phase of empty squares.
 
 Indices are computed from bitboards without a loop over squares: every instance is split into
-a few chunks whose squares lie in distinct columns (of the board or of its transpose), a
-multiply gathers a chunk's bits into one byte, and a 256-entry table turns that byte into the
-chunk's part of the base-3 index.
+a few chunks whose squares lie in distinct columns (of the board or of its transpose), a shift
+(a chunk within one row) or a multiply (a diagonal) gathers a chunk's bits into one byte, and a
+256-entry table turns that byte into the chunk's part of the base-3 index. ``pattern_value``
+is generated code (``_pattern_kernel``), one line per instance with every constant inline.
+
+The weight table of the kernel is float64 ``(phases, N_FEATURES)``, the Numba type of
+``heuristics.DEFAULT_WEIGHTS``, so it goes through the same ``evaluate`` dispatch
+(``EVAL_PATTERNS``). Files store the tied (compact) weights as int16 with a scale.
 
 >>> from othellolab import Board
 >>> ev = pattern_evaluation()
