@@ -1,4 +1,5 @@
-"""``othellolab train supervised --config FILE``: train or resume a supervised run."""
+"""``othellolab train supervised --config FILE``: train or resume a supervised run;
+``othellolab train patterns``: fit the pattern evaluation."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-train_app = typer.Typer(help="Train networks.", no_args_is_help=True)
+train_app = typer.Typer(help="Train networks and the pattern evaluation.", no_args_is_help=True)
 
 
 @train_app.command("supervised")
@@ -46,3 +47,48 @@ def supervised(
         f"value MSE {m.get('val_value_mse', float('nan')):.3f}"
     )
     typer.echo(f"model: {result.model_dir}")
+
+
+@train_app.command("patterns")
+def patterns(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (resumes if present).")],
+    wthor: Annotated[
+        Path | None, typer.Option(help="Folder of WTHOR .wtb files (WTH_<year>.wtb).")
+    ] = None,
+    years: Annotated[str, typer.Option(help="WTHOR years to train on (never 2023).")] = "1977-2022",
+    logistello: Annotated[
+        Path | None, typer.Option(help="Logistello's logbook.gam(.gz), added to the data.")
+    ] = None,
+    held_out: Annotated[
+        Path | None,
+        typer.Option(help="Folder of WTHOR files whose 2023 games measure the fit."),
+    ] = None,
+    l2: Annotated[float, typer.Option(help="Ridge pseudo-count per configuration.")] = 5.0,
+    iterations: Annotated[int, typer.Option(help="Conjugate-gradient steps per phase.")] = 60,
+    max_games: Annotated[int, typer.Option(help="Games per source (0 = all), for trials.")] = 0,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Fit the 8x8 pattern evaluation to game results; writes weights.safetensors + config.json."""
+    from othellolab.training.patterns import PatternTrainOptions, train_patterns
+
+    options = PatternTrainOptions(
+        wthor_dir=wthor,
+        years=years,
+        extra_sources=(logistello,) if logistello else (),
+        held_out=held_out,
+        l2=l2,
+        iterations=iterations,
+        max_games=max_games,
+        progress=not quiet,
+    )
+    try:
+        config = train_patterns(out, options)
+    except (ValueError, FileNotFoundError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(1) from None
+    for row in config.get("held_out", {}).get("mae_by_empties", []):
+        typer.echo(
+            f"{row['empties']:>6} empties: patterns MAE {row['patterns_mae']:.2f}, "
+            f"heuristic {row['heuristic_mae']:.2f} ({row['positions']:,} positions)"
+        )
+    typer.echo(f"weights: {out}")

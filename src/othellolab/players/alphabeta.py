@@ -36,7 +36,8 @@ from othellolab.players.endgame import (
     _pick,
     solve,
 )
-from othellolab.players.heuristics import _CORNERS, Evaluation, evaluate
+from othellolab.players.heuristics import _CORNERS, EVAL_DISCS, Evaluation, evaluate
+from othellolab.players.patterns import pattern_evaluation
 
 MAX_DEPTH = 60
 """Deepest iteration of iterative deepening (a full 8x8 game)."""
@@ -277,6 +278,7 @@ def search(
     if board.is_game_over():
         raise ValueError(f"no legal move: the game is over\n{board}")
     evaluation = evaluation or Evaluation()
+    evaluation.check_size(board.size)
     table = table or SearchTable(18)
     n = board.size
     if depth is None and time_limit is None and max_nodes is None:
@@ -355,12 +357,22 @@ def _pv_from_table(board: Board, table: SearchTable, depth: int) -> list[int]:
     return line
 
 
+_EVALUATIONS = {
+    "heuristic": Evaluation,
+    "patterns": pattern_evaluation,
+    "discs": lambda: Evaluation(kind=EVAL_DISCS),
+}
+"""Evaluations that ``AlphaBetaPlayer(evaluation=...)`` names (``patterns`` is 8x8 only)."""
+
+
 class AlphaBetaPlayer(Player):
     """Iterative-deepening alpha-beta with the hand-written evaluation, exact near the end.
 
     ``depth``, ``time`` (seconds) and ``nodes`` bound the search unless the ``Limit`` of a call
     says otherwise; with ``endgame`` or fewer empty squares it solves exactly instead. ``seed``
     breaks ties between equally scored moves (deterministically for a given seed).
+    ``evaluation`` names the evaluation at the leaves: ``heuristic``, ``patterns`` (the shipped
+    learned pattern weights, 8x8 only) or ``discs``.
     """
 
     name = "alphabeta"
@@ -374,7 +386,12 @@ class AlphaBetaPlayer(Player):
         endgame: int = 16,
         seed: int | None = None,
         table_bits: int = 20,
+        evaluation: str = "heuristic",
     ) -> None:
+        if evaluation not in _EVALUATIONS:
+            raise ValueError(
+                f"evaluation must be one of {', '.join(_EVALUATIONS)}, got {evaluation!r}"
+            )
         if depth is not None and depth < 1:
             raise ValueError(f"depth must be >= 1, got {depth}")
         if time is not None and time <= 0:
@@ -386,7 +403,7 @@ class AlphaBetaPlayer(Player):
         self.seed = seed
         self.table = SearchTable(table_bits)
         self.solver_table = TranspositionTable(table_bits + 1)
-        self.evaluation = Evaluation()
+        self.evaluation = _EVALUATIONS[evaluation]()
 
     def reset(self) -> None:
         self.table.clear()

@@ -6,9 +6,9 @@ weights are a ``(phases, features)`` array, interpolated by the number of empty 
 same kernel plays the opening (mobility first) and the late midgame (discs and parity count).
 
 The search kernels call ``evaluate(kind, weights, p, o, n)``: ``kind`` picks the evaluation
-(``EVAL_HEURISTIC`` here, ``EVAL_DISCS`` for the plain disc difference), ``weights`` are its
-parameters. A learned evaluation joins by adding a kind to this dispatch and passing its weight
-table, so every search that takes an ``Evaluation`` can use it unchanged.
+(``EVAL_HEURISTIC`` here, ``EVAL_DISCS`` for the plain disc difference, ``EVAL_PATTERNS`` for
+the learned pattern evaluation of ``players.patterns``), ``weights`` are its parameters, so
+every search that takes an ``Evaluation`` can use any of them unchanged.
 
 >>> from othellolab import Board
 >>> b = Board()
@@ -25,12 +25,17 @@ import numpy as np
 
 from othellolab.core import Board
 from othellolab.core.kernels import _FULL, _INNER, FULL8, INNER8, U64, ZERO, _legal, popcount
+from othellolab.players.patterns import N_FEATURES as _PATTERN_FEATURES
+from othellolab.players.patterns import pattern_value
 
 EVAL_HEURISTIC = 0
 """``evaluate`` kind: the hand-written evaluation of this module."""
 
 EVAL_DISCS = 1
 """``evaluate`` kind: the disc difference (no weights)."""
+
+EVAL_PATTERNS = 2
+"""``evaluate`` kind: the learned pattern evaluation of ``players.patterns`` (8x8 only)."""
 
 FEATURES = (
     "mobility",
@@ -263,6 +268,10 @@ def evaluate(kind: int, weights: np.ndarray, p: int, o: int, n: int) -> float:
     """Evaluation ``kind`` with parameters ``weights`` of ``(p, o)``, disc scale, side to move."""
     if kind == EVAL_HEURISTIC:
         return heuristic(p, o, n, weights)
+    if kind == EVAL_PATTERNS and n == 8:
+        return pattern_value(p, o, weights)
+    # EVAL_DISCS, and the fallback for patterns off 8x8 (``Evaluation.check_size`` refuses
+    # that case in Python; a raise here would slow the pattern branch down by half).
     return float(popcount(U64(p)) - popcount(U64(o)))
 
 
@@ -273,8 +282,25 @@ class Evaluation:
     kind: int = EVAL_HEURISTIC
     weights: np.ndarray = field(default_factory=lambda: DEFAULT_WEIGHTS.copy())
 
+    def __post_init__(self) -> None:
+        if self.kind not in (EVAL_HEURISTIC, EVAL_DISCS, EVAL_PATTERNS):
+            raise ValueError(f"unknown evaluation kind {self.kind}")
+        w = self.weights
+        if not (isinstance(w, np.ndarray) and w.ndim == 2 and w.dtype == np.float64):
+            raise ValueError("evaluation weights must be a 2-D float64 array")
+        if self.kind == EVAL_PATTERNS and w.shape[1] != _PATTERN_FEATURES:
+            raise ValueError(
+                f"pattern weights must have {_PATTERN_FEATURES} columns, got shape {w.shape}"
+            )
+
+    def check_size(self, size: int) -> None:
+        """Raise ``ValueError`` when this evaluation cannot judge ``size`` x ``size`` boards."""
+        if self.kind == EVAL_PATTERNS and size != 8:
+            raise ValueError(f"the pattern evaluation is 8x8 only, not {size}x{size}")
+
     def __call__(self, board: Board) -> float:
         """The evaluation of ``board`` from the side to move, in discs."""
+        self.check_size(board.size)
         return float(
             evaluate(self.kind, self.weights, U64(board.player), U64(board.opponent), board.size)
         )
