@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 
 from othellolab import Board, Limit
 from othellolab.players import EndgamePlayer, make_player
-from othellolab.players.endgame import SolveAborted, TranspositionTable, solve
+from othellolab.players.endgame import (
+    SolveAborted,
+    TranspositionTable,
+    default_evaluation,
+    solve,
+)
+from othellolab.players.heuristics import EVAL_DISCS, EVAL_HEURISTIC, EVAL_PATTERNS, Evaluation
 from othellolab.testing import check_player
 
 from helpers import FIXTURES, obf_scores, shared_file
@@ -65,6 +71,35 @@ def test_aspiration_and_plain_window_agree(number: int) -> None:
     assert plain.score == narrow.score == best_score
     listed = {m for m, s in scores if s == best_score}
     assert plain.best_move in listed and narrow.best_move in listed
+
+
+@pytest.mark.parametrize("number", [2, 9, 17])
+def test_ordering_evaluation_and_guess_change_only_the_work(number: int) -> None:
+    """The ordering evaluation (learned patterns by default, the hand-written one, the disc
+    count) and the first window's guess, right or far off, change the nodes, never the score."""
+    board, scores = obf_scores(FFO_1_19[number - 1])
+    best_score = scores[0][1]
+    listed = {m for m, s in scores if s == best_score}
+    runs = [
+        solve(board, pv=False),
+        solve(board, pv=False, evaluation=Evaluation()),
+        solve(board, pv=False, evaluation=Evaluation(kind=EVAL_DISCS)),
+        solve(board, pv=False, guess=best_score),
+        solve(board, pv=False, guess=64),
+        solve(board, pv=False, guess=-64),
+        solve(board, pv=False, guess=-best_score - 30 if best_score > 0 else 40),
+    ]
+    for r in runs:
+        assert r.score == best_score and r.best_move in listed
+    assert len({r.nodes for r in runs}) > 1
+
+
+def test_default_ordering_evaluation() -> None:
+    """8x8 solves order moves with the shipped pattern weights; the small boards, which have none,
+    with the hand-written evaluation."""
+    assert default_evaluation(8).kind == EVAL_PATTERNS
+    assert default_evaluation(6).kind == EVAL_HEURISTIC
+    assert default_evaluation(4).kind == EVAL_HEURISTIC
 
 
 @pytest.mark.parametrize("line", range(1, 277, 55))
