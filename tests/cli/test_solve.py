@@ -42,3 +42,15 @@ def test_solve_bad_input(tmp_path) -> None:
     result = runner.invoke(app, ["solve", "--file", str(bad)])
     assert result.exit_code == 2 and "line 1" in result.output
     assert runner.invoke(app, ["solve"]).exit_code != 0
+
+
+def test_solve_file_with_each_ordering_evaluation() -> None:
+    """--evaluation changes how moves are ordered, never the scores checked against the file."""
+    for name in ("patterns", "heuristic", "discs"):
+        result = runner.invoke(
+            app, ["solve", "--file", str(FFO), "--lines", "2-3", "--evaluation", name]
+        )
+        assert result.exit_code == 0, (name, result.output)
+        assert "solved 2 positions, 0 mismatches" in result.output
+    bad = runner.invoke(app, ["solve", "--file", str(FFO), "--evaluation", "nonsense"])
+    assert bad.exit_code == 2 and "evaluation must be one of" in bad.output

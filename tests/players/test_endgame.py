@@ -96,10 +96,12 @@ def test_ordering_evaluation_and_guess_change_only_the_work(number: int) -> None
 
 def test_default_ordering_evaluation() -> None:
     """8x8 solves order moves with the shipped pattern weights; the small boards, which have none,
-    with the hand-written evaluation."""
+    with the hand-written evaluation, and asking for patterns there is an error."""
     assert default_evaluation(8).kind == EVAL_PATTERNS
     assert default_evaluation(6).kind == EVAL_HEURISTIC
     assert default_evaluation(4).kind == EVAL_HEURISTIC
+    with pytest.raises(ValueError, match="8x8 only"):
+        solve(Board(size=4), evaluation=default_evaluation(8))
 
 
 @pytest.mark.parametrize("line", range(1, 277, 55))

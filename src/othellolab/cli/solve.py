@@ -45,6 +45,14 @@ def solve(
         ),
     ] = True,
     table_bits: Annotated[int, typer.Option(help="Transposition table: 2**BITS entries.")] = 22,
+    evaluation: Annotated[
+        str,
+        typer.Option(
+            help="Evaluation that orders moves far from the end: auto (patterns on 8x8, "
+            "heuristic on smaller boards), patterns, heuristic or discs. It changes the time, "
+            "never the result."
+        ),
+    ] = "auto",
 ) -> None:
     """Solve positions exactly: best move, final disc difference (empties to the winner), PV.
 
@@ -53,18 +61,25 @@ def solve(
     """
     from othellolab.players.endgame import TranspositionTable
     from othellolab.players.endgame import solve as solve_board
+    from othellolab.players.heuristics import named_evaluation
     from othellolab.records.obf import parse_obf_line
 
     if (position is None) == (file is None):
         raise typer.BadParameter("give either a POSITION or --file")
+    try:
+        ev = None if evaluation == "auto" else named_evaluation(evaluation)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--evaluation") from None
     table = TranspositionTable(table_bits)
     if position is not None:
         try:
             board = parse_obf_line(position).board
         except (OthelloError, ValueError) as e:
             raise typer.BadParameter(str(e), param_hint="POSITION") from None
-        solve_board(board.transform(0), table=TranspositionTable(10))  # compile outside timing
-        r = solve_board(board, table=table)
+        solve_board(
+            board.transform(0), table=TranspositionTable(10), evaluation=ev
+        )  # compile outside timing
+        r = solve_board(board, table=table, evaluation=ev)
         rate = r.nodes / r.seconds if r.seconds > 0 else 0.0
         best = "none (game over)" if r.best_move is None else square_name(r.best_move, board.size)
         typer.echo(f"best move: {best}")
@@ -95,7 +110,7 @@ def solve(
             typer.echo(str(e), err=True)
             raise typer.Exit(2) from None
         table.clear()
-        r = solve_board(board, table=table, pv=False)
+        r = solve_board(board, table=table, pv=False, evaluation=ev)
         total_nodes += r.nodes
         verdict = "ok"
         want = scores[0][1] if scores else None

@@ -36,8 +36,7 @@ from othellolab.players.endgame import (
     _pick,
     solve,
 )
-from othellolab.players.heuristics import _CORNERS, EVAL_DISCS, Evaluation, evaluate
-from othellolab.players.patterns import pattern_evaluation
+from othellolab.players.heuristics import _CORNERS, Evaluation, evaluate, named_evaluation
 
 MAX_DEPTH = 60
 """Deepest iteration of iterative deepening (a full 8x8 game)."""
@@ -357,14 +356,6 @@ def _pv_from_table(board: Board, table: SearchTable, depth: int) -> list[int]:
     return line
 
 
-_EVALUATIONS = {
-    "heuristic": Evaluation,
-    "patterns": pattern_evaluation,
-    "discs": lambda: Evaluation(kind=EVAL_DISCS),
-}
-"""Evaluations that ``AlphaBetaPlayer(evaluation=...)`` names (``patterns`` is 8x8 only)."""
-
-
 class AlphaBetaPlayer(Player):
     """Iterative-deepening alpha-beta with the hand-written evaluation, exact near the end.
 
@@ -388,10 +379,7 @@ class AlphaBetaPlayer(Player):
         table_bits: int = 20,
         evaluation: str = "heuristic",
     ) -> None:
-        if evaluation not in _EVALUATIONS:
-            raise ValueError(
-                f"evaluation must be one of {', '.join(_EVALUATIONS)}, got {evaluation!r}"
-            )
+        ev = named_evaluation(evaluation)
         if depth is not None and depth < 1:
             raise ValueError(f"depth must be >= 1, got {depth}")
         if time is not None and time <= 0:
@@ -403,7 +391,7 @@ class AlphaBetaPlayer(Player):
         self.seed = seed
         self.table = SearchTable(table_bits)
         self.solver_table = TranspositionTable(table_bits + 1)
-        self.evaluation = _EVALUATIONS[evaluation]()
+        self.evaluation = ev
 
     def reset(self) -> None:
         self.table.clear()

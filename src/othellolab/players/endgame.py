@@ -1079,6 +1079,7 @@ def solve(
     t0 = time.perf_counter()
     deadline = t0 + time_limit if time_limit is not None else 0.0
     ev = evaluation or default_evaluation(n)
+    ev.check_size(n)
     if guess is None:
         # Called from Python, not from the kernel: numba's cache fails to reload a kernel that
         # calls the recursive ``_estimate`` both directly and through the solver (a crash).

@@ -26,7 +26,7 @@ import numpy as np
 from othellolab.core import Board
 from othellolab.core.kernels import _FULL, _INNER, FULL8, INNER8, U64, ZERO, _legal, popcount
 from othellolab.players.patterns import N_FEATURES as _PATTERN_FEATURES
-from othellolab.players.patterns import pattern_value
+from othellolab.players.patterns import pattern_evaluation, pattern_value
 
 EVAL_HEURISTIC = 0
 """``evaluate`` kind: the hand-written evaluation of this module."""
@@ -304,6 +304,21 @@ class Evaluation:
         return float(
             evaluate(self.kind, self.weights, U64(board.player), U64(board.opponent), board.size)
         )
+
+
+EVALUATION_NAMES = ("heuristic", "patterns", "discs")
+"""Evaluations that players and the CLI name (``patterns`` is 8x8 only)."""
+
+
+def named_evaluation(name: str) -> Evaluation:
+    """The evaluation called ``name`` (one of ``EVALUATION_NAMES``), with its shipped weights."""
+    if name == "heuristic":
+        return Evaluation()
+    if name == "patterns":
+        return pattern_evaluation()
+    if name == "discs":
+        return Evaluation(kind=EVAL_DISCS)
+    raise ValueError(f"evaluation must be one of {', '.join(EVALUATION_NAMES)}, got {name!r}")
 
 
 def heuristic_value(board: Board, weights: np.ndarray | None = None) -> float:
