@@ -74,14 +74,16 @@ SYMMETRY_MAX_DISCS = 14
 (the table key is the smallest hash of the eight): early positions of 6x6 and 4x4 solves are
 symmetric transpositions of each other, and the start's four first moves are one."""
 
-SORT_MIN = 15
+SORT_MIN = 17
 """From this many empties up, null-window nodes order their moves by a shallow search of each
-child with the ordering evaluation (as Edax does with its patterns), on top of fastest first."""
+child with the ordering evaluation (as Edax does with its patterns), on top of fastest first.
+With the pattern evaluation 17 beat 15 and 16 (FFO #45/#47/#49/#50 174 s -> 161 s, #58 219 s
+-> 187 s, back to back): below it the searches cost more than the nodes they save."""
 
 SORT_DEPTH_BASE = 10
 SORT_DEPTH_MAX = 6
 """The ordering search of a node with ``ne`` empties goes ``(ne - SORT_DEPTH_BASE) // 3``
-plies deep, at most ``SORT_DEPTH_MAX`` (1 ply at 15 empties, 4 at 22)."""
+plies deep, at most ``SORT_DEPTH_MAX`` (2 plies at 17 empties, 4 at 22)."""
 
 SORT_WEIGHT = 8
 """Ordering-key units per disc of the shallow search (an opponent's move costs 16)."""
