@@ -19,7 +19,14 @@ $(AOT_STAMP): $(STAMP) src/othellolab/core/kernels.py src/othellolab/core/aot.py
 	OTHELLOLAB_NO_AOT=1 $(PY) -m othellolab.core.aot
 	@touch $(AOT_STAMP)
 
-setup: $(STAMP) $(AOT_STAMP)
+# Numba's on-disk cache misses changes to functions that a cached kernel inlined or calls
+# recursively (a stale entry can crash or evaluate the wrong way): drop it when a source changes.
+NUMBA_STAMP := $(VENV)/.numba-cache-fresh
+$(NUMBA_STAMP): $(STAMP) $(shell find src -name '*.py' 2>/dev/null)
+	@find src \( -name '*.nbi' -o -name '*.nbc' \) -delete
+	@touch $@
+
+setup: $(STAMP) $(AOT_STAMP) $(NUMBA_STAMP)
 
 ## play: the board in the browser against the strongest available player (prints the URL)
 play: setup
