@@ -29,7 +29,6 @@ import numpy as np
 from bench_core import machine, write_section
 
 from othellolab.arena import play_match, read_openings
-from othellolab.core.kernels import popcount_batch
 from othellolab.players import make_player
 from othellolab.players.heuristics import (
     DEFAULT_WEIGHTS,
@@ -95,10 +94,9 @@ def main() -> None:
 
     table = load_pattern_weights(args.weights).table
     held = load_positions([args.wthor / "WTH_2023.wtb"], size=8)
-    p = held.player.astype(np.uint64)
-    o = held.opponent.astype(np.uint64)
-    empties = 64 - popcount_batch(p | o).astype(np.int64)
-    mid = (empties >= 15) & (empties <= 35)
+    positions = Positions.of(held.player, held.opponent, held.score)
+    p, o = positions.p, positions.o
+    mid = (positions.empties >= 15) & (positions.empties <= 35)
     order = np.random.default_rng(0).permutation(int(mid.sum()))
     speed = []
     for label, (pp, oo) in (
@@ -111,7 +109,7 @@ def main() -> None:
             f"{label:>10}: patterns {r_pat / 1e6:.2f} M eval/s, heuristic {r_heu / 1e6:.2f} M/s, "
             f"patterns cost {r_heu / r_pat:.2f}x heuristic"
         )
-    rows = held_out_errors(Positions(p, o, empties, held.score.astype(np.float64)), table)
+    rows = held_out_errors(positions, table)
     for r in rows:
         print(
             f"{r['empties']:>6} empties: MAE patterns {r['patterns_mae']:.2f}, "

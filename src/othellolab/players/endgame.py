@@ -17,6 +17,7 @@ shallow search's guess (MTD(f)-like), which cut far more. The kernels work on 8x
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
@@ -992,10 +993,12 @@ def _aspiration(
             return s, move
 
 
+@functools.cache
 def default_evaluation(size: int) -> Evaluation:
     """The evaluation that orders moves when the caller names none: the learned patterns on
     8x8 (FFO #43-#48: 2x fewer nodes than the hand-written one), the hand-written one on the
-    small boards, which have no pattern weights."""
+    small boards, which have no pattern weights. Built once per size: the pattern table is 16 MB,
+    too much to copy for every solve of a game."""
     return pattern_evaluation() if size == 8 else Evaluation()
 
 
@@ -1082,49 +1085,20 @@ def solve(
     deadline = t0 + time_limit if time_limit is not None else 0.0
     ev = evaluation or default_evaluation(n)
     ev.check_size(n)
-    if guess is None:
-        # Called from Python, not from the kernel: numba's cache fails to reload a kernel that
-        # calls the recursive ``_estimate`` both directly and through the solver (a crash).
-        e = _estimate(
-            U64(board.player),
-            U64(board.opponent),
-            -1.0e9,
-            1.0e9,
-            GUESS_DEPTH,
-            n,
-            stats,
-            ev.kind,
-            ev.weights,
+    p, o = U64(board.player), U64(board.opponent)
+    if lo > -cells or hi < cells or board.num_empties < ASPIRATION_MIN:
+        score, move = _solve_kernel(
+            p, o, lo, hi, n, table.keys, table.data, stats, deadline, ev.kind, ev.weights
         )
-        guess = max(-cells, min(cells, 2 * round(e / 2.0)))
-    score, move = (
-        _solve_kernel(
-            U64(board.player),
-            U64(board.opponent),
-            lo,
-            hi,
-            n,
-            table.keys,
-            table.data,
-            stats,
-            deadline,
-            ev.kind,
-            ev.weights,
+    else:
+        if guess is None:
+            # Called from Python, not from the kernel: numba's cache fails to reload a kernel
+            # that calls the recursive ``_estimate`` both directly and through the solver.
+            e = _estimate(p, o, -1.0e9, 1.0e9, GUESS_DEPTH, n, stats, ev.kind, ev.weights)
+            guess = max(-cells, min(cells, 2 * round(e / 2.0)))
+        score, move = _aspiration(
+            p, o, guess, n, table.keys, table.data, stats, deadline, ev.kind, ev.weights
         )
-        if lo > -cells or hi < cells or board.num_empties < ASPIRATION_MIN
-        else _aspiration(
-            U64(board.player),
-            U64(board.opponent),
-            guess,
-            n,
-            table.keys,
-            table.data,
-            stats,
-            deadline,
-            ev.kind,
-            ev.weights,
-        )
-    )
     if stats[_ABORTED]:
         raise SolveAborted(
             f"solve of {board.obf()} stopped after {int(stats[_NODES])} nodes "

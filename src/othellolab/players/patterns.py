@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -121,15 +119,20 @@ def full_to_compact() -> tuple[np.ndarray, int]:
     return out, start
 
 
-def compact_to_full(compact: np.ndarray) -> np.ndarray:
-    """Expand compact weights ``(phases, compact columns)`` to a float64 table for the kernel."""
-    index, n = full_to_compact()
+def _checked_compact(compact: np.ndarray) -> np.ndarray:
+    """``compact`` as float64, after checking it has one column per tied configuration."""
+    n = full_to_compact()[1]
     compact = np.asarray(compact, dtype=np.float64)
     if compact.ndim != 2 or compact.shape[1] != n:
         raise ValueError(
             f"compact pattern weights must have shape (phases, {n}), got {compact.shape}"
         )
-    return np.ascontiguousarray(compact[:, index])
+    return compact
+
+
+def compact_to_full(compact: np.ndarray) -> np.ndarray:
+    """Expand compact weights ``(phases, compact columns)`` to a float64 table for the kernel."""
+    return np.ascontiguousarray(_checked_compact(compact)[:, full_to_compact()[0]])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -164,14 +167,11 @@ def save_pattern_weights(
     directory: str | Path, compact: np.ndarray, info: dict[str, Any] | None = None
 ) -> Path:
     """Write ``weights.safetensors`` (int16 with a scale) and ``config.json`` atomically."""
-    from safetensors.numpy import save_file
+    from safetensors.numpy import save
 
-    compact = np.asarray(compact, dtype=np.float64)
-    n = full_to_compact()[1]
-    if compact.ndim != 2 or compact.shape[1] != n:
-        raise ValueError(
-            f"compact pattern weights must have shape (phases, {n}), got {compact.shape}"
-        )
+    from othellolab.records._stream import atomic_writer
+
+    compact = _checked_compact(compact)
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     peak = float(np.abs(compact).max()) or 1.0
@@ -186,17 +186,11 @@ def save_pattern_weights(
         **(info or {}),
     }
     tensors = {"weights": q, "scale": np.array([scale], dtype=np.float64)}
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".weights.", suffix=".tmp")
-    os.close(fd)
-    os.chmod(tmp, 0o644)
-    save_file(tensors, tmp)
-    os.replace(tmp, d / "weights.safetensors")
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".config.", suffix=".tmp")
-    os.chmod(tmp, 0o644)
-    with os.fdopen(fd, "w") as f:
+    with atomic_writer(d / "weights.safetensors", binary=True) as f:
+        f.write(save(tensors))
+    with atomic_writer(d / "config.json") as f:
         json.dump(config, f, indent=2)
         f.write("\n")
-    os.replace(tmp, d / "config.json")
     return d
 
 

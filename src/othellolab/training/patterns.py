@@ -11,8 +11,6 @@ saved as soon as it is found, so a killed run resumes at the next phase.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,16 +21,21 @@ import numba
 import numpy as np
 
 from othellolab.core.kernels import popcount_batch
-from othellolab.players.heuristics import DEFAULT_WEIGHTS, heuristic
+from othellolab.players.heuristics import (
+    DEFAULT_WEIGHTS,
+    EVAL_HEURISTIC,
+    EVAL_PATTERNS,
+    evaluate,
+)
 from othellolab.players.patterns import (
     N_PHASES,
     PHASE_WIDTH,
     full_to_compact,
     load_pattern_weights,
     pattern_indices_batch,
-    pattern_value,
     save_pattern_weights,
 )
+from othellolab.records._stream import atomic_writer
 from othellolab.training.evaluate import load_positions
 from othellolab.training.progress import StepProgress
 
@@ -78,6 +81,14 @@ class Positions:
     empties: np.ndarray
     score: np.ndarray
 
+    @classmethod
+    def of(cls, player: np.ndarray, opponent: np.ndarray, score: np.ndarray) -> Positions:
+        """Positions from bitboards and final scores, in the dtypes the kernels take."""
+        p = np.asarray(player).astype(np.uint64)
+        o = np.asarray(opponent).astype(np.uint64)
+        empties = 64 - popcount_batch(p | o).astype(np.int64)
+        return cls(p, o, empties, np.asarray(score).astype(np.float64))
+
 
 def load_training_positions(
     wthor_dir: Path | None, years: str, extra: Sequence[Path], *, max_games: int = 0
@@ -99,11 +110,12 @@ def load_training_positions(
         described.append(Path(path).name)
     if not parts:
         raise ValueError("no training data: give a WTHOR folder or record files")
-    p = np.concatenate([x.player for x in parts]).astype(np.uint64)
-    o = np.concatenate([x.opponent for x in parts]).astype(np.uint64)
-    score = np.concatenate([x.score for x in parts]).astype(np.float64)
-    empties = 64 - popcount_batch(p | o).astype(np.int64)
-    return Positions(p, o, empties, score), described
+    positions = Positions.of(
+        np.concatenate([x.player for x in parts]),
+        np.concatenate([x.opponent for x in parts]),
+        np.concatenate([x.score for x in parts]),
+    )
+    return positions, described
 
 
 @numba.njit(cache=True)
@@ -169,26 +181,18 @@ def solve_phase(
 
 
 @numba.njit(cache=True)
-def _heuristic_batch(p: np.ndarray, o: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def _evaluate_batch(kind: int, weights: np.ndarray, p: np.ndarray, o: np.ndarray) -> np.ndarray:
     out = np.empty(p.shape[0])
     for i in range(p.shape[0]):
-        out[i] = heuristic(p[i], o[i], 8, weights)
-    return out
-
-
-@numba.njit(cache=True)
-def _pattern_batch(p: np.ndarray, o: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    out = np.empty(p.shape[0])
-    for i in range(p.shape[0]):
-        out[i] = pattern_value(p[i], o[i], weights)
+        out[i] = evaluate(kind, weights, p[i], o[i], 8)
     return out
 
 
 def held_out_errors(positions: Positions, table: np.ndarray) -> list[dict[str, Any]]:
     """Mean absolute error against the final result, by empties bucket, of the pattern
     evaluation (``table``) and of the hand-written heuristic, on the same positions."""
-    pat = _pattern_batch(positions.p, positions.o, table)
-    heu = _heuristic_batch(positions.p, positions.o, DEFAULT_WEIGHTS)
+    pat = _evaluate_batch(EVAL_PATTERNS, table, positions.p, positions.o)
+    heu = _evaluate_batch(EVAL_HEURISTIC, DEFAULT_WEIGHTS, positions.p, positions.o)
     rows = []
     for lo, hi in (*EMPTIES_BUCKETS, (15, 35)):
         sel = (positions.empties >= lo) & (positions.empties <= hi)
@@ -205,10 +209,8 @@ def held_out_errors(positions: Positions, table: np.ndarray) -> list[dict[str, A
 
 
 def _save_array(path: Path, a: np.ndarray) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "wb") as f:
+    with atomic_writer(path, binary=True) as f:
         np.save(f, a, allow_pickle=False)
-    os.replace(tmp, path)
 
 
 def train_patterns(out: str | Path, options: PatternTrainOptions) -> dict[str, Any]:
@@ -270,11 +272,7 @@ def train_patterns(out: str | Path, options: PatternTrainOptions) -> dict[str, A
     save_pattern_weights(out, compact, info)
     if options.held_out is not None:
         held = load_positions([options.held_out], years=str(HELD_OUT_YEAR), size=8)
-        hp = held.player.astype(np.uint64)
-        ho = held.opponent.astype(np.uint64)
-        positions = Positions(
-            hp, ho, 64 - popcount_batch(hp | ho).astype(np.int64), held.score.astype(np.float64)
-        )
+        positions = Positions.of(held.player, held.opponent, held.score)
         info["held_out"] = {
             "data": f"WTHOR {HELD_OUT_YEAR}",
             "mae_by_empties": held_out_errors(positions, load_pattern_weights(out).table),
