@@ -6,16 +6,16 @@ regenerates it and compares, so a change of the pattern set cannot leave it stal
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from othellolab.core.jit import hot_kernel
 from othellolab.core.kernels import U64, popcount
 from othellolab.players._pattern_tables import MAGIC as M
 from othellolab.players._pattern_tables import TABLES as T
 from othellolab.players._pattern_tables import phase_of, transpose
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def pattern_value(p: int, o: int, weights: np.ndarray) -> float:
     """The pattern evaluation of ``(p, o)`` in discs for the side to move, in [-64, 64].
 

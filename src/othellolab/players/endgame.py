@@ -26,6 +26,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from othellolab.core import Board, Limit, PlayResult, Score, square_name
+from othellolab.core.jit import hot_kernel
 from othellolab.core.kernels import (
     _FULL,
     _INNER,
@@ -102,19 +103,31 @@ when the caller gives no guess."""
 MAX_MOVES = 34
 """More than the most legal moves seen in an 8x8 position (33)."""
 
+ESTIMATE_ROWS = max(SORT_DEPTH_MAX, GUESS_DEPTH) + 1
+"""Move-list rows kept for the shallow searches, one per ply left."""
+
 _TIME_CHECK = 1 << 14
 """Nodes between two looks at the clock when a time limit is set."""
 
 # Statistics and limits shared by the kernels, in one int64 array.
 _NODES, _NODE_LIMIT, _ABORTED = 0, 1, 2
 _SHALLOW_NODES = 3
-_STATS_SIZE = 4
+_NEXT_CHECK = 4
+_STATS_SIZE = 5
+
+_ODD_MASK = np.zeros((9, 16), dtype=np.uint64)
+"""``_ODD_MASK[n, parity]``: the squares of the quadrants whose bit is set in ``parity``."""
+for _n in (4, 6, 8):
+    for _parity in range(16):
+        for _q in range(4):
+            if _parity >> _q & 1:
+                _ODD_MASK[_n, _parity] |= _QUAD_MASK[_n, _q]
 
 # ----------------------------------------------------------------------------------------------
 # Helpers
 
 
-@numba.njit(cache=True, inline="always")
+@hot_kernel(inline="always")
 def _moves(p: int, o: int, n: int) -> int:
     """Legal moves, with the 8x8 geometry as constants so that the shifts specialise."""
     if n == 8:
@@ -122,7 +135,7 @@ def _moves(p: int, o: int, n: int) -> int:
     return _legal(p, o, n, _INNER[n], _FULL[n])
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _final(p: int, o: int, n: int) -> int:
     """Final score of a finished position for the side to move, empties to the winner."""
     pc = popcount(p)
@@ -143,21 +156,32 @@ def _now() -> float:
 
 
 @numba.njit(cache=True)
+def _check_limits(stats: np.ndarray, deadline: float) -> bool:
+    """Look at the node and time limits (every ``_TIME_CHECK`` nodes); True once one is passed."""
+    nodes = stats[_NODES]
+    nxt = nodes + _TIME_CHECK
+    if stats[_NODE_LIMIT] > 0:
+        if nodes > stats[_NODE_LIMIT]:
+            stats[_ABORTED] = 1
+        nxt = min(nxt, stats[_NODE_LIMIT] + 1)
+    if deadline > 0.0 and _now() > deadline:
+        stats[_ABORTED] = 1
+    stats[_NEXT_CHECK] = nxt
+    return stats[_ABORTED] != 0
+
+
+@hot_kernel(inline="always")
 def _count(stats: np.ndarray, deadline: float) -> bool:
-    """Count a node; return True once the node or time limit is passed (the search unwinds)."""
+    """Count a node; return True once the node or time limit is passed (the search unwinds).
+
+    Only the nodes with a table look at the limits; the small subtrees below them just count."""
     stats[_NODES] += 1
-    if stats[_ABORTED]:
-        return True
-    if stats[_NODE_LIMIT] > 0 and stats[_NODES] > stats[_NODE_LIMIT]:
-        stats[_ABORTED] = 1
-        return True
-    if deadline > 0.0 and stats[_NODES] % _TIME_CHECK == 0 and _now() > deadline:
-        stats[_ABORTED] = 1
-        return True
-    return False
+    if stats[_NODES] >= stats[_NEXT_CHECK]:
+        return _check_limits(stats, deadline)
+    return stats[_ABORTED] != 0
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _can_move(p: int, o: int, empties: int, n: int) -> bool:
     """Whether ``p`` has a move, by trying the few empty squares one by one."""
     while empties:
@@ -172,7 +196,7 @@ def _can_move(p: int, o: int, empties: int, n: int) -> bool:
 # The last empties: scores by flip counting, without a move generator
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _solve1(p: int, o: int, sq: int, n: int) -> int:
     """Exact score with one empty square ``sq``."""
     cells = n * n
@@ -187,7 +211,7 @@ def _solve1(p: int, o: int, sq: int, n: int) -> int:
     return diff + 1 if diff > 0 else diff - 1
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _solve2(p: int, o: int, alpha: int, x1: int, x2: int, n: int, stats: np.ndarray) -> int:
     """Null-window score (fail-soft around ``alpha``) with the two empty squares ``x1``, ``x2``."""
     stats[_NODES] += 1
@@ -225,18 +249,14 @@ def _solve2(p: int, o: int, alpha: int, x1: int, x2: int, n: int, stats: np.ndar
     return _final(p, o, n)
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _nws_shallow(
     p: int, o: int, alpha: int, ne: int, parity: int, n: int, stats: np.ndarray, deadline: float
 ) -> int:
     """Null-window search with ``ne`` (3 or more) empties: parity order, no table, no sorting."""
-    if _count(stats, deadline):
-        return 0
+    stats[_NODES] += 1
     empties = ~(p | o) & _FULL[n]
-    odd = ZERO
-    for q in range(4):
-        if parity >> q & 1:
-            odd |= _QUAD_MASK[n, q]
+    odd = _ODD_MASK[n, parity]
     best = -INF
     for half in range(2):
         m = empties & odd if half == 0 else empties & ~odd
@@ -269,7 +289,7 @@ def _nws_shallow(
     return -_nws_shallow(o, p, -alpha - 1, ne, parity, n, stats, deadline)
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _nws_small(
     p: int, o: int, alpha: int, ne: int, parity: int, n: int, stats: np.ndarray, deadline: float
 ) -> int:
@@ -295,7 +315,7 @@ def _nws_small(
 _LOWER, _UPPER, _MOVE, _DEPTH = 0, 1, 2, 3
 
 
-@numba.njit(cache=True, inline="always")
+@hot_kernel(inline="always")
 def _tt_find(keys: np.ndarray, h: int) -> int:
     """The slot holding position ``h``, or -1."""
     i = np.int64(h & U64(keys.shape[0] - 1))
@@ -306,7 +326,7 @@ def _tt_find(keys: np.ndarray, h: int) -> int:
     return -1
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _table_key(p: int, o: int, ne: int, n: int) -> tuple[int, int]:
     """The table key of a position and the symmetry that maps it to the form the entry is kept
     in (0 far from the start, where the key is the plain hash)."""
@@ -322,19 +342,19 @@ def _table_key(p: int, o: int, ne: int, n: int) -> tuple[int, int]:
     return h, k
 
 
-@numba.njit(cache=True, inline="always")
+@hot_kernel(inline="always")
 def _to_table(move: int, k: int, n: int) -> int:
     """A move of the searched position as kept in the entry (symmetry ``k`` applied)."""
     return _SYM_DST[n, k, move] if move >= 0 and k else move
 
 
-@numba.njit(cache=True, inline="always")
+@hot_kernel(inline="always")
 def _from_table(move: int, k: int, n: int) -> int:
     """A move kept in the entry as a move of the searched position."""
     return _SYM_DST[n, INVERSE_SYMMETRY[k], move] if move >= 0 and k else move
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _tt_store(
     keys: np.ndarray,
     data: np.ndarray,
@@ -375,7 +395,7 @@ def _tt_store(
         data[i, _UPPER] = score
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _stability_threshold(ne: int, cells: int) -> int:
     """Try the stability bound only when ``alpha`` is this high (it costs a fixed-point loop).
 
@@ -384,17 +404,20 @@ def _stability_threshold(ne: int, cells: int) -> int:
     return min(2 * ne, ne + 24) if cells == 64 else cells - cells // 2
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _order_moves(
     p: int,
     o: int,
     moves: int,
     hash_move: int,
     n: int,
-    sqs: np.ndarray,
-    keys: np.ndarray,
+    buf_sq: np.ndarray,
+    buf_key: np.ndarray,
+    row: int,
 ) -> int:
-    """Fill ``sqs``/``keys`` with the moves and their ordering keys (higher first); return count.
+    """Fill row ``row`` of ``buf_sq``/``buf_key`` with the moves and their ordering keys (higher
+    first); return the count. (Rows of one 2-D buffer, not 1-D views: a view costs two atomic
+    reference-count updates.)
 
     Fastest first: fewest replies for the opponent (corners counted twice), then a bonus for
     our own corner moves and for moves that keep the opponent's frontier small; the hash move
@@ -416,13 +439,13 @@ def _order_moves(
         key -= popcount(f) // 2
         if sq == hash_move:
             key = 1 << 20
-        sqs[k] = sq
-        keys[k] = key
+        buf_sq[row, k] = sq
+        buf_key[row, k] = key
         k += 1
     return k
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _estimate(
     p: int,
     o: int,
@@ -433,38 +456,54 @@ def _estimate(
     stats: np.ndarray,
     ev_kind: int,
     ev_w: np.ndarray,
+    buf_sq: np.ndarray,
+    buf_key: np.ndarray,
 ) -> float:
     """Fail-soft alpha-beta to ``depth`` plies with evaluation ``ev_kind``/``ev_w`` and no table, in
     discs for the side to move: a cheap guess of the score, used only to order moves and to
-    centre the first window. Nodes visited are counted in ``stats[_SHALLOW_NODES]``."""
+    centre the first window. Nodes visited are counted in ``stats[_SHALLOW_NODES]``. The move
+    lists live in the last ``ESTIMATE_ROWS`` rows of ``buf_sq``/``buf_key`` (one per ply left),
+    which the solver's own nodes never reach."""
     stats[_SHALLOW_NODES] += 1
     moves = _moves(p, o, n)
     if moves == ZERO:
         if _moves(o, p, n) == ZERO:
             return float(_final(p, o, n))
-        return -_estimate(o, p, -beta, -alpha, depth, n, stats, ev_kind, ev_w)
+        return -_estimate(o, p, -beta, -alpha, depth, n, stats, ev_kind, ev_w, buf_sq, buf_key)
     if depth <= 0:
         return evaluate(ev_kind, ev_w, p, o, n)
-    sqs = np.empty(MAX_MOVES, dtype=np.int64)
-    vals = np.empty(MAX_MOVES, dtype=np.float64)
+    row = buf_sq.shape[0] - depth
     count = 0
     while moves:
         bit = moves & (~moves + ONE)
         moves ^= bit
         sq = np.int64(trailing_zeros(bit))
-        sqs[count] = sq
+        buf_sq[row, count] = sq
         if depth >= ESTIMATE_SORT_DEPTH:
             # Deep enough that a cut from the best move first pays for evaluating every child.
             f = _flips(p, o, sq, n)
-            vals[count] = -evaluate(ev_kind, ev_w, o & ~f, p | f | bit, n)
+            buf_key[row, count] = -np.int64(64.0 * evaluate(ev_kind, ev_w, o & ~f, p | f | bit, n))
         count += 1
     best = -1.0e9
     for i in range(count):
-        sq = _pick(sqs, vals, i, count) if depth >= ESTIMATE_SORT_DEPTH else sqs[i]
+        if depth >= ESTIMATE_SORT_DEPTH:
+            sq = _pick_row(buf_sq, buf_key, row, i, count)
+        else:
+            sq = buf_sq[row, i]
         bit = ONE << U64(sq)
         f = _flips(p, o, sq, n)
         s = -_estimate(
-            o & ~f, p | f | bit, -beta, -max(alpha, best), depth - 1, n, stats, ev_kind, ev_w
+            o & ~f,
+            p | f | bit,
+            -beta,
+            -max(alpha, best),
+            depth - 1,
+            n,
+            stats,
+            ev_kind,
+            ev_w,
+            buf_sq,
+            buf_key,
         )
         if s > best:
             best = s
@@ -473,13 +512,13 @@ def _estimate(
     return best
 
 
-@numba.njit(cache=True, inline="always")
+@hot_kernel(inline="always")
 def _sort_depth(ne: int) -> int:
     """Depth of the shallow search that orders the moves of a node with ``ne`` empties."""
     return min(SORT_DEPTH_MAX, (ne - SORT_DEPTH_BASE) // 3)
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _order_moves_etc(
     p: int,
     o: int,
@@ -487,8 +526,7 @@ def _order_moves_etc(
     ne: int,
     alpha: int,
     n: int,
-    sqs: np.ndarray,
-    keys: np.ndarray,
+    row: int,
     tt_keys: np.ndarray,
     tt_data: np.ndarray,
     stats: np.ndarray,
@@ -496,6 +534,8 @@ def _order_moves_etc(
     sort: bool,
     ev_kind: int,
     ev_w: np.ndarray,
+    buf_sq: np.ndarray,
+    buf_key: np.ndarray,
 ) -> tuple[int, int]:
     """``_order_moves`` far from the end (``ne`` empties before the move). With ``etc``, probe
     each child in the table and return ``(count, cut)`` where ``cut > alpha`` is a proven
@@ -531,17 +571,18 @@ def _order_moves_etc(
             key += 8
         if sort:
             key -= np.int64(
-                SORT_WEIGHT * _estimate(np_, no, -1.0e9, beta, depth, n, stats, ev_kind, ev_w)
+                SORT_WEIGHT
+                * _estimate(np_, no, -1.0e9, beta, depth, n, stats, ev_kind, ev_w, buf_sq, buf_key)
             )
         else:
             key -= popcount(f) // 2
-        sqs[k] = sq
-        keys[k] = key
+        buf_sq[row, k] = sq
+        buf_key[row, k] = key
         k += 1
     return k, -INF - 1
 
 
-@numba.njit(cache=True, inline="always")
+@hot_kernel(inline="always")
 def _order_nws(
     p: int,
     o: int,
@@ -549,13 +590,14 @@ def _order_nws(
     ne: int,
     alpha: int,
     n: int,
-    sqs: np.ndarray,
-    keys: np.ndarray,
+    row: int,
     tt_keys: np.ndarray,
     tt_data: np.ndarray,
     stats: np.ndarray,
     ev_kind: int,
     ev_w: np.ndarray,
+    buf_sq: np.ndarray,
+    buf_key: np.ndarray,
 ) -> tuple[int, int]:
     """Order the moves of a null-window node by the means its depth pays for (shallow search,
     table probes, fastest first); ``(count, cut)`` as ``_order_moves_etc``."""
@@ -567,8 +609,7 @@ def _order_nws(
             ne,
             alpha,
             n,
-            sqs,
-            keys,
+            row,
             tt_keys,
             tt_data,
             stats,
@@ -576,11 +617,13 @@ def _order_nws(
             ne >= SORT_MIN,
             ev_kind,
             ev_w,
+            buf_sq,
+            buf_key,
         )
-    return _order_moves(p, o, moves, -1, n, sqs, keys), -INF - 1
+    return _order_moves(p, o, moves, -1, n, buf_sq, buf_key, row), -INF - 1
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _pick(sqs: np.ndarray, keys: np.ndarray, i: int, count: int) -> int:
     """Move the best remaining move to slot ``i`` (selection sort, lazily) and return it."""
     best = i
@@ -593,7 +636,20 @@ def _pick(sqs: np.ndarray, keys: np.ndarray, i: int, count: int) -> int:
     return sqs[i]
 
 
-@numba.njit(cache=True)
+@hot_kernel()
+def _pick_row(buf_sq: np.ndarray, buf_key: np.ndarray, row: int, i: int, count: int) -> int:
+    """``_pick`` on row ``row`` of the 2-D move buffers."""
+    best = i
+    for j in range(i + 1, count):
+        if buf_key[row, j] > buf_key[row, best]:
+            best = j
+    if best != i:
+        buf_sq[row, i], buf_sq[row, best] = buf_sq[row, best], buf_sq[row, i]
+        buf_key[row, i], buf_key[row, best] = buf_key[row, best], buf_key[row, i]
+    return buf_sq[row, i]
+
+
+@hot_kernel()
 def _nws_deep(
     p: int,
     o: int,
@@ -647,8 +703,7 @@ def _nws_deep(
             ev_kind,
             ev_w,
         )
-    sqs = buf_sq[ne]
-    keys = buf_key[ne]
+    row = ne  # a node's descendants have fewer empties, but for a pass after no move here
     # The hash move goes first, before the others are ordered: it often cuts at once.
     hash_bit = ONE << U64(hash_move) if hash_move >= 0 else ZERO
     hash_bit &= moves
@@ -659,14 +714,27 @@ def _nws_deep(
         moves ^= hash_bit
     else:
         count, cut = _order_nws(
-            p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data, stats, ev_kind, ev_w
+            p,
+            o,
+            moves,
+            ne,
+            alpha,
+            n,
+            row,
+            tt_keys,
+            tt_data,
+            stats,
+            ev_kind,
+            ev_w,
+            buf_sq,
+            buf_key,
         )
         if cut > alpha:
             return cut
     best = -INF
     best_move = -1
     while i < count:
-        sq = hash_move if i < 0 else _pick(sqs, keys, i, count)
+        sq = hash_move if i < 0 else _pick_row(buf_sq, buf_key, row, i, count)
         bit = ONE << U64(sq)
         f = _flips(p, o, sq, n)
         np_ = o & ~f
@@ -700,7 +768,20 @@ def _nws_deep(
                 break
         if i < 0 and moves:
             count, cut = _order_nws(
-                p, o, moves, ne, alpha, n, sqs, keys, tt_keys, tt_data, stats, ev_kind, ev_w
+                p,
+                o,
+                moves,
+                ne,
+                alpha,
+                n,
+                row,
+                tt_keys,
+                tt_data,
+                stats,
+                ev_kind,
+                ev_w,
+                buf_sq,
+                buf_key,
             )
             if cut > alpha:
                 return cut
@@ -709,7 +790,7 @@ def _nws_deep(
     return best
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _parity_of(p: int, o: int, n: int) -> int:
     """Bit ``q`` set when quadrant ``q`` holds an odd number of empty squares."""
     empties = ~(p | o) & _FULL[n]
@@ -720,7 +801,7 @@ def _parity_of(p: int, o: int, n: int) -> int:
     return parity
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _nws(
     p: int,
     o: int,
@@ -758,7 +839,7 @@ def _nws(
     return _nws_small(p, o, alpha, ne, parity, n, stats, deadline)
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _pvs(
     p: int,
     o: int,
@@ -819,8 +900,7 @@ def _pvs(
         )
         pv_buf[ne] = n * n
         return s
-    sqs = np.empty(MAX_MOVES, dtype=np.int64)
-    keys = np.empty(MAX_MOVES, dtype=np.int64)
+    row = ne
     if ne >= SORT_MIN:
         count = _order_moves_etc(
             p,
@@ -829,8 +909,7 @@ def _pvs(
             ne,
             alpha,
             n,
-            sqs,
-            keys,
+            row,
             tt_keys,
             tt_data,
             stats,
@@ -838,17 +917,19 @@ def _pvs(
             True,
             ev_kind,
             ev_w,
+            buf_sq,
+            buf_key,
         )[0]
         for i in range(count):
-            if sqs[i] == hash_move:
-                keys[i] = 1 << 40
+            if buf_sq[row, i] == hash_move:
+                buf_key[row, i] = 1 << 40
     else:
-        count = _order_moves(p, o, moves, hash_move, n, sqs, keys)
+        count = _order_moves(p, o, moves, hash_move, n, buf_sq, buf_key, row)
     best = -INF
     best_move = -1
     a = alpha
     for i in range(count):
-        sq = _pick(sqs, keys, i, count)
+        sq = _pick_row(buf_sq, buf_key, row, i, count)
         bit = ONE << U64(sq)
         f = _flips(p, o, sq, n)
         np_ = o & ~f
@@ -941,8 +1022,8 @@ def _solve_kernel(
     p = U64(p)
     o = U64(o)
     ne = popcount(~(p | o) & _FULL[n])
-    buf_sq = np.empty((ne + 2, MAX_MOVES), dtype=np.int64)
-    buf_key = np.empty((ne + 2, MAX_MOVES), dtype=np.int64)
+    buf_sq = np.empty((ne + 2 + ESTIMATE_ROWS, MAX_MOVES), dtype=np.int64)
+    buf_key = np.empty((ne + 2 + ESTIMATE_ROWS, MAX_MOVES), dtype=np.int64)
     pv_buf = np.full(ne + 2, -1, dtype=np.int64)
     s = _pvs(
         p,
@@ -1094,7 +1175,10 @@ def solve(
         if guess is None:
             # Called from Python, not from the kernel: numba's cache fails to reload a kernel
             # that calls the recursive ``_estimate`` both directly and through the solver.
-            e = _estimate(p, o, -1.0e9, 1.0e9, GUESS_DEPTH, n, stats, ev.kind, ev.weights)
+            rows = np.empty((ESTIMATE_ROWS, MAX_MOVES), dtype=np.int64)
+            e = _estimate(
+                p, o, -1.0e9, 1.0e9, GUESS_DEPTH, n, stats, ev.kind, ev.weights, rows, rows.copy()
+            )
             guess = max(-cells, min(cells, 2 * round(e / 2.0)))
         score, move = _aspiration(
             p, o, guess, n, table.keys, table.data, stats, deadline, ev.kind, ev.weights

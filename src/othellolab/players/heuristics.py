@@ -24,7 +24,17 @@ import numba
 import numpy as np
 
 from othellolab.core import Board
-from othellolab.core.kernels import _FULL, _INNER, FULL8, INNER8, U64, ZERO, _legal, popcount
+from othellolab.core.jit import hot_kernel
+from othellolab.core.kernels import (
+    _FULL,
+    _INNER,
+    FULL8,
+    INNER8,
+    U64,
+    ZERO,
+    _legal,
+    popcount,
+)
 from othellolab.players.patterns import N_FEATURES as _PATTERN_FEATURES
 from othellolab.players.patterns import pattern_evaluation, pattern_value
 
@@ -193,7 +203,7 @@ def neighbours(x: int, n: int) -> int:
     return out & ~x & _FULL[n]
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def _features(
     p: int, o: int, n: int
 ) -> tuple[float, float, float, float, float, float, float, float]:
@@ -235,7 +245,7 @@ def features(p: int, o: int, n: int, out: np.ndarray) -> None:
         out[j] = f[j]
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def heuristic(p: int, o: int, n: int, weights: np.ndarray) -> float:
     """The hand-written evaluation: weighted features, weights interpolated by game phase."""
     p = U64(p)
@@ -263,7 +273,7 @@ def heuristic(p: int, o: int, n: int, weights: np.ndarray) -> float:
     return v
 
 
-@numba.njit(cache=True)
+@hot_kernel()
 def evaluate(kind: int, weights: np.ndarray, p: int, o: int, n: int) -> float:
     """Evaluation ``kind`` with parameters ``weights`` of ``(p, o)``, disc scale, side to move."""
     if kind == EVAL_HEURISTIC:
