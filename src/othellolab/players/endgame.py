@@ -1117,15 +1117,21 @@ class TranspositionTable:
     """The solver's table: ``2**bits`` entries of (hash, lower, upper, best move, empties).
 
     Entries are exact-solver bounds, valid for any later solve, so one table can serve a whole
-    game; ``clear`` frees nothing but forgets everything.
+    game; ``clear`` frees nothing but forgets everything. ``keys`` and ``data`` are strided views
+    of one buffer of 16-byte entries, so that a probe of the two slots a position may use and
+    the read of the entry found touch a single cache line (two apart: 3-4x slower probes).
     """
 
     def __init__(self, bits: int = 20) -> None:
         if not 4 <= bits <= 30:
             raise ValueError(f"transposition table bits must be in 4..30, got {bits}")
         self.bits = bits
-        self.keys = np.zeros(1 << bits, dtype=np.uint64)
-        self.data = np.zeros((1 << bits, 4), dtype=np.int8)
+        # 64-byte alignment keeps each pair of slots (i, i ^ 1) inside one cache line.
+        raw = np.zeros((1 << bits) * 16 + 64, dtype=np.uint8)
+        start = -raw.ctypes.data % 64
+        entries = raw[start : start + (1 << bits) * 16].reshape(1 << bits, 16)
+        self.keys = entries[:, :8].view(np.uint64)[:, 0]
+        self.data = entries[:, 8:12].view(np.int8)
 
     def clear(self) -> None:
         """Forget every entry."""
