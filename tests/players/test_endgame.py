@@ -188,8 +188,13 @@ def test_pass_and_game_over() -> None:
 
 def test_limits_abort() -> None:
     board, _ = obf_scores(FFO_1_19[0])
-    with pytest.raises(SolveAborted, match="stopped after"):
+    with pytest.raises(SolveAborted, match="stopped after") as info:
         solve(board, max_nodes=1000)
+    # Limits are looked at in the nodes with a table, so the small subtrees below them finish.
+    nodes = int(str(info.value).split("stopped after ")[1].split()[0])
+    assert 1000 < nodes < 3000
+    with pytest.raises(SolveAborted, match="stopped after"):
+        solve(board, time_limit=1e-9)
     with pytest.raises(ValueError, match="empty search window"):
         solve(board, alpha=5, beta=5)
 
@@ -201,3 +206,18 @@ def test_endgame_player() -> None:
     assert result.score is not None and result.score.exact
     assert result.score.value == scores[0][1]
     assert result.info["solved"] and result.info["nodes"] > 0 and result.info["pv"]
+
+
+def test_table_entries_share_a_cache_line() -> None:
+    """Keys and data are views of one buffer of 16-byte entries: the two slots a position may
+    use and their data lie in one 64-byte line, and writing one view never touches the other."""
+    table = TranspositionTable(6)
+    assert table.keys.ctypes.data % 64 == 0
+    assert table.keys.strides == (16,) and table.data.strides == (16, 1)
+    assert table.data.ctypes.data - table.keys.ctypes.data == 8
+    table.keys[:] = np.uint64(2**64 - 1)
+    assert not table.data.any()
+    table.data[:] = -1
+    assert (table.keys == np.uint64(2**64 - 1)).all()
+    table.clear()
+    assert not table.keys.any()
