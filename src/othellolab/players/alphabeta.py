@@ -33,7 +33,7 @@ from othellolab.players.endgame import (
     _count,
     _final,
     _moves,
-    _pick,
+    _pick_row,
     solve,
 )
 from othellolab.players.heuristics import _CORNERS, Evaluation, evaluate, named_evaluation
@@ -134,8 +134,8 @@ def _ab(
                 return float(lo), hash_move
             if hi <= alpha:
                 return float(hi), hash_move
-    sqs = np.empty(MAX_MOVES, dtype=np.int64)
-    keys = np.empty(MAX_MOVES, dtype=np.float64)
+    sqs = np.empty((1, MAX_MOVES), dtype=np.int64)
+    keys = np.empty((1, MAX_MOVES), dtype=np.float64)
     count = 0
     corners = _CORNERS[n]
     while moves:
@@ -154,14 +154,14 @@ def _ab(
                 key += 0.5
         if sq == hash_move:
             key = _BIG
-        sqs[count] = sq
-        keys[count] = key + tiebreak[sq]
+        sqs[0, count] = sq
+        keys[0, count] = key + tiebreak[sq]
         count += 1
     best = -_BIG
     best_move = -1
     a = alpha
     for i in range(count):
-        sq = _pick(sqs, keys, i, count)
+        sq = _pick_row(sqs, keys, 0, i, count)
         bit = ONE << U64(sq)
         f = _flips(p, o, sq, n)
         np_ = o & ~f

@@ -624,21 +624,9 @@ def _order_nws(
 
 
 @hot_kernel()
-def _pick(sqs: np.ndarray, keys: np.ndarray, i: int, count: int) -> int:
-    """Move the best remaining move to slot ``i`` (selection sort, lazily) and return it."""
-    best = i
-    for j in range(i + 1, count):
-        if keys[j] > keys[best]:
-            best = j
-    if best != i:
-        sqs[i], sqs[best] = sqs[best], sqs[i]
-        keys[i], keys[best] = keys[best], keys[i]
-    return sqs[i]
-
-
-@hot_kernel()
 def _pick_row(buf_sq: np.ndarray, buf_key: np.ndarray, row: int, i: int, count: int) -> int:
-    """``_pick`` on row ``row`` of the 2-D move buffers."""
+    """Move the best remaining move of row ``row`` to slot ``i`` (selection sort, lazily) and
+    return it."""
     best = i
     for j in range(i + 1, count):
         if buf_key[row, j] > buf_key[row, best]:
@@ -707,33 +695,35 @@ def _nws_deep(
     # The hash move goes first, before the others are ordered: it often cuts at once.
     hash_bit = ONE << U64(hash_move) if hash_move >= 0 else ZERO
     hash_bit &= moves
+    moves ^= hash_bit
     count = 0
-    i = 0
-    if hash_bit:
-        i = -1
-        moves ^= hash_bit
-    else:
-        count, cut = _order_nws(
-            p,
-            o,
-            moves,
-            ne,
-            alpha,
-            n,
-            row,
-            tt_keys,
-            tt_data,
-            stats,
-            ev_kind,
-            ev_w,
-            buf_sq,
-            buf_key,
-        )
-        if cut > alpha:
-            return cut
+    i = -1 if hash_bit else 0  # slot -1: the hash move; the others are ordered at slot 0
     best = -INF
     best_move = -1
-    while i < count:
+    while True:
+        if i == 0:
+            if moves == ZERO:
+                break
+            count, cut = _order_nws(
+                p,
+                o,
+                moves,
+                ne,
+                alpha,
+                n,
+                row,
+                tt_keys,
+                tt_data,
+                stats,
+                ev_kind,
+                ev_w,
+                buf_sq,
+                buf_key,
+            )
+            if cut > alpha:
+                return cut
+        elif i >= count:
+            break
         sq = hash_move if i < 0 else _pick_row(buf_sq, buf_key, row, i, count)
         bit = ONE << U64(sq)
         f = _flips(p, o, sq, n)
@@ -766,25 +756,6 @@ def _nws_deep(
             best_move = sq
             if s > alpha:
                 break
-        if i < 0 and moves:
-            count, cut = _order_nws(
-                p,
-                o,
-                moves,
-                ne,
-                alpha,
-                n,
-                row,
-                tt_keys,
-                tt_data,
-                stats,
-                ev_kind,
-                ev_w,
-                buf_sq,
-                buf_key,
-            )
-            if cut > alpha:
-                return cut
         i += 1
     _tt_store(tt_keys, tt_data, h, alpha, alpha + 1, best, _to_table(best_move, sym, n), ne)
     return best
@@ -1183,7 +1154,17 @@ def solve(
             # that calls the recursive ``_estimate`` both directly and through the solver.
             rows = np.empty((ESTIMATE_ROWS, MAX_MOVES), dtype=np.int64)
             e = _estimate(
-                p, o, -1.0e9, 1.0e9, GUESS_DEPTH, n, stats, ev.kind, ev.weights, rows, rows.copy()
+                p,
+                o,
+                -1.0e9,
+                1.0e9,
+                GUESS_DEPTH,
+                n,
+                stats,
+                ev.kind,
+                ev.weights,
+                rows,
+                np.empty_like(rows),
             )
             guess = max(-cells, min(cells, 2 * round(e / 2.0)))
         score, move = _aspiration(
