@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from othellolab.core import kernels as k
+from othellolab.core.jit import prefetch
 
 from oracle import OraclePosition
 from oracle import perft as oracle_perft
@@ -203,3 +205,38 @@ def test_first_calls_from_many_threads_at_once_all_succeed() -> None:
     for t in threads:
         t.join()
     assert results == [(1 << 63) | 5] * 6
+
+
+@numba.njit(cache=False)
+def _sum_with_prefetch(keys: np.ndarray, idx: np.ndarray) -> int:
+    total = 0
+    for i in idx:
+        prefetch(keys, i)
+    for i in idx:
+        total += keys[i]
+    return total
+
+
+@numba.njit(cache=False)
+def _first_column_with_prefetch(rows: np.ndarray, idx: np.ndarray) -> int:
+    total = 0
+    for i in idx:
+        prefetch(rows, i)
+        total += rows[i, 0]
+    return total
+
+
+@numba.njit(cache=False)
+def _prefetch_int(x: int) -> None:
+    prefetch(x, 0)
+
+
+def test_prefetch_is_only_a_hint() -> None:
+    # a strided 1-D view like the transposition table's keys, and rows of a 2-D array
+    buffer = np.arange(64, dtype=np.uint64).reshape(32, 2)
+    keys = buffer[:, 1]
+    idx = np.array([0, 5, 31, 7], dtype=np.int64)
+    assert _sum_with_prefetch(keys, idx) == int(keys[idx].sum())
+    assert _first_column_with_prefetch(buffer, idx) == int(buffer[idx, 0].sum())
+    with pytest.raises(numba.core.errors.TypingError):
+        _prefetch_int(3)

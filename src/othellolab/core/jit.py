@@ -6,6 +6,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numba
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -20,3 +23,41 @@ def hot_kernel(**options: Any) -> Callable[[F], F]:
         return numba.njit(cache=True, _nrt=False, **options)(fn)  # type: ignore[no-any-return]
 
     return wrap
+
+
+@intrinsic
+def prefetch(typingctx: Any, array: Any, index: Any) -> Any:
+    """``prefetch(array, i)`` inside a kernel: ask the CPU to bring the cache line of ``array[i]``
+    (the first element of row ``i`` of a 2-D array) closer, without waiting for it and without
+    any effect on the results. A search that will soon probe several transposition-table slots
+    prefetches them all first, so that their memory latencies overlap instead of adding up.
+    The index must be within bounds (it is not checked)."""
+    if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
+        return None
+    sig = types.void(array, index)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        i = context.cast(builder, args[1], signature.args[1], types.intp)
+        zero = context.get_constant(types.intp, 0)
+        ptr = cgutils.get_item_pointer2(
+            context,
+            builder,
+            data=ary.data,
+            shape=cgutils.unpack_tuple(builder, ary.shape),
+            strides=cgutils.unpack_tuple(builder, ary.strides),
+            layout=aryty.layout,
+            inds=[i] + [zero] * (aryty.ndim - 1),
+            wraparound=False,
+            boundscheck=False,
+        )
+        i8p = builder.bitcast(ptr, ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # read access, high temporal locality (keep in all cache levels), data cache
+        builder.call(fn, [i8p, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen

@@ -26,7 +26,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from othellolab.core import Board, Limit, PlayResult, Score, square_name
-from othellolab.core.jit import hot_kernel
+from othellolab.core.jit import hot_kernel, prefetch
 from othellolab.core.kernels import (
     _FULL,
     _INNER,
@@ -343,6 +343,14 @@ def _table_key(p: int, o: int, ne: int, n: int) -> tuple[int, int]:
 
 
 @hot_kernel(inline="always")
+def _prefetch_slot(keys: np.ndarray, p: int, o: int, ne: int, n: int) -> None:
+    """Start loading the table slot of position ``(p, o)`` with ``ne`` empties (a parent does this
+    for its children: their table probes come soon, and far more often miss the caches than
+    hit them)."""
+    prefetch(keys, np.int64(_table_key(p, o, ne, n)[0] & U64(keys.shape[0] - 1)))
+
+
+@hot_kernel(inline="always")
 def _to_table(move: int, k: int, n: int) -> int:
     """A move of the searched position as kept in the entry (symmetry ``k`` applied)."""
     return _SYM_DST[n, k, move] if move >= 0 and k else move
@@ -414,6 +422,8 @@ def _order_moves(
     buf_sq: np.ndarray,
     buf_key: np.ndarray,
     row: int,
+    tt_keys: np.ndarray,
+    ne: int,
 ) -> int:
     """Fill row ``row`` of ``buf_sq``/``buf_key`` with the moves and their ordering keys (higher
     first); return the count. (Rows of one 2-D buffer, not 1-D views: a view costs two atomic
@@ -421,7 +431,8 @@ def _order_moves(
 
     Fastest first: fewest replies for the opponent (corners counted twice), then a bonus for
     our own corner moves and for moves that keep the opponent's frontier small; the hash move
-    goes first.
+    goes first. When the children (``ne - 1`` empties) have table entries, their slots are
+    prefetched on the way.
     """
     k = 0
     corners = _CORNERS[n]
@@ -432,6 +443,8 @@ def _order_moves(
         f = _flips(p, o, sq, n)
         np_ = o & ~f
         no = p | f | bit
+        if ne > DEEP_MIN:
+            _prefetch_slot(tt_keys, np_, no, ne - 1, n)
         reply = _moves(np_, no, n)
         key = -16 * (popcount(reply) + popcount(reply & corners))
         if bit & corners:
@@ -546,24 +559,37 @@ def _order_moves_etc(
     subtree, and fastest first alone picks it too often. Only estimates above ``alpha -
     SORT_MARGIN`` are told apart (the child's window is open below), since the moves below
     that all fail low anyway; without ``sort``, fewer flips break ties instead."""
-    k = 0
     corners = _CORNERS[n]
     full = _FULL[n]
     depth = _sort_depth(ne)
     beta = float(SORT_MARGIN - alpha)
+    # First the children's flips (kept in the key row for now) and, with ``etc``, a prefetch of
+    # their table slots: the probes then wait for memory once instead of once per child.
+    k = 0
     while moves:
         bit = moves & (~moves + ONE)
         moves ^= bit
         sq = np.int64(trailing_zeros(bit))
         f = _flips(p, o, sq, n)
-        np_ = o & ~f
-        no = p | f | bit
         if etc:
-            slot = _tt_find(tt_keys, _table_key(np_, no, ne - 1, n)[0])
+            _prefetch_slot(tt_keys, o & ~f, p | f | bit, ne - 1, n)
+        buf_sq[row, k] = sq
+        buf_key[row, k] = np.int64(f)
+        k += 1
+    if etc:
+        for i in range(k):
+            bit = ONE << U64(buf_sq[row, i])
+            f = U64(buf_key[row, i])
+            slot = _tt_find(tt_keys, _table_key(o & ~f, p | f | bit, ne - 1, n)[0])
             if slot >= 0:
                 upper = tt_data[slot, _UPPER]
                 if -upper > alpha:
-                    return k, -upper
+                    return i, -upper
+    for i in range(k):
+        bit = ONE << U64(buf_sq[row, i])
+        f = U64(buf_key[row, i])
+        np_ = o & ~f
+        no = p | f | bit
         reply = _moves(np_, no, n)
         key = -16 * (popcount(reply) + popcount(reply & corners))
         key -= 4 * popcount(neighbours(no, n) & ~(np_ | no) & full)
@@ -576,9 +602,7 @@ def _order_moves_etc(
             )
         else:
             key -= popcount(f) // 2
-        buf_sq[row, k] = sq
-        buf_key[row, k] = key
-        k += 1
+        buf_key[row, i] = key
     return k, -INF - 1
 
 
@@ -620,7 +644,7 @@ def _order_nws(
             buf_sq,
             buf_key,
         )
-    return _order_moves(p, o, moves, -1, n, buf_sq, buf_key, row), -INF - 1
+    return _order_moves(p, o, moves, -1, n, buf_sq, buf_key, row, tt_keys, ne), -INF - 1
 
 
 @hot_kernel()
@@ -658,11 +682,12 @@ def _nws_deep(
     if _count(stats, deadline):
         return 0
     cells = n * n
+    h, sym = _table_key(p, o, ne, n)
+    prefetch(tt_keys, np.int64(h & U64(tt_keys.shape[0] - 1)))  # while the stability bound runs
     if alpha >= _stability_threshold(ne, cells):
         bound = cells - 2 * popcount(stable_discs(o, p, n))
         if bound <= alpha:
             return bound
-    h, sym = _table_key(p, o, ne, n)
     slot = _tt_find(tt_keys, h)
     hash_move = -1
     if slot >= 0:
@@ -895,7 +920,7 @@ def _pvs(
             if buf_sq[row, i] == hash_move:
                 buf_key[row, i] = 1 << 40
     else:
-        count = _order_moves(p, o, moves, hash_move, n, buf_sq, buf_key, row)
+        count = _order_moves(p, o, moves, hash_move, n, buf_sq, buf_key, row, tt_keys, ne)
     best = -INF
     best_move = -1
     a = alpha
