@@ -9,10 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from othellolab import Board, Limit
+from othellolab.core.kernels import flip_mask
 from othellolab.players import EndgamePlayer, make_player
 from othellolab.players.endgame import (
     SolveAborted,
     TranspositionTable,
+    _last_flip_count,
     default_evaluation,
     solve,
 )
@@ -221,3 +223,15 @@ def test_table_entries_share_a_cache_line() -> None:
     assert (table.keys == np.uint64(2**64 - 1)).all()
     table.clear()
     assert not table.keys.any()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 63), st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1))
+def test_last_flip_count_matches_the_flips(sq: int, bits: int, dense: int) -> None:
+    # One empty square; the mover's discs drawn from two random words so that long runs of
+    # either colour (the cases a line table can get wrong) come up often.
+    bit = 1 << sq
+    p = (bits & dense) & ~bit
+    o = ((1 << 64) - 1) & ~p & ~bit
+    for mover, other in ((p, o), (o, p)):
+        assert _last_flip_count(np.uint64(mover), sq) == bin(flip_mask(mover, other, sq)).count("1")

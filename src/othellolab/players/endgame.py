@@ -30,6 +30,7 @@ from othellolab.core.jit import hot_kernel, prefetch
 from othellolab.core.kernels import (
     _FULL,
     _INNER,
+    _RAYS,
     _SYM_DST,
     FULL8,
     INNER8,
@@ -123,6 +124,40 @@ for _n in (4, 6, 8):
             if _parity >> _q & 1:
                 _ODD_MASK[_n, _parity] |= _QUAD_MASK[_n, _q]
 
+_NEIGHBOUR = np.zeros((9, 64), dtype=np.uint64)
+"""``_NEIGHBOUR[n, sq]``: the squares next to ``sq``; a move there flips only if one is the
+opponent's, a test far cheaper than computing the flips."""
+for _n in (4, 6, 8):
+    for _sq in range(_n * _n):
+        for _d in range(8):
+            _ray = int(_RAYS[_n, _sq, _d])
+            if _ray:
+                # the first square of the ray: its lowest bit going up, its highest going down
+                _NEIGHBOUR[_n, _sq] |= U64(_ray & -_ray if _d < 4 else 1 << (_ray.bit_length() - 1))
+
+_LINE_FLIPS = np.zeros((8, 256), dtype=np.int64)
+"""``_LINE_FLIPS[i, line]``: the discs flipped along a line of 8 by playing its square ``i`` when
+``line`` has the mover's discs and every other square is the opponent's (squares off the board
+beyond the ends of a short diagonal read as the opponent's, which flips nothing: the walk reaches
+the edge without meeting a disc of the mover's)."""
+for _i in range(8):
+    for _line in range(256):
+        for _step in (-1, 1):
+            _j = _i + _step
+            while 0 <= _j < 8 and not _line >> _j & 1:
+                _j += _step
+            if 0 <= _j < 8:
+                _LINE_FLIPS[_i, _line] += abs(_j - _i) - 1
+
+_DIAGONALS = np.zeros((64, 2), dtype=np.uint64)
+"""``_DIAGONALS[sq]``: the 8x8 diagonal and anti-diagonal through ``sq`` (as rays E, S, SE, SW, W,
+N, NW, NE are numbered 0-7 in ``_RAYS``)."""
+for _sq in range(64):
+    _DIAGONALS[_sq, 0] = _RAYS[8, _sq, 2] | _RAYS[8, _sq, 6] | U64(1 << _sq)
+    _DIAGONALS[_sq, 1] = _RAYS[8, _sq, 3] | _RAYS[8, _sq, 7] | U64(1 << _sq)
+_BYTES = U64(0x0101010101010101)
+_COLUMN_TO_BYTE = U64(0x0102040810204080)
+
 # ----------------------------------------------------------------------------------------------
 # Helpers
 
@@ -186,7 +221,8 @@ def _can_move(p: int, o: int, empties: int, n: int) -> bool:
     """Whether ``p`` has a move, by trying the few empty squares one by one."""
     while empties:
         bit = empties & (~empties + ONE)
-        if _flips(p, o, np.int64(trailing_zeros(bit)), n):
+        sq = np.int64(trailing_zeros(bit))
+        if _NEIGHBOUR[n, sq] & o and _flips(p, o, sq, n):
             return True
         empties ^= bit
     return False
@@ -196,17 +232,40 @@ def _can_move(p: int, o: int, empties: int, n: int) -> bool:
 # The last empties: scores by flip counting, without a move generator
 
 
+@hot_kernel(inline="always")
+def _last_flip_count(p: int, sq: int) -> int:
+    """8x8 with one empty square ``sq``: how many discs ``p`` flips by playing it (Edax's
+    count_last_flip idea). The board is full but for ``sq``, so each of the four lines through
+    it is known from ``p``'s discs alone: gather them into a byte by a multiplication and look
+    the count up, instead of computing the flips."""
+    r = U64(sq >> 3)
+    c = sq & 7
+    k = _LINE_FLIPS[c, (p >> (r << U64(3))) & U64(255)]
+    k += _LINE_FLIPS[r, (((p >> U64(c)) & _BYTES) * _COLUMN_TO_BYTE) >> U64(56)]
+    k += _LINE_FLIPS[c, ((p & _DIAGONALS[sq, 0]) * _BYTES) >> U64(56)]
+    k += _LINE_FLIPS[c, ((p & _DIAGONALS[sq, 1]) * _BYTES) >> U64(56)]
+    return k
+
+
 @hot_kernel()
 def _solve1(p: int, o: int, sq: int, n: int) -> int:
     """Exact score with one empty square ``sq``."""
     cells = n * n
     pc = popcount(p)
-    f = _flips(p, o, sq, n)
-    if f:
-        return 2 * (pc + popcount(f)) + 2 - cells
-    g = _flips(o, p, sq, n)
-    if g:
-        return 2 * (pc - popcount(g)) - cells
+    if n == 8:
+        k = _last_flip_count(p, sq)
+        if k:
+            return 2 * (pc + k) + 2 - cells
+        k = _last_flip_count(o, sq)
+        if k:
+            return 2 * (pc - k) - cells
+    else:
+        f = _flips(p, o, sq, n)
+        if f:
+            return 2 * (pc + popcount(f)) + 2 - cells
+        g = _flips(o, p, sq, n)
+        if g:
+            return 2 * (pc - popcount(g)) - cells
     diff = 2 * pc + 1 - cells
     return diff + 1 if diff > 0 else diff - 1
 
@@ -218,13 +277,13 @@ def _solve2(p: int, o: int, alpha: int, x1: int, x2: int, n: int, stats: np.ndar
     b1 = ONE << U64(x1)
     b2 = ONE << U64(x2)
     best = -INF
-    f = _flips(p, o, x1, n)
+    f = _flips(p, o, x1, n) if _NEIGHBOUR[n, x1] & o else ZERO
     if f:
         stats[_NODES] += 1
         best = -_solve1(o & ~f, p | f | b1, x2, n)
         if best > alpha:
             return best
-    f = _flips(p, o, x2, n)
+    f = _flips(p, o, x2, n) if _NEIGHBOUR[n, x2] & o else ZERO
     if f:
         stats[_NODES] += 1
         s = -_solve1(o & ~f, p | f | b2, x1, n)
@@ -233,13 +292,13 @@ def _solve2(p: int, o: int, alpha: int, x1: int, x2: int, n: int, stats: np.ndar
         return best
     # No move: the opponent plays, or the game is over.
     best = INF
-    f = _flips(o, p, x1, n)
+    f = _flips(o, p, x1, n) if _NEIGHBOUR[n, x1] & p else ZERO
     if f:
         stats[_NODES] += 1
         best = _solve1(p & ~f, o | f | b1, x2, n)
         if best <= alpha:
             return best
-    f = _flips(o, p, x2, n)
+    f = _flips(o, p, x2, n) if _NEIGHBOUR[n, x2] & p else ZERO
     if f:
         stats[_NODES] += 1
         s = _solve1(p & ~f, o | f | b2, x1, n)
@@ -264,6 +323,8 @@ def _nws_shallow(
             bit = m & (~m + ONE)
             m ^= bit
             sq = np.int64(trailing_zeros(bit))
+            if _NEIGHBOUR[n, sq] & o == ZERO:
+                continue
             f = _flips(p, o, sq, n)
             if f == ZERO:
                 continue
