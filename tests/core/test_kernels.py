@@ -240,3 +240,16 @@ def test_prefetch_is_only_a_hint() -> None:
     assert _first_column_with_prefetch(buffer, idx) == int(buffer[idx, 0].sum())
     with pytest.raises(numba.core.errors.TypingError):
         _prefetch_int(3)
+
+
+@k.kernel
+def _high_bits(x: int, size: int = 8) -> int:
+    return x >> k.U64(64 - size)
+
+
+def test_kernel_first_called_without_its_default_still_takes_it() -> None:
+    # Numba hands an omitted default to the compile hook as a placeholder; the first call
+    # used to freeze only the signature without ``size``, so a later call naming it failed.
+    assert _high_bits(2**63) == 0x80
+    assert _high_bits(2**63, 4) == 0x8
+    assert _high_bits(2**63 + 2**60, size=8) == 0x90

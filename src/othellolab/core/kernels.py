@@ -18,6 +18,7 @@ from typing import Any, TypeVar, cast
 
 import numba
 import numpy as np
+from numba.core.dispatcher import OmittedArg
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -48,6 +49,9 @@ def kernel(fn: F) -> F:
         compile_for_args = dispatcher._compile_for_args
 
         def _compile_for_args(*args: Any, **kws: Any) -> Any:
+            # Numba passes an argument left to its default as an ``OmittedArg`` placeholder:
+            # drop those, or a first call without ``size`` would compile only that signature.
+            args = tuple(a for a in args if not isinstance(a, OmittedArg))
             if kws or not any(
                 i < len(args) and isinstance(args[i], int | np.integer) for i in positions
             ):
