@@ -150,8 +150,8 @@ for _i in range(8):
                 _LINE_FLIPS[_i, _line] += abs(_j - _i) - 1
 
 _DIAGONALS = np.zeros((64, 2), dtype=np.uint64)
-"""``_DIAGONALS[sq]``: the 8x8 diagonal and anti-diagonal through ``sq`` (as rays E, S, SE, SW, W,
-N, NW, NE are numbered 0-7 in ``_RAYS``)."""
+"""``_DIAGONALS[sq]``: the 8x8 diagonal (rays SE and NW, 2 and 6 in ``_RAYS``) and anti-diagonal
+(rays SW and NE, 3 and 7) through ``sq``, ``sq`` included."""
 for _sq in range(64):
     _DIAGONALS[_sq, 0] = _RAYS[8, _sq, 2] | _RAYS[8, _sq, 6] | U64(1 << _sq)
     _DIAGONALS[_sq, 1] = _RAYS[8, _sq, 3] | _RAYS[8, _sq, 7] | U64(1 << _sq)
