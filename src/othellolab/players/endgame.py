@@ -377,9 +377,15 @@ _LOWER, _UPPER, _MOVE, _DEPTH = 0, 1, 2, 3
 
 
 @hot_kernel(inline="always")
+def _home_slot(keys: np.ndarray, h: int) -> int:
+    """The first of the two slots (``i`` and ``i ^ 1``, one cache line) position ``h`` may use."""
+    return np.int64(h & U64(keys.shape[0] - 1))
+
+
+@hot_kernel(inline="always")
 def _tt_find(keys: np.ndarray, h: int) -> int:
     """The slot holding position ``h``, or -1."""
-    i = np.int64(h & U64(keys.shape[0] - 1))
+    i = _home_slot(keys, h)
     if keys[i] == h:
         return i
     if keys[i ^ 1] == h:
@@ -408,7 +414,7 @@ def _prefetch_slot(keys: np.ndarray, p: int, o: int, ne: int, n: int) -> None:
     """Start loading the table slot of position ``(p, o)`` with ``ne`` empties (a parent does this
     for its children: their table probes come soon, and far more often miss the caches than
     hit them)."""
-    prefetch(keys, np.int64(_table_key(p, o, ne, n)[0] & U64(keys.shape[0] - 1)))
+    prefetch(keys, _home_slot(keys, _table_key(p, o, ne, n)[0]))
 
 
 @hot_kernel(inline="always")
@@ -442,7 +448,7 @@ def _tt_store(
     """
     i = _tt_find(keys, h)
     if i < 0:
-        i = np.int64(h & U64(keys.shape[0] - 1))
+        i = _home_slot(keys, h)
         j = i ^ 1
         di = data[i, _DEPTH] if keys[i] != ZERO else -1
         dj = data[j, _DEPTH] if keys[j] != ZERO else -1
@@ -759,7 +765,7 @@ def _nws_deep(
         return 0
     cells = n * n
     h, sym = _table_key(p, o, ne, n)
-    prefetch(tt_keys, np.int64(h & U64(tt_keys.shape[0] - 1)))  # while the stability bound runs
+    prefetch(tt_keys, _home_slot(tt_keys, h))  # while the stability bound runs
     if alpha >= _stability_threshold(ne, cells):
         bound = cells - 2 * popcount(stable_discs(o, p, n))
         if bound <= alpha:
