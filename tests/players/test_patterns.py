@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from llvmlite import binding
 
 from othellolab import Board
 from othellolab.core.kernels import U64, popcount
@@ -29,6 +30,7 @@ from othellolab.players.patterns import (
     pattern_indices,
     pattern_indices_batch,
     pattern_value,
+    pattern_value_pext,
     phase_of,
     save_pattern_weights,
 )
@@ -94,6 +96,18 @@ def test_value_is_the_sum_of_the_weights_at_the_indices() -> None:
         phase = phase_of(64 - popcount(U64(p | o)), table.shape[0])
         expected = float(np.clip(table[phase, out].sum(), -64, 64))
         assert pattern_value(U64(p), U64(o), table) == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.skipif(
+    "+bmi2" not in binding.get_host_cpu_features().flatten().split(","),
+    reason="this CPU has no BMI2 pext",
+)
+def test_pext_value_equals_the_portable_value() -> None:
+    rng = np.random.default_rng(4)
+    random_table = compact_to_full(rng.normal(0, 1, size=(12, full_to_compact()[1])))
+    for table in (random_table, pattern_evaluation().weights):
+        for p, o in random_positions(300, seed=5):
+            assert pattern_value_pext(U64(p), U64(o), table) == pattern_value(U64(p), U64(o), table)
 
 
 def test_shipped_weights_are_symmetric() -> None:

@@ -61,3 +61,39 @@ def prefetch(typingctx: Any, array: Any, index: Any) -> Any:
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+def _fast_pext() -> bool:
+    """Whether this CPU runs BMI2's ``pext`` in a few cycles: Intel since Haswell and AMD since
+    Zen 3 do; AMD's Excavator, Zen 1 and Zen 2 have it in microcode, tens to hundreds of cycles."""
+    from llvmlite import binding
+
+    features = binding.get_host_cpu_features().flatten()
+    name = binding.get_host_cpu_name()
+    return "+bmi2" in features.split(",") and not name.startswith(("znver1", "znver2", "bdver"))
+
+
+FAST_PEXT = _fast_pext()
+"""Kernels may use ``pext`` (their choice is fixed when they compile; Numba's cache is per CPU)."""
+
+
+@intrinsic
+def pext(typingctx: Any, x: Any, mask: Any) -> Any:
+    """``pext(x, mask)`` inside a kernel: the bits of ``x`` under ``mask``, packed into the low
+    bits in order (BMI2's parallel bit extract). Only for kernels compiled where ``FAST_PEXT``
+    holds: elsewhere it is slow or missing."""
+    if not isinstance(x, types.Integer) or not isinstance(mask, types.Integer):
+        return None
+    sig = types.uint64(x, mask)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        i64 = ir.IntType(64)
+        x, mask = (
+            context.cast(builder, a, t, types.uint64)
+            for a, t in zip(args, signature.args, strict=True)
+        )
+        fnty = ir.FunctionType(i64, [i64, i64])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.x86.bmi.pext.64")
+        return builder.call(fn, [x, mask])
+
+    return sig, codegen

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from othellolab.core.jit import hot_kernel
+from othellolab.core.jit import hot_kernel, pext
 from othellolab.core.kernels import U64, popcount
 from othellolab.players._pattern_tables import MAGIC as M
+from othellolab.players._pattern_tables import PEXT_TABLE as X
 from othellolab.players._pattern_tables import TABLES as T
 from othellolab.players._pattern_tables import phase_of, transpose
 
@@ -248,6 +249,245 @@ def pattern_value(p: int, o: int, weights: np.ndarray) -> float:
         167184
         + T[33, ((p & U64(0x1020408000000000)) * M) >> U64(56)]
         + 2 * T[33, ((o & U64(0x1020408000000000)) * M) >> U64(56)]
+    ]
+    if v > 64.0:
+        return 64.0
+    if v < -64.0:
+        return -64.0
+    return v
+
+
+@hot_kernel()
+def pattern_value_pext(p: int, o: int, weights: np.ndarray) -> float:
+    """``pattern_value`` with BMI2's ``pext`` gathering each instance's squares (only where
+    ``core.jit.FAST_PEXT``); the same value, about a quarter faster."""
+    p = U64(p)
+    o = U64(o)
+    w = weights[phase_of(64 - popcount(p | o), weights.shape[0])]
+    v = 0.0
+    v += w[0 + np.int64(X[0 + pext(p, U64(0x42FF))]) + 2 * np.int64(X[0 + pext(o, U64(0x42FF))])]
+    v += w[
+        0
+        + np.int64(X[1024 + pext(p, U64(0x103010101010301))])
+        + 2 * np.int64(X[1024 + pext(o, U64(0x103010101010301))])
+    ]
+    v += w[
+        0
+        + np.int64(X[2048 + pext(p, U64(0xFF42000000000000))])
+        + 2 * np.int64(X[2048 + pext(o, U64(0xFF42000000000000))])
+    ]
+    v += w[
+        0
+        + np.int64(X[3072 + pext(p, U64(0x80C080808080C080))])
+        + 2 * np.int64(X[3072 + pext(o, U64(0x80C080808080C080))])
+    ]
+    v += w[
+        59049
+        + np.int64(X[4096 + pext(p, U64(0x70707))])
+        + 2 * np.int64(X[4096 + pext(o, U64(0x70707))])
+    ]
+    v += w[
+        59049
+        + np.int64(X[4608 + pext(p, U64(0x707070000000000))])
+        + 2 * np.int64(X[4608 + pext(o, U64(0x707070000000000))])
+    ]
+    v += w[
+        59049
+        + np.int64(X[5120 + pext(p, U64(0xE0E0E00000000000))])
+        + 2 * np.int64(X[5120 + pext(o, U64(0xE0E0E00000000000))])
+    ]
+    v += w[
+        59049
+        + np.int64(X[5632 + pext(p, U64(0xE0E0E0))])
+        + 2 * np.int64(X[5632 + pext(o, U64(0xE0E0E0))])
+    ]
+    v += w[
+        78732 + np.int64(X[0 + pext(p, U64(0x1F1F))]) + 2 * np.int64(X[0 + pext(o, U64(0x1F1F))])
+    ]
+    v += w[
+        78732
+        + np.int64(X[6144 + pext(p, U64(0x303030303000000))])
+        + 2 * np.int64(X[6144 + pext(o, U64(0x303030303000000))])
+    ]
+    v += w[
+        78732
+        + np.int64(X[2048 + pext(p, U64(0xF8F8000000000000))])
+        + 2 * np.int64(X[2048 + pext(o, U64(0xF8F8000000000000))])
+    ]
+    v += w[
+        78732
+        + np.int64(X[7168 + pext(p, U64(0xC0C0C0C0C0))])
+        + 2 * np.int64(X[7168 + pext(o, U64(0xC0C0C0C0C0))])
+    ]
+    v += w[
+        78732
+        + np.int64(X[8192 + pext(p, U64(0xF8F8))])
+        + 2 * np.int64(X[8192 + pext(o, U64(0xF8F8))])
+    ]
+    v += w[
+        78732
+        + np.int64(X[9216 + pext(p, U64(0x303030303))])
+        + 2 * np.int64(X[9216 + pext(o, U64(0x303030303))])
+    ]
+    v += w[
+        78732
+        + np.int64(X[10240 + pext(p, U64(0x1F1F000000000000))])
+        + 2 * np.int64(X[10240 + pext(o, U64(0x1F1F000000000000))])
+    ]
+    v += w[
+        78732
+        + np.int64(X[11264 + pext(p, U64(0xC0C0C0C0C0000000))])
+        + 2 * np.int64(X[11264 + pext(o, U64(0xC0C0C0C0C0000000))])
+    ]
+    v += w[
+        137781
+        + np.int64(X[12288 + pext(p, U64(0xFF00))])
+        + 2 * np.int64(X[12288 + pext(o, U64(0xFF00))])
+    ]
+    v += w[
+        137781
+        + np.int64(X[12544 + pext(p, U64(0x202020202020202))])
+        + 2 * np.int64(X[12544 + pext(o, U64(0x202020202020202))])
+    ]
+    v += w[
+        137781
+        + np.int64(X[12544 + pext(p, U64(0xFF000000000000))])
+        + 2 * np.int64(X[12544 + pext(o, U64(0xFF000000000000))])
+    ]
+    v += w[
+        137781
+        + np.int64(X[12288 + pext(p, U64(0x4040404040404040))])
+        + 2 * np.int64(X[12288 + pext(o, U64(0x4040404040404040))])
+    ]
+    v += w[
+        144342
+        + np.int64(X[12288 + pext(p, U64(0xFF0000))])
+        + 2 * np.int64(X[12288 + pext(o, U64(0xFF0000))])
+    ]
+    v += w[
+        144342
+        + np.int64(X[12544 + pext(p, U64(0x404040404040404))])
+        + 2 * np.int64(X[12544 + pext(o, U64(0x404040404040404))])
+    ]
+    v += w[
+        144342
+        + np.int64(X[12544 + pext(p, U64(0xFF0000000000))])
+        + 2 * np.int64(X[12544 + pext(o, U64(0xFF0000000000))])
+    ]
+    v += w[
+        144342
+        + np.int64(X[12288 + pext(p, U64(0x2020202020202020))])
+        + 2 * np.int64(X[12288 + pext(o, U64(0x2020202020202020))])
+    ]
+    v += w[
+        150903
+        + np.int64(X[12288 + pext(p, U64(0xFF000000))])
+        + 2 * np.int64(X[12288 + pext(o, U64(0xFF000000))])
+    ]
+    v += w[
+        150903
+        + np.int64(X[12544 + pext(p, U64(0x808080808080808))])
+        + 2 * np.int64(X[12544 + pext(o, U64(0x808080808080808))])
+    ]
+    v += w[
+        150903
+        + np.int64(X[12544 + pext(p, U64(0xFF00000000))])
+        + 2 * np.int64(X[12544 + pext(o, U64(0xFF00000000))])
+    ]
+    v += w[
+        150903
+        + np.int64(X[12288 + pext(p, U64(0x1010101010101010))])
+        + 2 * np.int64(X[12288 + pext(o, U64(0x1010101010101010))])
+    ]
+    v += w[
+        157464
+        + np.int64(X[12288 + pext(p, U64(0x8040201008040201))])
+        + 2 * np.int64(X[12288 + pext(o, U64(0x8040201008040201))])
+    ]
+    v += w[
+        157464
+        + np.int64(X[12544 + pext(p, U64(0x102040810204080))])
+        + 2 * np.int64(X[12544 + pext(o, U64(0x102040810204080))])
+    ]
+    v += w[
+        164025
+        + np.int64(X[12800 + pext(p, U64(0x80402010080402))])
+        + 2 * np.int64(X[12800 + pext(o, U64(0x80402010080402))])
+    ]
+    v += w[
+        164025
+        + np.int64(X[12928 + pext(p, U64(0x1020408102040))])
+        + 2 * np.int64(X[12928 + pext(o, U64(0x1020408102040))])
+    ]
+    v += w[
+        164025
+        + np.int64(X[12928 + pext(p, U64(0x4020100804020100))])
+        + 2 * np.int64(X[12928 + pext(o, U64(0x4020100804020100))])
+    ]
+    v += w[
+        164025
+        + np.int64(X[12800 + pext(p, U64(0x204081020408000))])
+        + 2 * np.int64(X[12800 + pext(o, U64(0x204081020408000))])
+    ]
+    v += w[
+        166212
+        + np.int64(X[13056 + pext(p, U64(0x804020100804))])
+        + 2 * np.int64(X[13056 + pext(o, U64(0x804020100804))])
+    ]
+    v += w[
+        166212
+        + np.int64(X[13120 + pext(p, U64(0x10204081020))])
+        + 2 * np.int64(X[13120 + pext(o, U64(0x10204081020))])
+    ]
+    v += w[
+        166212
+        + np.int64(X[13120 + pext(p, U64(0x2010080402010000))])
+        + 2 * np.int64(X[13120 + pext(o, U64(0x2010080402010000))])
+    ]
+    v += w[
+        166212
+        + np.int64(X[13056 + pext(p, U64(0x408102040800000))])
+        + 2 * np.int64(X[13056 + pext(o, U64(0x408102040800000))])
+    ]
+    v += w[
+        166941
+        + np.int64(X[13184 + pext(p, U64(0x8040201008))])
+        + 2 * np.int64(X[13184 + pext(o, U64(0x8040201008))])
+    ]
+    v += w[
+        166941
+        + np.int64(X[13216 + pext(p, U64(0x102040810))])
+        + 2 * np.int64(X[13216 + pext(o, U64(0x102040810))])
+    ]
+    v += w[
+        166941
+        + np.int64(X[13216 + pext(p, U64(0x1008040201000000))])
+        + 2 * np.int64(X[13216 + pext(o, U64(0x1008040201000000))])
+    ]
+    v += w[
+        166941
+        + np.int64(X[13184 + pext(p, U64(0x810204080000000))])
+        + 2 * np.int64(X[13184 + pext(o, U64(0x810204080000000))])
+    ]
+    v += w[
+        167184
+        + np.int64(X[13248 + pext(p, U64(0x80402010))])
+        + 2 * np.int64(X[13248 + pext(o, U64(0x80402010))])
+    ]
+    v += w[
+        167184
+        + np.int64(X[13264 + pext(p, U64(0x1020408))])
+        + 2 * np.int64(X[13264 + pext(o, U64(0x1020408))])
+    ]
+    v += w[
+        167184
+        + np.int64(X[13264 + pext(p, U64(0x804020100000000))])
+        + 2 * np.int64(X[13264 + pext(o, U64(0x804020100000000))])
+    ]
+    v += w[
+        167184
+        + np.int64(X[13248 + pext(p, U64(0x1020408000000000))])
+        + 2 * np.int64(X[13248 + pext(o, U64(0x1020408000000000))])
     ]
     if v > 64.0:
         return 64.0

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from othellolab.players._pattern_kernel import pattern_value
+from othellolab.players._pattern_kernel import pattern_value, pattern_value_pext
 from othellolab.players._pattern_tables import (
     _CLASS_PERMS,
     CLASS_OFFSETS,
@@ -77,6 +77,7 @@ __all__ = [
     "pattern_indices",
     "pattern_indices_batch",
     "pattern_value",
+    "pattern_value_pext",
     "phase_of",
     "save_pattern_weights",
 ]
