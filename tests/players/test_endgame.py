@@ -15,6 +15,7 @@ from othellolab.players.endgame import (
     SolveAborted,
     TranspositionTable,
     _last_flip_count,
+    _table_key,
     default_evaluation,
     solve,
 )
@@ -60,6 +61,47 @@ def test_ffo_1_to_19(number: int) -> None:
     assert end.is_game_over()
     outcome = end.outcome()
     assert outcome is not None and outcome.score(board.turn) == best_score
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("number", [40, 49])
+def test_ffo_40_and_49(number: int) -> None:
+    """FFO #40 (20 empties) and #49 (26 empties, about 20 s), scores from fforum-40-59.obf: a
+    table-key collision once made the solver return +14 for #49 while #1-#19 stayed right."""
+    lines = shared_file("ffo/fforum-40-59.obf").read_text().splitlines()
+    board, scores = obf_scores(lines[number - 40])
+    result = solve(board, table=TranspositionTable(22), pv=False)
+    assert result.score == scores[0][1]
+    assert result.best_move in {m for m, s in scores if s == scores[0][1]}
+
+
+def test_table_keys_tell_apart_near_identical_positions() -> None:
+    """The table key of a position differs from those of every position one or two colour swaps,
+    or one disc's move, away: a hash that mixed ``p`` and ``o`` only linearly gave a position
+    and its copy with h8's colour swapped the same key (FFO #49 came out wrong)."""
+    keys = set()
+    count = 0
+    for seed in range(6):
+        board = random_position(seed, 8, 20 + 4 * seed)
+        p, o = board.player, board.opponent
+        ne = board.num_empties
+        discs = [s for s in range(64) if (p | o) >> s & 1]
+        variants = {(p, o)}
+        for i, s in enumerate(discs):
+            bit = 1 << s
+            variants.add((p ^ bit, o ^ bit))
+            for t in discs[i + 1 :]:
+                both = bit | 1 << t
+                variants.add((p ^ both, o ^ both))
+        for s in range(64):
+            for t in range(64):
+                if s != t and p >> s & 1 and not (p | o) >> t & 1:
+                    variants.add((p ^ (1 << s) ^ (1 << t), o))
+        for vp, vo in variants:
+            keys.add(int(_table_key(np.uint64(vp), np.uint64(vo), ne, 8)[0]))
+        count += len(variants)
+    assert count > 5_000
+    assert len(keys) == count
 
 
 @pytest.mark.parametrize("number", [1, 3, 5])
