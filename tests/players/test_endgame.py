@@ -77,8 +77,9 @@ def test_ffo_40_and_49(number: int) -> None:
 
 def test_table_keys_tell_apart_near_identical_positions() -> None:
     """The table key of a position differs from those of every position one or two colour swaps,
-    or one disc's move, away: a hash that mixed ``p`` and ``o`` only linearly gave a position
-    and its copy with h8's colour swapped the same key (FFO #49 came out wrong)."""
+    or one disc's move, away: a hash tried once, ``mix(p * K ^ o)``, linear in both sides, gave
+    a position and its copy with h8's colour swapped the same key (45 collisions here), and FFO
+    #49 came out wrong."""
     keys = set()
     count = 0
     for seed in range(6):

@@ -40,6 +40,7 @@ from othellolab.core.kernels import (
     ZERO,
     _flips,
     _legal,
+    hash_position,
     popcount,
     transform,
 )
@@ -393,40 +394,15 @@ def _tt_find(keys: np.ndarray, h: int) -> int:
 
 
 @hot_kernel(inline="always")
-def _mix_hash(p: int, o: int) -> int:
-    """A 64-bit hash of ``(p, o)``: each side through its own bijective mixer (MurmurHash3's
-    finaliser, and SplitMix64's), the two xored.
-
-    A fifth of the instructions of the Zobrist ``hash_position`` (16 table lookups), and a solve
-    hashes every node with a table and, far from the end, each of its children twice. Each side
-    must be mixed on its own before they meet: ``mix(p * K ^ o)``, linear in both, gave the
-    same hash to a position and its copy with h8's colour swapped (bit 63 of ``p * K`` is bit
-    63 of ``p``), a collision that made FFO #49 come out +14 instead of +16."""
-    a = U64(p)
-    a ^= a >> U64(33)
-    a *= U64(0xFF51AFD7ED558CCD)
-    a ^= a >> U64(33)
-    a *= U64(0xC4CEB9FE1A85EC53)
-    a ^= a >> U64(33)
-    b = U64(o)
-    b ^= b >> U64(30)
-    b *= U64(0xBF58476D1CE4E5B9)
-    b ^= b >> U64(27)
-    b *= U64(0x94D049BB133111EB)
-    b ^= b >> U64(31)
-    return a ^ b
-
-
-@hot_kernel(inline="always")
 def _table_key(p: int, o: int, ne: int, n: int) -> tuple[int, int]:
     """The table key of a position and the symmetry that maps it to the form the entry is kept
     in (0 far from the start, where the key is the plain hash)."""
-    h = _mix_hash(p, o)
+    h = hash_position(p, o)
     if n * n - ne > SYMMETRY_MAX_DISCS:
         return h, 0
     k = 0
     for t in range(1, 8):
-        ht = _mix_hash(transform(p, t, n), transform(o, t, n))
+        ht = hash_position(transform(p, t, n), transform(o, t, n))
         if ht < h:
             h = ht
             k = t
