@@ -10,11 +10,19 @@ from hypothesis import strategies as st
 
 from othellolab import Board, Limit
 from othellolab.core.kernels import flip_mask
-from othellolab.players import EndgamePlayer, make_player
+from othellolab.players import EndgamePlayer, endgame, make_player
 from othellolab.players.endgame import (
+    _DEPTH,
+    _LOWER,
+    _SELECT,
+    _SELECTIVE,
+    _STATS_SIZE,
+    _UPPER,
     SolveAborted,
     TranspositionTable,
+    _aspiration,
     _last_flip_count,
+    _solve_kernel,
     _table_key,
     default_evaluation,
     solve,
@@ -137,6 +145,54 @@ def test_ordering_evaluation_and_guess_change_only_the_work(number: int) -> None
     for r in runs:
         assert r.score == best_score and r.best_move in listed
     assert len({r.nodes for r in runs}) > 1
+
+
+@pytest.mark.parametrize("margins", [(4, 8, 12), (0, 1)])
+@pytest.mark.parametrize("number", [1, 4, 7, 10, 13, 16, 19])
+def test_presearch_changes_only_the_work(
+    monkeypatch: pytest.MonkeyPatch, number: int, margins: tuple[int, ...]
+) -> None:
+    """The selective pre-searches, here from 14 empties on (FFO #1-#19 have 14-21), the usual
+    margins and absurdly tight ones whose probable cuts are mostly wrong, change the nodes but
+    never the score or the move; afterwards no pre-search bound is left in the table."""
+    monkeypatch.setattr(endgame, "PRESEARCH_MIN", 14)
+    monkeypatch.setattr(endgame, "PRESEARCH_MARGINS", margins)
+    board, scores = obf_scores(FFO_1_19[number - 1])
+    best_score = scores[0][1]
+    listed = {m for m, s in scores if s == best_score}
+    table = TranspositionTable(20)
+    with_pre = solve(board, pv=False, table=table)
+    without = solve(board, pv=False, presearch=False)
+    assert with_pre.score == without.score == best_score
+    assert with_pre.best_move in listed and without.best_move in listed
+    assert 0 < with_pre.presearch_nodes < with_pre.nodes and without.presearch_nodes == 0
+    selective = (table.data[:, _DEPTH] & _SELECTIVE) != 0
+    if margins[0] > 0:  # the wild ones cut so much that the exact search revisits every entry
+        assert selective.any()
+    assert (table.data[selective, _LOWER] == -endgame.INF).all()
+    assert (table.data[selective, _UPPER] == endgame.INF).all()
+
+
+@pytest.mark.parametrize("lie", [-60, 60])
+@pytest.mark.parametrize("number", [2, 11, 18])
+def test_exact_search_ignores_presearch_bounds(number: int, lie: int) -> None:
+    """Entries a pre-search left, here falsified to say the score is exactly ``lie``, must not
+    mislead the exact search that follows: it may take their moves, never their bounds."""
+    board, scores = obf_scores(FFO_1_19[number - 1])
+    ev = default_evaluation(8)
+    table = TranspositionTable(20)
+    stats = np.zeros(_STATS_SIZE, dtype=np.int64)
+    p, o = np.uint64(board.player), np.uint64(board.opponent)
+    stats[_SELECT] = 4
+    _solve_kernel(p, o, -65, 65, 8, table.keys, table.data, stats, 0.0, ev.kind, ev.weights)
+    selective = (table.data[:, _DEPTH] & _SELECTIVE) != 0
+    assert selective.sum() > 100
+    table.data[selective, _LOWER] = lie
+    table.data[selective, _UPPER] = lie
+    stats[_SELECT] = 0
+    score, move = _aspiration(p, o, 0, 8, table.keys, table.data, stats, 0.0, ev.kind, ev.weights)
+    assert score == scores[0][1]
+    assert move in {m for m, s in scores if s == score}
 
 
 def test_default_ordering_evaluation() -> None:
