@@ -8,7 +8,9 @@ one on the small boards), and a transposition table (hash move first, enhanced t
 cutoffs, symmetric keys near the start), parity ordering near the end, a stable-disc upper bound
 that prunes hopeless nodes, and dedicated code for the last empties that counts flips square by
 square instead of generating moves. Full-window solves run as a series of narrow windows from a
-shallow search's guess (MTD(f)-like), which cut far more. The kernels work on 8x8, 6x6 and 4x4.
+shallow search's guess (MTD(f)-like), which cut far more; far from the end (8x8) they are first
+run as cheap selective pre-searches (ProbCut) whose best moves fill the table and whose score
+becomes the guess. The kernels work on 8x8, 6x6 and 4x4.
 
 >>> from othellolab import Board
 >>> solve(Board(size=4)).score  # white wins 11-3 with two squares left: -10 for black
