@@ -19,6 +19,7 @@ from typing import Any, TypeVar, cast
 import numba
 import numpy as np
 from llvmlite import ir
+from numba.core import cgutils
 from numba.core.dispatcher import OmittedArg
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
@@ -207,8 +208,7 @@ def _flood(builder: Any, o: Any, seed: Any, inner: Any, n: Any) -> tuple[Any, An
 
 def _reduce_or(builder: Any, vec: Any) -> Any:
     fnty = ir.FunctionType(_I64, [vec.type])
-    name = "llvm.vector.reduce.or.v4i64"
-    fn = builder.module.globals.get(name) or ir.Function(builder.module, fnty, name)
+    fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.vector.reduce.or.v4i64")
     return builder.call(fn, [vec])
 
 

@@ -105,7 +105,7 @@ shallow search says its score is this far outside the window (ProbCut), so it is
 than the exact search, and it leaves its best moves in the table and its score as the guess of
 the next one; as Edax and Egaroucid do, with looser and looser cuts. On FFO #53/#56/#57 the
 exact solve then visits 1.8x fewer nodes (6,265 M -> 3,320 M including the pre-searches);
-4,8 and 4,8,12 beat 8, 6, 5,10 and 12,6."""
+4,8 and 4,8,12 beat 8, 6, 5,10, 12,6 and 3,6,9,12."""
 
 MPC_MIN = 14
 """From this many empties up, pre-search nodes try a probable cut."""
@@ -455,6 +455,13 @@ def _from_table(move: int, k: int, n: int) -> int:
     return _SYM_DST[n, INVERSE_SYMMETRY[k], move] if move >= 0 and k else move
 
 
+@hot_kernel(inline="always")
+def _bounds_usable(data: np.ndarray, slot: int, sel: int) -> bool:
+    """Whether a search may cut on the bounds of entry ``slot``: an exact entry's always, a
+    pre-search's only in another pre-search (``sel > 0``)."""
+    return sel > 0 or not data[slot, _DEPTH] & _SELECTIVE
+
+
 @hot_kernel()
 def _tt_store(
     keys: np.ndarray,
@@ -710,9 +717,7 @@ def _order_moves_etc(
             slot = _tt_find(tt_keys, U64(buf_key[row, MAX_MOVES + i]))
             if slot >= 0:
                 upper = tt_data[slot, _UPPER]
-                if -upper > alpha and (
-                    stats[_SELECT] > 0 or not tt_data[slot, _DEPTH] & _SELECTIVE
-                ):
+                if -upper > alpha and _bounds_usable(tt_data, slot, stats[_SELECT]):
                     return i, -upper
     for i in range(k):
         bit = ONE << U64(buf_sq[row, i])
@@ -821,7 +826,7 @@ def _nws_deep(
     hash_move = -1
     sel = stats[_SELECT]
     if slot >= 0:
-        if sel > 0 or not tt_data[slot, _DEPTH] & _SELECTIVE:
+        if _bounds_usable(tt_data, slot, sel):
             if tt_data[slot, _LOWER] > alpha:
                 return tt_data[slot, _LOWER]
             if tt_data[slot, _UPPER] <= alpha:
@@ -931,7 +936,7 @@ def _nws_deep(
         best,
         _to_table(best_move, sym, n),
         ne,
-        stats[_SELECT] > 0,
+        sel > 0,
     )
     return best
 
@@ -1019,8 +1024,7 @@ def _pvs(
         hash_move = _from_table(tt_data[slot, _MOVE], sym, n)
         lo = tt_data[slot, _LOWER]
         hi = tt_data[slot, _UPPER]
-        usable = stats[_SELECT] > 0 or not tt_data[slot, _DEPTH] & _SELECTIVE
-        if usable and lo == hi and hash_move >= 0:
+        if lo == hi and hash_move >= 0 and _bounds_usable(tt_data, slot, stats[_SELECT]):
             pv_buf[ne] = hash_move
             return lo
     moves = _moves(p, o, n)
