@@ -1,0 +1,162 @@
+"""Where the exact solver spends its time: FFO positions solved under Linux ``perf``, by kernel.
+
+``perf`` cannot name the functions Numba compiles at run time, so this script runs the solves in
+a child process under ``perf record``, has the child write a perf map (``/tmp/perf-PID.map``:
+address, size and name of every function in every compiled library) once it is done, and then
+sums ``perf report``'s samples by kernel. The child compiles into a fresh Numba cache directory,
+because functions loaded from the on-disk cache come without the modules that list them.
+
+Run ``python benchmarks/profile_solver.py --ffo 45 49`` (needs ``perf``; shares are of the
+samples in compiled kernels, so the compile time and Python are left out). For a per-instruction
+view, keep the data with ``--keep DIR`` and use ``perf report -i DIR/perf.data``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+DATA = Path(
+    os.environ.get(
+        "OTHELLOLAB_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    )
+)
+_CHILD = "OTHELLOLAB_PROFILE_CHILD"
+
+
+def demangle(name: str) -> str:
+    """``othellolab.players.endgame._nws_shallow`` from Numba's Itanium-style symbol name (the
+    length-prefixed parts after ``_ZN``, up to the ABI tags); other names unchanged."""
+    if not name.startswith("_ZN"):
+        return name
+    parts, i = [], 3
+    while i < len(name) and name[i].isdigit():
+        m = re.match(r"\d+", name[i:])
+        assert m is not None
+        length = int(m.group())
+        start = i + len(m.group())
+        parts.append(name[start : start + length])
+        i = start + length
+    return ".".join(parts) or name
+
+
+def write_perf_map() -> Path:
+    """Write ``/tmp/perf-PID.map`` for every function compiled in this process; return its path."""
+    import gc
+
+    from numba.core.registry import CPUDispatcher
+
+    functions: dict[int, str] = {}
+    for obj in gc.get_objects():
+        if not isinstance(obj, CPUDispatcher):
+            continue
+        for cres in obj.overloads.values():
+            library = cres.library
+            module = getattr(library, "_final_module", None)
+            if module is None:
+                continue
+            for fn in module.functions:
+                if fn.is_declaration:
+                    continue
+                address = library.get_pointer_to_function(fn.name)
+                if address:
+                    functions[address] = demangle(fn.name)
+    if not functions:
+        raise RuntimeError("no compiled function found (were they loaded from Numba's cache?)")
+    path = Path(f"/tmp/perf-{os.getpid()}.map")
+    starts = sorted(functions)
+    with path.open("w") as fh:
+        for start, end in zip(starts, [*starts[1:], starts[-1] + 4096], strict=True):
+            fh.write(f"{start:x} {min(end - start, 1 << 16):x} {functions[start]}\n")
+    return path
+
+
+def child(numbers: list[int], table_bits: int) -> None:
+    """Solve the positions (checking each score), then write the perf map."""
+    from othellolab.players.endgame import TranspositionTable, solve
+    from othellolab.records.obf import parse_obf_line
+
+    lines = (DATA / "ffo" / "fforum-40-59.obf").read_text().splitlines()
+    for number in numbers:
+        entry = parse_obf_line(
+            lines[number - 40], line_number=number - 39, source="fforum-40-59.obf"
+        )
+        t0 = time.perf_counter()
+        r = solve(entry.board, table=TranspositionTable(table_bits), pv=False)
+        ok = "ok" if r.score == entry.moves[0][1] else f"WRONG (file: {entry.moves[0][1]})"
+        print(
+            f"#{number}: {r.score:+d} {ok}, {r.nodes:,} nodes, {r.ordering_nodes:,} ordering "
+            f"positions, {time.perf_counter() - t0:.1f} s (compile time included)",
+            flush=True,
+        )
+    print(f"perf map: {write_perf_map()}", flush=True)
+
+
+def summarise(report: str) -> list[tuple[str, float]]:
+    """Shares of the compiled kernels' samples by kernel, largest first, from ``perf report
+    --stdio --sort symbol`` output."""
+    by_kernel: dict[str, float] = defaultdict(float)
+    for line in report.splitlines():
+        m = re.match(r"\s*([\d.]+)%\s+\[\.\]\s+(\S+)", line)
+        if m and m.group(2).startswith(("othellolab.", "cpython.othellolab.")):
+            by_kernel[m.group(2).removeprefix("cpython.")] += float(m.group(1))
+    total = sum(by_kernel.values()) or 1.0
+    return sorted(((k, 100.0 * v / total) for k, v in by_kernel.items()), key=lambda kv: -kv[1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ffo", type=int, nargs="+", default=[45], help="FFO numbers, 40-59")
+    parser.add_argument("--table-bits", type=int, default=22)
+    parser.add_argument("--frequency", type=int, default=999, help="samples per second")
+    parser.add_argument("--keep", type=Path, help="keep perf.data in this folder")
+    args = parser.parse_args()
+    if bad := [n for n in args.ffo if not 40 <= n <= 59]:
+        parser.error(f"FFO numbers must be in 40-59, got {bad}")
+    if os.environ.get(_CHILD):
+        child(args.ffo, args.table_bits)
+        return
+    perf = shutil.which("perf")
+    if perf is None:
+        sys.exit("profile_solver: needs Linux perf on the PATH (apt-get install linux-perf)")
+    if not (DATA / "ffo" / "fforum-40-59.obf").exists():
+        sys.exit(f"profile_solver: no FFO file under {DATA} (set OTHELLOLAB_DATA)")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = args.keep or Path(tmp)
+        out.mkdir(parents=True, exist_ok=True)
+        data = out / "perf.data"
+        env = dict(os.environ, **{_CHILD: "1", "NUMBA_CACHE_DIR": str(Path(tmp) / "numba")})
+        cmd = [perf, "record", "-q", "-F", str(args.frequency), "-o", str(data), "--"]
+        cmd += [sys.executable, __file__, "--ffo", *map(str, args.ffo)]
+        cmd += ["--table-bits", str(args.table_bits)]
+        run = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True)
+        print(run.stdout, end="")
+        perf_map = re.search(r"perf map: (\S+)", run.stdout)
+        report = subprocess.run(
+            [perf, "report", "-i", str(data), "--stdio", "--no-children", "--sort", "symbol"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            check=True,
+        ).stdout
+        if perf_map and not args.keep:
+            Path(perf_map.group(1)).unlink(missing_ok=True)
+    rows = summarise(report)
+    if not rows:
+        sys.exit("profile_solver: perf recorded no samples in the compiled kernels")
+    print("\nshare of the samples in compiled kernels:")
+    for name, share in rows:
+        if share >= 0.1:
+            print(f"  {share:5.1f}%  {name}")
+
+
+if __name__ == "__main__":
+    main()
