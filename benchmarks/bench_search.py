@@ -25,7 +25,7 @@ from othellolab.core import kernels as k
 from othellolab.core import square_name
 from othellolab.players.alphabeta import SearchTable, search
 from othellolab.players.endgame import SolveAborted, TranspositionTable, solve
-from othellolab.records.obf import parse_obf_line
+from othellolab.records.obf import ObfEntry, parse_obf_line
 from othellolab.records.wthor import read_wtb
 
 DATA = Path(
@@ -44,13 +44,18 @@ def perft_rate() -> float:
     return leaves / (time.perf_counter() - t0)
 
 
+def ffo_entry(number: int) -> ObfEntry:
+    """FFO position #number (40-59) with the scores ``fforum-40-59.obf`` lists."""
+    lines = (DATA / "ffo" / "fforum-40-59.obf").read_text().splitlines()
+    return parse_obf_line(lines[number - 40], line_number=number - 39, source="fforum-40-59.obf")
+
+
 def _solve_ffo(
     number: int, table_bits: int, time_limit: float | None
 ) -> tuple[str, int, int, float, bool]:
     """Solve FFO #number on this process's core: the table row, solver nodes, ordering nodes,
     seconds (0 nodes when not solved) and whether the score and move match the file."""
-    lines = (DATA / "ffo" / "fforum-40-59.obf").read_text().splitlines()
-    entry = parse_obf_line(lines[number - 40], line_number=number - 39, source="fforum-40-59.obf")
+    entry = ffo_entry(number)
     board, scores = entry.board, list(entry.moves)
     want = scores[0][1]
     try:

@@ -24,11 +24,10 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-DATA = Path(
-    os.environ.get(
-        "OTHELLOLAB_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"
-    )
-)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_search import DATA, ffo_entry
+
 _CHILD = "OTHELLOLAB_PROFILE_CHILD"
 
 
@@ -82,13 +81,9 @@ def write_perf_map() -> Path:
 def child(numbers: list[int], table_bits: int) -> None:
     """Solve the positions (checking each score), then write the perf map."""
     from othellolab.players.endgame import TranspositionTable, solve
-    from othellolab.records.obf import parse_obf_line
 
-    lines = (DATA / "ffo" / "fforum-40-59.obf").read_text().splitlines()
     for number in numbers:
-        entry = parse_obf_line(
-            lines[number - 40], line_number=number - 39, source="fforum-40-59.obf"
-        )
+        entry = ffo_entry(number)
         t0 = time.perf_counter()
         r = solve(entry.board, table=TranspositionTable(table_bits), pv=False)
         ok = "ok" if r.score == entry.moves[0][1] else f"WRONG (file: {entry.moves[0][1]})"

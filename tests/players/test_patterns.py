@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from llvmlite import binding
 
 from othellolab import Board
+from othellolab.core.jit import HAS_PEXT
 from othellolab.core.kernels import U64, popcount
 from othellolab.players import _pattern_kernel, make_player
 from othellolab.players.alphabeta import search
@@ -98,10 +98,7 @@ def test_value_is_the_sum_of_the_weights_at_the_indices() -> None:
         assert pattern_value(U64(p), U64(o), table) == pytest.approx(expected, abs=1e-9)
 
 
-@pytest.mark.skipif(
-    "+bmi2" not in binding.get_host_cpu_features().flatten().split(","),
-    reason="this CPU has no BMI2 pext",
-)
+@pytest.mark.skipif(not HAS_PEXT, reason="this CPU has no BMI2 pext")
 def test_pext_value_equals_the_portable_value() -> None:
     rng = np.random.default_rng(4)
     random_table = compact_to_full(rng.normal(0, 1, size=(12, full_to_compact()[1])))

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numba
-from llvmlite import ir
+from llvmlite import binding, ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
@@ -63,18 +63,13 @@ def prefetch(typingctx: Any, array: Any, index: Any) -> Any:
     return sig, codegen
 
 
-def _fast_pext() -> bool:
-    """Whether this CPU runs BMI2's ``pext`` in a few cycles: Intel since Haswell and AMD since
-    Zen 3 do; AMD's Excavator, Zen 1 and Zen 2 have it in microcode, tens to hundreds of cycles."""
-    from llvmlite import binding
+HAS_PEXT = "+bmi2" in binding.get_host_cpu_features().flatten().split(",")
+"""This CPU has BMI2's ``pext`` (fast or not)."""
 
-    features = binding.get_host_cpu_features().flatten()
-    name = binding.get_host_cpu_name()
-    return "+bmi2" in features.split(",") and not name.startswith(("znver1", "znver2", "bdver"))
-
-
-FAST_PEXT = _fast_pext()
-"""Kernels may use ``pext`` (their choice is fixed when they compile; Numba's cache is per CPU)."""
+FAST_PEXT = HAS_PEXT and not binding.get_host_cpu_name().startswith(("znver1", "znver2", "bdver"))
+"""Kernels may use ``pext``: this CPU runs it in a few cycles (Intel since Haswell and AMD since
+Zen 3 do; AMD's Excavator, Zen 1 and Zen 2 have it in microcode, tens to hundreds of cycles).
+The kernels' choice is fixed when they compile; Numba's cache is per CPU."""
 
 
 @intrinsic

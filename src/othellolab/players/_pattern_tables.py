@@ -226,10 +226,9 @@ def _pext_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     size = 0
     for _, squares in INSTANCES:
         ascending = sorted(squares)
-        digit = [3 ** squares.index(s) for s in ascending]
-        table = np.zeros(1 << len(ascending), dtype=np.uint16)
-        for b in range(1 << len(ascending)):
-            table[b] = sum(d for i, d in enumerate(digit) if b >> i & 1)
+        digit = np.array([3 ** squares.index(s) for s in ascending])
+        bits = np.arange(1 << len(ascending))[:, None] >> np.arange(len(ascending)) & 1
+        table = (bits @ digit).astype(np.uint16)
         key = table.tobytes()
         if key not in seen:
             seen[key] = size
