@@ -50,7 +50,7 @@ def ffo_entry(number: int) -> ObfEntry:
     return parse_obf_line(lines[number - 40], line_number=number - 39, source="fforum-40-59.obf")
 
 
-def _solve_ffo(
+def solve_ffo(
     number: int, table_bits: int, time_limit: float | None
 ) -> tuple[str, int, int, float, bool]:
     """Solve FFO #number on this process's core: the table row, solver nodes, ordering nodes,
@@ -91,11 +91,11 @@ def ffo(
 
         with ProcessPoolExecutor(jobs) as pool:
             futures = {
-                n: pool.submit(_solve_ffo, n, table_bits, time_limit) for n in reversed(numbers)
+                n: pool.submit(solve_ffo, n, table_bits, time_limit) for n in reversed(numbers)
             }
             results = [futures[n].result() for n in numbers]
     else:
-        results = [_solve_ffo(n, table_bits, time_limit) for n in numbers]
+        results = [solve_ffo(n, table_bits, time_limit) for n in numbers]
     rows = [r[0] for r in results]
     nodes = sum(r[1] for r in results)
     ordering = sum(r[2] for r in results)

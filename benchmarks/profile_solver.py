@@ -20,13 +20,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_search import DATA, ffo_entry
+from bench_search import DATA, solve_ffo
 
 _CHILD = "OTHELLOLAB_PROFILE_CHILD"
 
@@ -79,19 +78,10 @@ def write_perf_map() -> Path:
 
 
 def child(numbers: list[int], table_bits: int) -> None:
-    """Solve the positions (checking each score), then write the perf map."""
-    from othellolab.players.endgame import TranspositionTable, solve
-
+    """Solve the positions as the benchmark does (its table rows, with the score checked; the
+    seconds include the compile time), then write the perf map."""
     for number in numbers:
-        entry = ffo_entry(number)
-        t0 = time.perf_counter()
-        r = solve(entry.board, table=TranspositionTable(table_bits), pv=False)
-        ok = "ok" if r.score == entry.moves[0][1] else f"WRONG (file: {entry.moves[0][1]})"
-        print(
-            f"#{number}: {r.score:+d} {ok}, {r.nodes:,} nodes, {r.ordering_nodes:,} ordering "
-            f"positions, {time.perf_counter() - t0:.1f} s (compile time included)",
-            flush=True,
-        )
+        solve_ffo(number, table_bits, None)
     print(f"perf map: {write_perf_map()}", flush=True)
 
 
