@@ -1020,11 +1020,12 @@ def _pvs(
     h, sym = _table_key(p, o, ne, n)
     slot = _tt_find(tt_keys, h)
     hash_move = -1
+    sel = stats[_SELECT]
     if slot >= 0:
         hash_move = _from_table(tt_data[slot, _MOVE], sym, n)
         lo = tt_data[slot, _LOWER]
         hi = tt_data[slot, _UPPER]
-        if lo == hi and hash_move >= 0 and _bounds_usable(tt_data, slot, stats[_SELECT]):
+        if lo == hi and hash_move >= 0 and _bounds_usable(tt_data, slot, sel):
             pv_buf[ne] = hash_move
             return lo
     moves = _moves(p, o, n)
@@ -1150,9 +1151,7 @@ def _pvs(
                 a = s
                 if s >= beta:
                     break
-    _tt_store(
-        tt_keys, tt_data, h, alpha, beta, best, _to_table(best_move, sym, n), ne, stats[_SELECT] > 0
-    )
+    _tt_store(tt_keys, tt_data, h, alpha, beta, best, _to_table(best_move, sym, n), ne, sel > 0)
     pv_buf[ne] = best_move
     return best
 
