@@ -53,6 +53,15 @@ def random_position(seed: int, size: int, empties: int) -> Board:
     return board
 
 
+def test_warm_up_solves_ffo_1() -> None:
+    """``warm_up`` (the solver's compile at a server's start) solves FFO #1 of the FFO file:
+    +18 by G8."""
+    board, scores = obf_scores(FFO_1_19[0])
+    assert Board.from_obf(endgame._WARM_UP_POSITION) == board
+    result = endgame.warm_up()
+    assert (result.score, result.best_move) == (scores[0][1], scores[0][0]) == (18, 62)
+
+
 @pytest.mark.parametrize("number", range(1, 20))
 def test_ffo_1_to_19(number: int) -> None:
     """FFO #1-#19 (Edax's fforum-1-19.obf): the best score, and a move listed with it."""

@@ -79,5 +79,13 @@ def serve(
                 return
             typer.echo("(no graphical browser here: open the URL yourself)")
 
+    def warm_up() -> None:
+        # The default opponent solves its endgame exactly; a fresh install compiles the solver
+        # here (about 40 s, in the background) rather than in the middle of the first game.
+        from othellolab.players.endgame import warm_up as warm_solver
+
+        warm_solver()
+
     threading.Thread(target=announce, daemon=True).start()
+    threading.Thread(target=warm_up, daemon=True).start()
     server.run()

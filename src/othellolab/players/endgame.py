@@ -1415,6 +1415,19 @@ def solve(
     )
 
 
+_WARM_UP_POSITION = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X"
+"""FFO #1 (14 empties, black to move, +18 by G8): solved in milliseconds, and far enough from
+the end to run every kernel a solve uses (the guess, the narrow windows, the PV walk)."""
+
+
+def warm_up() -> SolveResult:
+    """Compile the solver's kernels, or load them from Numba's disk cache, by solving FFO #1.
+
+    A first compile takes about 40 s; a server or a long job calls this at start-up (in a
+    thread, say) so that its first endgame does not pay for it in the middle of a game."""
+    return solve(Board.from_obf(_WARM_UP_POSITION))
+
+
 def _presearch(
     p: int,
     o: int,
