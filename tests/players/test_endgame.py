@@ -242,7 +242,7 @@ def test_4x4_from_the_start() -> None:
 @pytest.mark.slow
 def test_6x6_from_the_start() -> None:
     """6x6 perfect play: white wins 20-16 (Feinstein, 1993), -4 for black to move; a full solve
-    from the start (about 0.8 G nodes, under a minute on one core)."""
+    from the start (about 0.8 G nodes, about 40 s on one core)."""
     result = solve(Board(size=6), table=TranspositionTable(22), pv=False)
     assert result.score == -4 and result.exact
     assert result.best_move in Board(size=6).legal_actions()
