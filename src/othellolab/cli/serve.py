@@ -43,6 +43,7 @@ def serve(
         import uvicorn
 
         from othellolab.players import make_player, strongest_player_spec
+        from othellolab.players.endgame import warm_up
         from othellolab.ui.web import create_app
     except ImportError as e:
         raise typer.BadParameter(
@@ -79,13 +80,8 @@ def serve(
                 return
             typer.echo("(no graphical browser here: open the URL yourself)")
 
-    def warm_up() -> None:
-        # The default opponent solves its endgame exactly; a fresh install compiles the solver
-        # here (about 40 s, in the background) rather than in the middle of the first game.
-        from othellolab.players.endgame import warm_up as warm_solver
-
-        warm_solver()
-
     threading.Thread(target=announce, daemon=True).start()
+    # The default opponent solves its endgame exactly; a fresh install compiles the solver here
+    # (about 40 s, in the background) rather than in the middle of the first game.
     threading.Thread(target=warm_up, daemon=True).start()
     server.run()

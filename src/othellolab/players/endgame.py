@@ -187,6 +187,12 @@ _COLUMN_TO_BYTE = U64(0x0102040810204080)
 
 # ----------------------------------------------------------------------------------------------
 # Helpers
+#
+# The small kernels called once per node (``_solve1``, ``_solve2``, ``_order_moves``, ``_pick_row``,
+# ``_tt_store``) are inlined by Numba (``inline="always"``): a call between compiled kernels
+# passes its result through memory and checks a status code, and these are called hundreds of
+# millions of times. FFO #45/#49/#50 about 8% faster, same nodes; the price is a first compile of
+# about 40 s instead of 22 (cached afterwards).
 
 
 @hot_kernel(inline="always")
@@ -257,12 +263,6 @@ def _can_move(p: int, o: int, empties: int, n: int) -> bool:
 
 # ----------------------------------------------------------------------------------------------
 # The last empties: scores by flip counting, without a move generator
-#
-# The small kernels called once per node (``_solve1``, ``_solve2``, ``_order_moves``, ``_pick_row``,
-# ``_tt_store``) are inlined by Numba (``inline="always"``): a call between compiled kernels
-# passes its result through memory and checks a status code, and these are called hundreds of
-# millions of times. FFO #45/#49/#50 about 8% faster, same nodes; the price is a first compile of
-# about 40 s instead of 22 (cached afterwards).
 
 
 @hot_kernel(inline="always")
