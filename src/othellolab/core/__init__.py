@@ -5,9 +5,11 @@ Nothing here imports from any other layer of othellolab.
 
 from othellolab.core.board import Board, format_transcript, parse_transcript
 from othellolab.core.errors import (
+    ConfigError,
     IllegalMoveError,
     InvalidMoveError,
     InvalidPositionError,
+    MoveError,
     OthelloError,
 )
 from othellolab.core.squares import (
@@ -40,10 +42,12 @@ __all__ = [
     "Bitboard",
     "Board",
     "Color",
+    "ConfigError",
     "IllegalMoveError",
     "InvalidMoveError",
     "InvalidPositionError",
     "Limit",
+    "MoveError",
     "OthelloError",
     "Outcome",
     "PlayResult",

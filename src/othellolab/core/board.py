@@ -342,7 +342,11 @@ class Board:
         else:
             why = f"{name} flips no disc"
         legal_text = ", ".join(legal) if legal else "none"
-        return IllegalMoveError(f"illegal move {name} for {who}: {why}; legal moves: {legal_text}")
+        return IllegalMoveError(
+            f"illegal move {name} for {who}: {why}; legal moves: {legal_text}",
+            move=name,
+            legal=tuple(legal),
+        )
 
     # ------------------------------------------------------------------------------------------
     # Results
@@ -487,14 +491,14 @@ def parse_transcript(text: str, *, start: Board | None = None, size: int = 8) ->
         try:
             a = parse_move(token, board.size)
         except InvalidMoveError as e:
-            raise InvalidMoveError(f"transcript move {number} {token!r}: {e}") from None
+            raise e.at(f"transcript move {number} {token!r}") from None
         if a != pass_action and board.must_pass():
             out.append(pass_action)
             board = board.play(pass_action)
         try:
             board = board.play(a)
         except IllegalMoveError as e:
-            raise IllegalMoveError(f"transcript move {number}: {e}") from None
+            raise e.at(f"transcript move {number}", number=number) from None
         out.append(a)
     return out
 

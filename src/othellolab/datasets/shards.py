@@ -19,13 +19,15 @@ from typing import Any
 
 import numpy as np
 
+from othellolab.core import OthelloError
+
 FORMAT = "othellolab.positions"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 SPLITS = ("train", "val", "test")
 
 
-class DatasetFormatError(ValueError):
+class DatasetFormatError(OthelloError):
     """A dataset folder that is missing, incomplete or of another format; names the path."""
 
 

@@ -17,6 +17,8 @@ import re
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from othellolab.core import ConfigError
+
 FAMILIES = ("mlp", "cnn", "resnet")
 """Model families: a multilayer perceptron, a plain convolution stack, a residual network."""
 
@@ -31,7 +33,7 @@ MLP_INPUTS = ("planes", "board")
 SIZES = (8, 6, 4)
 
 
-class ModelConfigError(ValueError):
+class ModelConfigError(ConfigError):
     """A model config that is malformed; the message names the key and what was expected."""
 
 

@@ -21,6 +21,7 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
+from othellolab.core import OthelloError
 from othellolab.nn.config import ModelConfig, ModelConfigError
 from othellolab.nn.models import PolicyValueNet, build_model
 
@@ -42,7 +43,7 @@ WEIGHTS_NAME = "model.safetensors"
 CONFIG_NAME = "config.json"
 
 
-class ModelFileError(ValueError):
+class ModelFileError(OthelloError):
     """A model directory that cannot be loaded; the message names the file (and tensor)."""
 
 

@@ -10,7 +10,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from othellolab.core import Board, OthelloError
+from othellolab.core import Board, MoveError, OthelloError
 from othellolab.records._replay import insert_passes_batch
 from othellolab.records.game import Game
 from othellolab.records.report import ReadReport, RecordError, warn_skipped
@@ -29,16 +29,12 @@ def build_game(
     """``Game.from_moves`` whose errors become an ``error`` naming file, game and move."""
     try:
         return Game.from_moves(moves, start=start, **fields)
-    except OthelloError as e:
-        number = getattr(e, "move_number", None)
+    except MoveError as e:
         raise error(
-            getattr(e, "detail", str(e)),
-            source=source,
-            game=game,
-            move=number,
-            line=line,
-            move_text=getattr(e, "move_text", None),
+            e.what, source=source, game=game, move=e.number, line=line, move_text=e.move
         ) from e
+    except OthelloError as e:
+        raise error(str(e), source=source, game=game, line=line) from e
 
 
 def build_games(

@@ -14,6 +14,8 @@ from othellolab.core import (
     PASS,
     Board,
     IllegalMoveError,
+    InvalidMoveError,
+    MoveError,
     Outcome,
     format_transcript,
     parse_move,
@@ -131,11 +133,9 @@ class Game:
                     board = board.play(n)
                 board = board.play(a)
             except ValueError as e:
-                err = type(e)(f"{where}move {number} ({_show(move, board.size)}): {e}")
-                err.move_number = number  # type: ignore[attr-defined]
-                err.move_text = _show(move, board.size)  # type: ignore[attr-defined]
-                err.detail = str(e)  # type: ignore[attr-defined]
-                raise err from None
+                text = _show(move, board.size)
+                error = e if isinstance(e, MoveError) else InvalidMoveError(str(e))
+                raise error.at(f"{where}move {number} ({text})", move=text, number=number) from None
             actions.append(a)
         return cls(tuple(actions), first, **fields)
 
@@ -157,7 +157,7 @@ class Game:
             try:
                 board = board.play(a)
             except IllegalMoveError as e:
-                raise IllegalMoveError(f"move {number}: {e}") from None
+                raise e.at(f"move {number}", number=number) from None
 
     def boards(self) -> Iterator[Board]:
         """Every position from the start to the final one inclusive."""
@@ -182,7 +182,7 @@ class Game:
                 try:
                     board = board.play(a)
                 except IllegalMoveError as e:
-                    raise IllegalMoveError(f"move {number}: {e}") from None
+                    raise e.at(f"move {number}", number=number) from None
             return board
         final = Board.from_bitboards(
             int(p), int(o), start.turn ^ (len(actions) & 1), size=start.size

@@ -35,9 +35,8 @@ class RecordError(OthelloError):
         self.line = line
         self.move_text = move_text
         self.reason = message
-        super().__init__(
-            location(source, game=game, move=move, line=line, move_text=move_text) + message
-        )
+        where = location(source, game=game, move=move, line=line, move_text=move_text)
+        super().__init__(message, where=where.removesuffix(": ") or None)
 
 
 def location(

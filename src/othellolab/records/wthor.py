@@ -420,10 +420,15 @@ def replay(game: WthorGame, *, where: str = "") -> Board:
     try:
         return Game.from_moves(np.asarray(game.moves, dtype=np.int64)).final_board()
     except IllegalMoveError as e:
-        number = getattr(e, "move_number", 0)
-        sq = game.moves[number - 1] if number else 0
-        detail = getattr(e, "detail", str(e))
-        raise IllegalMoveError(f"{where}move {number} ({square_name(sq)}): {detail}") from None
+        number = e.number or 0
+        text = f" ({square_name(game.moves[number - 1])})" if number else ""
+        raise IllegalMoveError(
+            e.what,
+            where=f"{where}move {number}{text}",
+            move=e.move,
+            legal=e.legal,
+            number=e.number,
+        ) from None
 
 
 # ----------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from othellolab.core import ConfigError
 from othellolab.nn.config import ModelConfig, ModelConfigError, model_config
 
 __all__ = [
@@ -23,10 +24,6 @@ __all__ = [
     "TrainConfig",
     "load_config",
 ]
-
-
-class ConfigError(ValueError):
-    """A run config that is malformed; the message names the file, table and key."""
 
 
 def _check(cond: bool, where: str, message: str) -> None:

@@ -167,8 +167,8 @@ def positions_from_wthor(
                 try:
                     board = board.play(sq)
                 except IllegalMoveError as e:
-                    raise IllegalMoveError(
-                        f"{path}: game {number}, move {m} ({square_name(sq)}): {e}"
+                    raise e.at(
+                        f"{path}: game {number}, move {m} ({square_name(sq)})", number=m
                     ) from None
             outcome = board.outcome()
             black_score = outcome.score(BLACK) if outcome is not None else 2 * wg.black_discs - 64
