@@ -175,7 +175,7 @@ def test_alphabeta_player_with_patterns() -> None:
     player = make_player("alphabeta:evaluation=patterns,depth=3,endgame=0")
     board = Board().play("f5")
     assert player.choose(board).move in board.legal_actions()
-    with pytest.raises(ValueError, match="evaluation must be one of"):
+    with pytest.raises(ValueError, match="option evaluation: expected one of auto, heuristic"):
         make_player("alphabeta:evaluation=network")
     with pytest.raises(ValueError, match="8x8"):
         make_player("alphabeta:evaluation=patterns,depth=2,endgame=0").choose(Board(size=6))

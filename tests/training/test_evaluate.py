@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch", reason="the nn extra (torch) is not install
 from typer.testing import CliRunner  # noqa: E402
 
 from othellolab.cli import app  # noqa: E402
+from othellolab.core import OthelloError  # noqa: E402
 from othellolab.datasets.build import build_dataset  # noqa: E402
 from othellolab.nn.inference import NetworkEvaluator  # noqa: E402
 from othellolab.nn.pretrained import model_dir  # noqa: E402
@@ -106,7 +107,7 @@ def test_bad_data_gives_clear_errors(tmp_path: Path, wtb_2023: Path) -> None:
     bad.write_text("f5d6c3d3c4f4\nf5f5\n")
     with pytest.raises(Exception, match=r"bad.txt.*(line|game) 2"):
         load_positions([bad])
-    with pytest.raises(FileNotFoundError, match="not a model directory"):
+    with pytest.raises(OthelloError, match="not a model directory"):
         resolve_model(tmp_path)
 
 

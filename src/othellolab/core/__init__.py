@@ -30,7 +30,7 @@ from othellolab.core.squares import (
     square_name,
 )
 from othellolab.core.squareset import SquareSet
-from othellolab.core.values import Limit, Outcome, PlayResult, Score
+from othellolab.core.values import Limit, Outcome, PlayResult, Score, Stop
 
 __all__ = [
     "BLACK",
@@ -54,6 +54,7 @@ __all__ = [
     "Score",
     "Square",
     "SquareSet",
+    "Stop",
     "format_transcript",
     "move_name",
     "num_actions",

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from othellolab.core.errors import ConfigError
 from othellolab.core.squares import BLACK, COLOR_NAMES, WHITE, Color
 
 
@@ -61,23 +65,104 @@ class Outcome:
         return f"{who} {b}-{w}"
 
 
+class Stop:
+    """A request, made from another thread, that a running search return now with the best move
+    it has (its client has gone, its server is shutting down).
+
+    Searches look at ``is_set()`` between steps; a compiled search ``link``s the cell of its
+    statistics array that its kernels poll, so that ``set()`` reaches it within one node.
+    """
+
+    __slots__ = ("_cells", "_event", "_lock")
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._cells: list[tuple[np.ndarray, int]] = []
+
+    def set(self) -> None:
+        """Ask every search watching this signal to stop."""
+        with self._lock:
+            self._event.set()
+            for array, index in self._cells:
+                array[index] = 1
+
+    def is_set(self) -> bool:
+        """Whether a stop was asked for."""
+        return self._event.is_set()
+
+    @contextlib.contextmanager
+    def link(self, array: np.ndarray, index: int) -> Iterator[None]:
+        """While inside, ``set()`` also writes 1 into ``array[index]`` (a kernel's abort flag)."""
+        cell = (array, index)
+        with self._lock:
+            if self._event.is_set():
+                array[index] = 1
+            self._cells.append(cell)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._cells = [c for c in self._cells if c is not cell]
+
+    def __repr__(self) -> str:
+        return f"Stop(set={self.is_set()})"
+
+
 @dataclass(frozen=True, slots=True)
 class Limit:
     """How much a player may think: any of time (seconds), search depth, nodes, simulations.
 
-    ``None`` means no limit of that kind; a player uses its own default when all are ``None``.
+    ``None`` means no limit of that kind; a player uses its own settings when all four are
+    ``None``. ``max_time`` and ``max_nodes`` are hard caps on top of whatever the player would
+    do otherwise (its own settings or the four above): it answers within ``max_time`` seconds
+    plus a small margin and spends at most ``max_nodes`` search nodes, simulations or playouts,
+    whichever it counts. ``stop`` lets another thread end the search early.
     """
 
     time: float | None = None
     depth: int | None = None
     nodes: int | None = None
     simulations: int | None = None
+    max_time: float | None = None
+    max_nodes: int | None = None
+    stop: Stop | None = field(default=None, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        for name in ("time", "depth", "nodes", "simulations"):
+        for name in ("time", "depth", "nodes", "simulations", "max_time", "max_nodes"):
             v = getattr(self, name)
-            if v is not None and (not math.isfinite(v) or v < 0):
-                raise ValueError(f"Limit.{name} must be a non-negative finite number, got {v!r}")
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
+                raise ConfigError(f"expected a number, got {v!r}", where="Limit", option=name)
+            if not math.isfinite(v) or v < 0:
+                raise ConfigError(
+                    f"must be a non-negative finite number, got {v!r}", where="Limit", option=name
+                )
+
+    @property
+    def is_empty(self) -> bool:
+        """No target of its own (time, depth, nodes, simulations): the player's settings apply."""
+        return (
+            self.time is None and self.depth is None and self.nodes is None
+            and self.simulations is None
+        )  # fmt: skip
+
+    def capped_time(self, seconds: float | None) -> float | None:
+        """``seconds`` (``None``: no time limit) bounded by ``max_time``."""
+        if self.max_time is None:
+            return seconds
+        return self.max_time if seconds is None else min(seconds, self.max_time)
+
+    def capped_nodes(self, count: int | None) -> int | None:
+        """``count`` (``None``: no limit) bounded by ``max_nodes``."""
+        if self.max_nodes is None:
+            return count
+        return int(self.max_nodes) if count is None else min(int(count), int(self.max_nodes))
+
+    def stopped(self) -> bool:
+        """Whether ``stop`` has been set."""
+        return self.stop is not None and self.stop.is_set()
 
 
 @dataclass(frozen=True, slots=True)

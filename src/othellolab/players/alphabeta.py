@@ -12,14 +12,16 @@ reaches the end of the game on every line, exact from then on (``Score.exact``).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from othellolab.core import Board, Limit, PlayResult, Score, square_name
+from othellolab.core import Board, ConfigError, Limit, PlayResult, Score, Stop, square_name
 from othellolab.core.kernels import ONE, U64, ZERO, _flips, hash_position, popcount
 from othellolab.players.base import Player
 from othellolab.players.endgame import (
@@ -34,9 +36,17 @@ from othellolab.players.endgame import (
     _final,
     _moves,
     _pick_row,
+    default_evaluation,
     solve,
 )
-from othellolab.players.heuristics import _CORNERS, Evaluation, evaluate, named_evaluation
+from othellolab.players.heuristics import (
+    _CORNERS,
+    EVALUATION_NAMES,
+    Evaluation,
+    evaluate,
+    named_evaluation,
+)
+from othellolab.players.options import SEED, Option, checked_options
 
 MAX_DEPTH = 60
 """Deepest iteration of iterative deepening (a full 8x8 game)."""
@@ -75,7 +85,7 @@ class SearchTable:
         return int(self.move[i])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _ab(
     p: int,
     o: int,
@@ -267,12 +277,15 @@ def search(
     evaluation: Evaluation | None = None,
     table: SearchTable | None = None,
     seed: int | None = None,
+    stop: Stop | None = None,
 ) -> SearchResult:
     """Iterative-deepening PVS of ``board`` until ``depth``, ``time_limit`` or ``max_nodes``.
 
     The clock is checked between iterations (an iteration is not started when it would likely
     overrun) and inside the search every few thousand nodes; an interrupted iteration is
-    dropped. With no limit at all the search goes to depth 6.
+    dropped. ``stop`` ends the search from another thread, at the next node. With no limit at
+    all the search goes to depth 6. The compiled search releases the GIL, so other threads
+    run meanwhile.
     """
     if board.is_game_over():
         raise ValueError(f"no legal move: the game is over\n{board}")
@@ -293,38 +306,41 @@ def search(
     legal = board.legal_actions()
     best: tuple[float, int, int] = (0.0, legal[0], 0)
     last_iteration = 0.0
-    for d in range(1, max(1, max_depth) + 1):
-        if time_limit is not None and d > 1:
-            elapsed = time.perf_counter() - t0
-            if elapsed + 3.0 * last_iteration > time_limit:
+    with contextlib.ExitStack() as linked:
+        if stop is not None:
+            linked.enter_context(stop.link(stats, _ABORTED))
+        for d in range(1, max(1, max_depth) + 1):
+            if time_limit is not None and d > 1:
+                elapsed = time.perf_counter() - t0
+                if elapsed + 3.0 * last_iteration > time_limit:
+                    break
+            if max_nodes is not None:
+                stats[_NODE_LIMIT] = max_nodes
+            t_it = time.perf_counter()
+            score, move = _ab(
+                p,
+                o,
+                -_BIG,
+                _BIG,
+                d,
+                n,
+                evaluation.kind,
+                evaluation.weights,
+                table.keys,
+                table.lower,
+                table.upper,
+                table.move,
+                table.depth,
+                tiebreak,
+                stats,
+                deadline,
+            )
+            last_iteration = time.perf_counter() - t_it
+            if stats[_ABORTED]:
                 break
-        if max_nodes is not None:
-            stats[_NODE_LIMIT] = max_nodes
-        t_it = time.perf_counter()
-        score, move = _ab(
-            p,
-            o,
-            -_BIG,
-            _BIG,
-            d,
-            n,
-            evaluation.kind,
-            evaluation.weights,
-            table.keys,
-            table.lower,
-            table.upper,
-            table.move,
-            table.depth,
-            tiebreak,
-            stats,
-            deadline,
-        )
-        last_iteration = time.perf_counter() - t_it
-        if stats[_ABORTED]:
-            break
-        best = (float(score), int(move), d)
-        if d >= board.num_empties:
-            break
+            best = (float(score), int(move), d)
+            if d >= board.num_empties:
+                break
     score, move, reached = best
     if move < 0:
         move = legal[0]
@@ -357,17 +373,31 @@ def _pv_from_table(board: Board, table: SearchTable, depth: int) -> list[int]:
 
 
 class AlphaBetaPlayer(Player):
-    """Iterative-deepening alpha-beta with the hand-written evaluation, exact near the end.
+    """Iterative-deepening alpha-beta with a pluggable evaluation, exact near the end.
 
     ``depth``, ``time`` (seconds) and ``nodes`` bound the search unless the ``Limit`` of a call
     says otherwise; with ``endgame`` or fewer empty squares it solves exactly instead. ``seed``
     breaks ties between equally scored moves (deterministically for a given seed).
-    ``evaluation`` names the evaluation at the leaves: ``heuristic``, ``patterns`` (the shipped
-    learned pattern weights, 8x8 only) or ``discs``.
+    ``evaluation`` names the evaluation at the leaves: ``auto`` (the default: the shipped
+    learned ``patterns`` on 8x8, where they are far stronger at equal time, and the hand-written
+    ``heuristic`` on 6x6 and 4x4, which have no pattern weights), ``heuristic``, ``patterns``
+    (8x8 only) or ``discs``.
     """
 
     name = "alphabeta"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "depth": Option(int, 1, MAX_DEPTH, optional=True, help="plies of iterative deepening"),
+        "time": Option(float, 0.001, 3600, optional=True, unit="seconds", help="time per move"),
+        "nodes": Option(int, 1, 10**12, optional=True, help="search nodes per move"),
+        "endgame": Option(int, 0, 60, help="solve exactly from this many empty squares"),
+        "seed": SEED,
+        "table_bits": Option(int, 10, 24, help="transposition table of 2**bits entries"),
+        "evaluation": Option(
+            str, choices=("auto", *EVALUATION_NAMES), help="evaluation at the leaves"
+        ),
+    }
 
+    @checked_options
     def __init__(
         self,
         *,
@@ -377,13 +407,12 @@ class AlphaBetaPlayer(Player):
         endgame: int = 16,
         seed: int | None = None,
         table_bits: int = 20,
-        evaluation: str = "heuristic",
+        evaluation: str = "auto",
     ) -> None:
-        ev = named_evaluation(evaluation)
-        if depth is not None and depth < 1:
-            raise ValueError(f"depth must be >= 1, got {depth}")
-        if time is not None and time <= 0:
-            raise ValueError(f"time must be > 0 seconds, got {time}")
+        self.evaluation_name = evaluation
+        self._evaluation = (
+            None if evaluation in ("auto", "patterns") else named_evaluation(evaluation)
+        )
         self.depth = depth
         self.time = time
         self.nodes = nodes
@@ -391,7 +420,19 @@ class AlphaBetaPlayer(Player):
         self.seed = seed
         self.table = SearchTable(table_bits)
         self.solver_table = TranspositionTable(table_bits + 1)
-        self.evaluation = ev
+
+    def evaluation_for(self, size: int) -> Evaluation:
+        """The evaluation this player uses on a board of ``size`` (the pattern table is shared
+        with the solver's, not copied: it is 16 MB)."""
+        if self._evaluation is not None:
+            return self._evaluation
+        if self.evaluation_name == "patterns" and size != 8:
+            raise ConfigError(
+                f"the pattern evaluation is 8x8 only, not {size}x{size}; use auto or heuristic",
+                where="player 'alphabeta'",
+                option="evaluation",
+            )
+        return default_evaluation(size)
 
     def reset(self) -> None:
         self.table.clear()
@@ -404,13 +445,18 @@ class AlphaBetaPlayer(Player):
         limit = limit or Limit()
         use_own = limit.time is None and limit.depth is None and limit.nodes is None
         depth = self.depth if use_own else limit.depth
-        time_limit = self.time if use_own else limit.time
-        nodes = self.nodes if use_own else limit.nodes
+        time_limit = limit.capped_time(self.time if use_own else limit.time)
+        nodes = limit.capped_nodes(self.nodes if use_own else limit.nodes)
         t0 = time.perf_counter()
+        evaluation = self.evaluation_for(board.size)
         if board.num_empties <= self.endgame:
             try:
                 solved = solve(
-                    board, table=self.solver_table, max_nodes=nodes, time_limit=time_limit
+                    board,
+                    table=self.solver_table,
+                    max_nodes=nodes,
+                    time_limit=time_limit,
+                    stop=limit.stop,
                 )
             except SolveAborted:
                 solved = None
@@ -434,9 +480,10 @@ class AlphaBetaPlayer(Player):
             depth=depth,
             time_limit=time_limit,
             max_nodes=nodes,
-            evaluation=self.evaluation,
+            evaluation=evaluation,
             table=self.table,
             seed=self.seed,
+            stop=limit.stop,
         )
         return PlayResult(
             result.best_move,
@@ -448,5 +495,6 @@ class AlphaBetaPlayer(Player):
                 "seconds": result.seconds,
                 "pv": [square_name(a, board.size) for a in result.pv],
                 "solved": result.exact,
+                "evaluation": evaluation.name,
             },
         )

@@ -19,15 +19,18 @@ becomes the guess. The kernels work on 8x8, 6x6 and 4x4.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import time
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from othellolab.core import Board, Limit, PlayResult, Score, square_name
+from othellolab.core import Board, Limit, PlayResult, Score, Stop, square_name
 from othellolab.core.jit import hot_kernel, prefetch
 from othellolab.core.kernels import (
     _FULL,
@@ -56,6 +59,7 @@ from othellolab.players.heuristics import (
     neighbours,
     stable_discs,
 )
+from othellolab.players.options import Option, checked_options
 from othellolab.players.patterns import pattern_evaluation
 
 INF = 127
@@ -577,7 +581,7 @@ def _order_moves(
     return k
 
 
-@hot_kernel()
+@hot_kernel(nogil=True)
 def _estimate(
     p: int,
     o: int,
@@ -1185,7 +1189,7 @@ def _pvs(
     return best
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _solve_kernel(
     p: int,
     o: int,
@@ -1227,7 +1231,7 @@ def _solve_kernel(
     return s, pv_buf[ne]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _aspiration(
     p: int,
     o: int,
@@ -1333,6 +1337,7 @@ def solve(
     evaluation: Evaluation | None = None,
     guess: int | None = None,
     presearch: bool = True,
+    stop: Stop | None = None,
 ) -> SolveResult:
     """Solve ``board`` exactly: score from the side to move (empties to the winner), best move, PV.
 
@@ -1342,7 +1347,41 @@ def solve(
     only the time); ``guess`` is where the first narrow window of a full-window solve goes
     (default: a shallow search with ``evaluation``). From ``PRESEARCH_MIN`` empties on 8x8, a
     full-window solve first runs the selective pre-searches (``presearch``) from that guess.
+    ``stop`` aborts the solve from another thread (``SolveAborted``) at the next node. The
+    compiled search releases the GIL, so other threads run meanwhile.
     """
+    with contextlib.ExitStack() as linked:
+        stats = np.zeros(_STATS_SIZE, dtype=np.int64)
+        if stop is not None:
+            linked.enter_context(stop.link(stats, _ABORTED))
+        return _solve(
+            board,
+            alpha,
+            beta,
+            table,
+            pv,
+            max_nodes,
+            time_limit,
+            evaluation,
+            guess,
+            presearch,
+            stats,
+        )
+
+
+def _solve(
+    board: Board,
+    alpha: int,
+    beta: int,
+    table: TranspositionTable | None,
+    pv: bool,
+    max_nodes: int | None,
+    time_limit: float | None,
+    evaluation: Evaluation | None,
+    guess: int | None,
+    presearch: bool,
+    stats: np.ndarray,
+) -> SolveResult:
     n = board.size
     cells = n * n
     lo = max(-cells - 1, min(alpha, cells))
@@ -1351,7 +1390,6 @@ def solve(
         raise ValueError(f"empty search window: alpha={alpha} >= beta={beta}")
     if table is None:
         table = TranspositionTable(max(10, min(22, 2 * board.num_empties)))
-    stats = np.zeros(_STATS_SIZE, dtype=np.int64)
     stats[_NODE_LIMIT] = max_nodes or 0
     t0 = time.perf_counter()
     deadline = t0 + time_limit if time_limit is not None else 0.0
@@ -1507,18 +1545,24 @@ def _principal_variation(
 
 class EndgamePlayer(Player):
     """Plays perfectly once at most ``max_empties`` squares are empty; before that, it hands the
-    move to a fast shallow alpha-beta search (``fallback``) so that it can play whole games.
+    move to a fast shallow alpha-beta search (``fallback_depth`` plies) so that it can play
+    whole games. A ``Limit`` with a time or node budget (or a cap) bounds the solve: when it
+    runs out, the shallow search answers with what time is left.
 
     The move is the solver's best move; the reported ``Score`` is exact for solved positions.
     """
 
     name = "endgame"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "max_empties": Option(int, 0, 60, help="solve exactly from this many empty squares"),
+        "fallback_depth": Option(int, 1, 20, help="plies of the search before that"),
+        "table_bits": Option(int, 10, 26, help="solver table of 2**bits entries (16 bytes each)"),
+    }
 
+    @checked_options
     def __init__(
         self, *, max_empties: int = 20, fallback_depth: int = 4, table_bits: int = 22
     ) -> None:
-        if max_empties < 0:
-            raise ValueError(f"max_empties must be >= 0, got {max_empties}")
         self.max_empties = max_empties
         self.fallback_depth = fallback_depth
         self.table = TranspositionTable(table_bits)
@@ -1531,9 +1575,26 @@ class EndgamePlayer(Player):
         actions = board.legal_actions()
         if not actions:
             raise ValueError(f"no legal move: the game is over\n{board}")
+        limit = limit or Limit()
         if board.num_empties > self.max_empties:
             return self._shallow(board, limit)
-        result = solve(board, table=self.table, pv=True)
+        t0 = time.perf_counter()
+        seconds = limit.capped_time(limit.time)
+        try:
+            result = solve(
+                board,
+                table=self.table,
+                pv=True,
+                max_nodes=limit.capped_nodes(limit.nodes),
+                time_limit=seconds,
+                stop=limit.stop,
+            )
+        except SolveAborted:
+            if seconds is not None:
+                left = max(0.01, seconds - (time.perf_counter() - t0))
+                time_left = None if limit.time is None else left
+                limit = dataclasses.replace(limit, time=time_left, max_time=left)
+            return self._shallow(board, limit)
         assert result.best_move is not None
         return PlayResult(
             result.best_move,
@@ -1548,7 +1609,7 @@ class EndgamePlayer(Player):
             },
         )
 
-    def _shallow(self, board: Board, limit: Limit | None) -> PlayResult:
+    def _shallow(self, board: Board, limit: Limit) -> PlayResult:
         if self._fallback is None:
             from othellolab.players.alphabeta import AlphaBetaPlayer
 

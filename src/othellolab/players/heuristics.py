@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from othellolab.core import Board
+from othellolab.core import Board, ConfigError
 from othellolab.core.jit import FAST_PEXT, hot_kernel
 from othellolab.core.kernels import (
     _FULL,
@@ -307,10 +307,17 @@ class Evaluation:
                 f"pattern weights must have {_PATTERN_FEATURES} columns, got shape {w.shape}"
             )
 
+    @property
+    def name(self) -> str:
+        """The name of this evaluation's kind: ``heuristic``, ``discs`` or ``patterns``."""
+        return {EVAL_HEURISTIC: "heuristic", EVAL_DISCS: "discs", EVAL_PATTERNS: "patterns"}[
+            self.kind
+        ]
+
     def check_size(self, size: int) -> None:
         """Raise ``ValueError`` when this evaluation cannot judge ``size`` x ``size`` boards."""
         if self.kind == EVAL_PATTERNS and size != 8:
-            raise ValueError(f"the pattern evaluation is 8x8 only, not {size}x{size}")
+            raise ConfigError(f"the pattern evaluation is 8x8 only, not {size}x{size}")
 
     def __call__(self, board: Board) -> float:
         """The evaluation of ``board`` from the side to move, in discs."""

@@ -19,15 +19,16 @@ from __future__ import annotations
 import math
 import time as _time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from othellolab.core import Board, Limit, PlayResult, Score
+from othellolab.core import Board, Limit, PlayResult, Score, Stop
 from othellolab.core import kernels as _k
 from othellolab.core.kernels import kernel
 from othellolab.players.base import Player
 from othellolab.players.evaluators import Evaluator, RandomRolloutEvaluator
+from othellolab.players.options import SEED, Option, checked_options
 
 __all__ = ["MCTS", "NODE_DTYPE", "MCTSPlayer", "SearchResult"]
 
@@ -331,7 +332,7 @@ class MCTS:
     ) -> None:
         if not isinstance(batch, int) or batch < 1:
             raise ValueError(f"MCTS: batch must be a positive integer, got {batch!r}")
-        if dirichlet_alpha < 0 or not 0 <= dirichlet_epsilon <= 1:
+        if not (0 <= dirichlet_alpha < math.inf and 0 <= dirichlet_epsilon <= 1):
             raise ValueError(
                 f"MCTS: need dirichlet_alpha >= 0 and 0 <= dirichlet_epsilon <= 1, got "
                 f"{dirichlet_alpha} and {dirichlet_epsilon}"
@@ -344,8 +345,8 @@ class MCTS:
         self.evaluator = evaluator
         self.use_prior = bool(evaluator.has_priors)
         self.c = float(c if c is not None else (C_PUCT if self.use_prior else C_UCT))
-        if self.c < 0:
-            raise ValueError(f"MCTS: c must be non-negative, got {c}")
+        if not 0 <= self.c < math.inf:
+            raise ValueError(f"MCTS: c must be a non-negative finite number, got {c}")
         self.batch = batch
         self.dirichlet_alpha = float(dirichlet_alpha)
         self.dirichlet_epsilon = float(dirichlet_epsilon)
@@ -437,9 +438,16 @@ class MCTS:
         priors[first : first + k] = mixed + self.dirichlet_epsilon * noise
 
     def search(
-        self, board: Board, *, simulations: int | None = None, time: float | None = None
+        self,
+        board: Board,
+        *,
+        simulations: int | None = None,
+        time: float | None = None,
+        stop: Stop | None = None,
     ) -> SearchResult:
-        """Run ``simulations`` new simulations (default 1000) or search for ``time`` seconds."""
+        """Run ``simulations`` new simulations (default 1000), or search for ``time`` seconds,
+        whichever ends first when both are given; ``stop`` ends the search early from another
+        thread (after the batch in flight)."""
         if board.is_game_over():
             raise ValueError(f"MCTS: the game is over at {board.obf()}, nothing to search")
         if simulations is None and time is None:
@@ -466,6 +474,8 @@ class MCTS:
             self._run(step)
             done += step
             if deadline is not None and _time.perf_counter() >= deadline:
+                break
+            if stop is not None and stop.is_set():
                 break
         seconds = _time.perf_counter() - t0
         return self._result(done, seconds, {"reused": reused, "reused_visits": reused_visits})
@@ -514,7 +524,20 @@ class MCTSPlayer(Player):
     """
 
     name = "mcts"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "sims": Option(int, 1, 10_000_000, help="simulations per move"),
+        "time": Option(float, 0.001, 3600, optional=True, unit="seconds", help="time per move"),
+        "c": Option(float, 0, 100, optional=True, help="exploration constant"),
+        "seed": SEED,
+        "playouts": Option(int, 1, 10_000, help="random playouts per leaf (default evaluator)"),
+        "batch": Option(int, 1, 4096, help="leaves per evaluator call"),
+        "temperature": Option(float, 0, 100, help="0: most visited move; > 0: sample"),
+        "dirichlet": Option(float, 0, 100, help="root-noise alpha (0 = off)"),
+        "reuse": Option(bool, help="keep the tree between moves"),
+        "evaluator": Option(object, optional=True, spec=False, help="an Evaluator (Python only)"),
+    }
 
+    @checked_options
     def __init__(
         self,
         *,
@@ -529,12 +552,6 @@ class MCTSPlayer(Player):
         reuse: bool = True,
         evaluator: Evaluator | None = None,
     ) -> None:
-        if sims < 1:
-            raise ValueError(f"mcts: sims must be at least 1, got {sims}")
-        if time is not None and time <= 0:
-            raise ValueError(f"mcts: time must be positive seconds, got {time}")
-        if temperature < 0:
-            raise ValueError(f"mcts: temperature must be >= 0, got {temperature}")
         self.sims = int(sims)
         self.time = time
         self.temperature = float(temperature)
@@ -563,15 +580,23 @@ class MCTSPlayer(Player):
             policy = np.zeros(board.pass_action + 1, dtype=np.float32)
             policy[actions[0]] = 1.0
             return PlayResult(actions[0], policy=policy, info={"simulations": 0})
+        limit = limit or Limit()
         sims: int | None = self.sims
         seconds = self.time
-        if limit is not None and limit.simulations is not None:
+        if limit.simulations is not None:
             sims, seconds = max(int(limit.simulations), 1), None
-        elif limit is not None and limit.time is not None:
+        elif limit.time is not None:
             sims, seconds = None, limit.time
         elif seconds is not None:
             sims = None
-        result = self.tree.search(board, simulations=sims, time=seconds)
+        sims = limit.capped_nodes(sims)
+        seconds = limit.capped_time(seconds)
+        result = self.tree.search(
+            board,
+            simulations=None if sims is None else max(1, sims),
+            time=seconds,
+            stop=limit.stop,
+        )
         if self.temperature > 0:
             move = int(self.rng.choice(len(result.visits), p=result.policy(self.temperature)))
         else:

@@ -5,12 +5,14 @@ keep the move whose playouts win most often. An epsilon-greedy schedule spends t
 unevenly: after a short warm-up that gives every move the same few playouts, each further
 playout goes to the move with the best win rate so far (probability ``1 - epsilon``) or to a
 uniformly random move (probability ``epsilon``). ``epsilon=1`` is the plain uniform schedule.
-All playouts of one decision run inside one compiled kernel call.
+The playouts of one decision run in compiled chunks of ``_CHUNK``, so that a deadline or a stop
+request is seen within a few milliseconds; chunking does not change the schedule.
 """
 
 from __future__ import annotations
 
 import time as _time
+from typing import ClassVar
 
 import numpy as np
 
@@ -18,9 +20,11 @@ from othellolab.core import Board, Limit, PlayResult, Score
 from othellolab.core import kernels as _k
 from othellolab.core.kernels import kernel
 from othellolab.players.base import Player
+from othellolab.players.options import SEED, Option, checked_options
 
-_TIME_CHUNK = 256
-"""Playouts per kernel call when thinking against the clock (a few ms on 8x8)."""
+_CHUNK = 256
+"""Playouts per kernel call between two looks at the clock and the stop signal (a few ms on
+8x8)."""
 
 
 @kernel
@@ -98,12 +102,14 @@ class MonteCarloPlayer(Player):
     """
 
     name = "montecarlo"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "playouts": Option(int, 1, 1_000_000, help="playouts per legal move"),
+        "epsilon": Option(float, 0.0, 1.0, help="share of playouts spent on random moves"),
+        "seed": SEED,
+    }
 
+    @checked_options
     def __init__(self, *, playouts: int = 150, epsilon: float = 0.2, seed: int | None = None):
-        if playouts < 1:
-            raise ValueError(f"montecarlo: playouts must be at least 1, got {playouts}")
-        if not 0.0 <= epsilon <= 1.0:
-            raise ValueError(f"montecarlo: epsilon must be in [0, 1], got {epsilon}")
         self.playouts = int(playouts)
         self.epsilon = float(epsilon)
         self.seed = seed
@@ -118,26 +124,27 @@ class MonteCarloPlayer(Player):
         counts = np.zeros(n, dtype=np.int64)
         wins = np.zeros(n, dtype=np.float64)
         discs = np.zeros(n, dtype=np.float64)
-        budget = self.playouts * n
+        limit = limit or Limit()
+        budget: int | None = self.playouts * n
         seconds = None
-        if limit is not None:
-            if limit.simulations is not None:
-                budget = max(int(limit.simulations), 1)
-            elif limit.time is not None:
-                seconds = limit.time
-        warmup = max(1, min(self.playouts, budget // n) // 10)
+        if limit.simulations is not None:
+            budget = max(int(limit.simulations), 1)
+        elif limit.time is not None:
+            budget, seconds = None, limit.time
+        warmup = max(1, min(self.playouts, (budget or self.playouts * n) // n) // 10)
+        budget = limit.capped_nodes(budget)
+        budget = None if budget is None else max(1, budget)
+        seconds = limit.capped_time(seconds)
         args = (board.player, board.opponent, acts, counts, wins, discs)
         t0 = _time.perf_counter()
-        if seconds is None:
-            montecarlo_playouts(*args, budget, warmup, self.epsilon, self._state, board.size)
-        else:
-            deadline = t0 + seconds
-            while True:
-                montecarlo_playouts(
-                    *args, _TIME_CHUNK, warmup, self.epsilon, self._state, board.size
-                )
-                if _time.perf_counter() >= deadline:
-                    break
+        deadline = None if seconds is None else t0 + seconds
+        done = 0
+        while budget is None or done < budget:
+            chunk = _CHUNK if budget is None else min(_CHUNK, budget - done)
+            montecarlo_playouts(*args, chunk, warmup, self.epsilon, self._state, board.size)
+            done += chunk
+            if (deadline is not None and _time.perf_counter() >= deadline) or limit.stopped():
+                break
         elapsed = _time.perf_counter() - t0
         seen = np.maximum(counts, 1)
         rate = wins / seen

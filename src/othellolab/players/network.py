@@ -7,7 +7,7 @@ torch loads only when such a player is built, never when this module is imported
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -15,6 +15,11 @@ from othellolab.core import Board, Limit, PlayResult, Score
 from othellolab.core import kernels as _k
 from othellolab.nn.pretrained import resolve
 from othellolab.players.base import Player, uniform_policy
+from othellolab.players.options import SEED, Option, checked_options, device_option
+
+_MODEL = Option(str, optional=True, model=True, help="model name or directory (none: the default)")
+_DEVICE = Option(str, check=device_option, help="torch device: cpu, cuda, cuda:N or mps")
+_CACHE = Option(int, 0, 1_000_000, help="positions remembered (0: no cache)")
 
 if TYPE_CHECKING:
     from othellolab.nn.inference import NetworkEvaluator
@@ -45,7 +50,15 @@ class PolicyPlayer(Player):
     """
 
     name = "policy"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "model": _MODEL,
+        "temperature": Option(float, 0, 100, help="0: the most probable move; > 0: sample"),
+        "seed": SEED,
+        "device": _DEVICE,
+        "cache_size": _CACHE,
+    }
 
+    @checked_options
     def __init__(
         self,
         *,
@@ -55,8 +68,6 @@ class PolicyPlayer(Player):
         device: str = "cpu",
         cache_size: int = 4096,
     ) -> None:
-        if temperature < 0:
-            raise ValueError(f"policy player: temperature must be >= 0, got {temperature}")
         self.evaluator = _evaluator(model, device, cache_size)
         self.model = str(resolve(model))
         self.temperature = float(temperature)
@@ -89,7 +100,14 @@ class ValuePlayer(Player):
     random choice."""
 
     name = "value"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "model": _MODEL,
+        "seed": SEED,
+        "device": _DEVICE,
+        "cache_size": _CACHE,
+    }
 
+    @checked_options
     def __init__(
         self,
         *,

@@ -1,8 +1,10 @@
 """Players by name: ``make_player("greedy:seed=3")`` builds any registered player from a spec.
 
-A spec is ``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE``; values are read as int, float, bool
-(``true``/``false``) or string. Later issues register their players here so that the CLI,
-the arena and the web board can all name them.
+A spec is ``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE``; values are read as int, float (ASCII digits
+only), bool (``true``/``false``), ``none`` or string. Every registered player declares its
+options (``players.options``): the registry refuses unknown ones and the player's checked
+``__init__`` refuses values out of range, each with a ``ConfigError`` naming the option and
+its range. ``othellolab players`` and the web board's ``/api/players`` show the ranges.
 """
 
 from __future__ import annotations
@@ -12,7 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from othellolab.core import ConfigError
+from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players.base import Player
+from othellolab.players.options import Option, parse_number
+
+MAX_SPEC_LENGTH = 2000
+"""Longest spec accepted (characters)."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,15 @@ class PlayerEntry:
             if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         }
 
+    def declared(self) -> dict[str, Option]:
+        """Each option's declaration (type, range, help): the factory's ``OPTIONS``."""
+        return dict(getattr(self.factory, "OPTIONS", {}))
+
+    def spec_options(self) -> dict[str, Any]:
+        """The options a spec string may set, with their defaults (Python-only ones left out)."""
+        declared = self.declared()
+        return {k: v for k, v in self.options().items() if k not in declared or declared[k].spec}
+
 
 _REGISTRY: dict[str, PlayerEntry] = {}
 _ALIASES: dict[str, str] = {}
@@ -53,7 +70,8 @@ def register_player(
     aliases: tuple[str, ...] = (),
     defaults: dict[str, Any] | None = None,
 ) -> None:
-    """Make ``factory`` available as ``name`` (and its aliases) in player specs."""
+    """Make ``factory`` available as ``name`` (and its aliases) in player specs. A factory with
+    an ``OPTIONS`` table (``players.options``) has its spec values checked against it."""
     entry = PlayerEntry(name, factory, help, strength, aliases, dict(defaults or {}))
     _REGISTRY[name] = entry
     for alias in aliases:
@@ -68,16 +86,18 @@ def _parse_value(text: str) -> Any:
         return False
     if low in ("none", "null"):
         return None
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
+    number = parse_number(text)
+    return text if number is None else number
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``"name:k=v,k2=v2"`` into the name and its typed options."""
+    if not isinstance(spec, str):
+        raise ConfigError(f"expected a player spec string, got {type(spec).__name__}")
+    if len(spec) > MAX_SPEC_LENGTH:
+        raise ConfigError(
+            f"player spec of {len(spec)} characters is too long ({MAX_SPEC_LENGTH} at most)"
+        )
     name, _, rest = spec.strip().partition(":")
     options: dict[str, Any] = {}
     if rest:
@@ -86,8 +106,13 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
                 continue
             key, eq, value = item.partition("=")
             if not eq or not key.strip():
-                raise ValueError(f"player spec {spec!r}: option {item!r} is not KEY=VALUE")
-            options[key.strip().replace("-", "_")] = _parse_value(value.strip())
+                raise ConfigError(
+                    f"option {item!r} is not KEY=VALUE", where=f"player spec {spec!r}"
+                )
+            key = key.strip().replace("-", "_")
+            if key in options:
+                raise ConfigError("given twice", where=f"player spec {spec!r}", option=key)
+            options[key] = _parse_value(value.strip())
     return name.strip().lower(), options
 
 
@@ -97,24 +122,51 @@ def get_entry(name: str) -> PlayerEntry:
     key = _ALIASES.get(name, name)
     if key not in _REGISTRY:
         known = ", ".join(sorted(_REGISTRY))
-        raise ValueError(f"unknown player {name!r}; known players: {known}")
+        raise ConfigError(f"unknown player {name[:100]!r}; known players: {known}")
     return _REGISTRY[key]
 
 
-def make_player(spec: str | Player, **overrides: Any) -> Player:
-    """Build a player from a spec string (``"greedy:seed=1"``); a ``Player`` passes through."""
+def describe_options(entry: PlayerEntry) -> dict[str, str]:
+    """Each spec option of ``entry`` with its allowed values and default, in words."""
+    declared = entry.declared()
+    out = {}
+    for key, default in entry.spec_options().items():
+        option = declared.get(key)
+        text = option.describe() if option is not None else "any"
+        out[key] = f"{text} (default {'none' if default is None else default})"
+    return out
+
+
+def make_player(
+    spec: str | Player, *, models: ModelCatalog | None = None, **overrides: Any
+) -> Player:
+    """Build a player from a spec string (``"greedy:seed=1"``); a ``Player`` passes through.
+
+    ``models`` decides which model directories a ``model=`` option may name (default: the
+    shipped models and any model directory by path; a server passes its own catalog). Errors
+    are ``ConfigError``s naming the spec and the option.
+    """
     if isinstance(spec, Player):
         return spec
     name, options = parse_spec(spec)
     entry = get_entry(name)
     options.update(overrides)
-    accepted = entry.options()
+    accepted = entry.spec_options()
     unknown = sorted(set(options) - set(accepted))
+    where = f"player {entry.name!r}"
     if unknown:
         listing = ", ".join(f"{k}={v!r}" for k, v in accepted.items()) or "none"
-        raise ValueError(
-            f"player {entry.name!r} has no option {', '.join(unknown)}; its options: {listing}"
+        raise ConfigError(
+            f"player {entry.name!r} has no option {', '.join(unknown)}; its options: {listing}",
+            option=None,
         )
+    catalog = models or ModelCatalog()
+    for key, option in entry.declared().items():
+        if option.model and key in options:
+            try:
+                options[key] = str(catalog.resolve(options[key]))
+            except ConfigError as e:
+                raise ConfigError(e.what, where=where, option=key, allowed=e.allowed) from None
     return entry.factory(**options)
 
 

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from othellolab.core import Board, Limit, PlayResult
 from othellolab.core import kernels as _k
 from othellolab.players.base import Player, uniform_policy
+from othellolab.players.options import SEED, Option, checked_options
 
 
 class RandomPlayer(Player):
     """Plays a uniformly random legal move; the policy it reports is uniform over legal moves."""
 
     name = "random"
+    OPTIONS: ClassVar[dict[str, Option]] = {"seed": SEED}
 
+    @checked_options
     def __init__(self, *, seed: int | None = None) -> None:
         self.seed = seed
         self.rng = np.random.default_rng(seed)
@@ -33,7 +38,9 @@ class GreedyPlayer(Player):
     """Plays the move that flips the most discs; ties are broken at random (seeded)."""
 
     name = "greedy"
+    OPTIONS: ClassVar[dict[str, Option]] = {"seed": SEED}
 
+    @checked_options
     def __init__(self, *, seed: int | None = None) -> None:
         self.seed = seed
         self.rng = np.random.default_rng(seed)

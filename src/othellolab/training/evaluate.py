@@ -291,16 +291,11 @@ def load_positions(
 
 
 def resolve_model(spec: str | Path) -> Path:
-    """A model directory from a path or the name of a shipped model; an error if neither."""
-    from othellolab.nn.pretrained import available_models, resolve
+    """A model directory from a path or the name of a shipped model; a ``ConfigError`` if
+    neither."""
+    from othellolab.nn.pretrained import resolve
 
-    path = resolve(spec)
-    if not (path / "config.json").is_file():
-        raise FileNotFoundError(
-            f"{spec}: not a model directory (config.json + model.safetensors) nor a shipped "
-            f"model ({', '.join(available_models())})"
-        )
-    return path
+    return resolve(spec)
 
 
 @dataclass

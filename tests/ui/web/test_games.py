@@ -72,10 +72,14 @@ def test_the_games_cap_refuses_new_games_until_old_ones_expire() -> None:
 
 
 def test_store_options_are_checked() -> None:
-    with pytest.raises(ValueError, match="TTL must be positive"):
+    with pytest.raises(ValueError, match="ttl: must be a positive finite number"):
         make_store(ttl=0)
+    with pytest.raises(ValueError, match="ttl: must be a positive finite number"):
+        make_store(ttl=float("nan"))
     with pytest.raises(ValueError, match="max_games"):
         make_store(max_games=0)
+    with pytest.raises(ValueError, match="think_time: 9 s is over the server's max_think_time"):
+        make_store(think_time=9, max_think_time=5)
 
 
 def test_an_illegal_answer_from_the_player_is_a_server_fault_and_frees_the_game() -> None:

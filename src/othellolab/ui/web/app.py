@@ -1,13 +1,16 @@
 """The web board's FastAPI app: a JSON API over ``GameStore`` and the static page that uses it.
 
-Every bad request is a 4xx whose ``detail`` says what was wrong; AI searches run in the thread
-pool, so one game's search never blocks another game's requests.
+Every bad request is a 4xx whose ``detail`` says what was wrong, and 500 is kept for real bugs.
+AI searches run in the thread pool (their compiled kernels release the GIL), so one game's
+search never blocks another game's requests; each search is capped by the server's limits and
+stopped when its client goes away or the server shuts down.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -20,12 +23,18 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from othellolab.core import Board, Limit
+from othellolab.core import Board, OthelloError
+from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players import available_players, strongest_player_spec
+from othellolab.players.registry import describe_options
 from othellolab.ui.web.games import (
+    MAX_NODES,
+    MAX_THINK_TIME,
     GameStore,
+    Gone,
     PlayerFailed,
     ThinkKind,
+    Unprocessable,
     WebError,
     describe_value,
 )
@@ -37,6 +46,7 @@ from othellolab.ui.web.models import (
     NewGame,
     PlayerInfo,
     PlayersResponse,
+    ServerLimits,
 )
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -47,9 +57,16 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+MAX_JSON_DEPTH = 32
+"""Deepest nesting of arrays and objects accepted in a JSON body."""
+
+
 class BodyLimit:
     """ASGI middleware: refuse request bodies over ``max_bytes`` with a 413, whether the client
-    declares the length or streams the body in chunks (the body is read before the app runs)."""
+    declares the length or streams the body in chunks (the body is read before the app runs),
+    and JSON bodies that repeat a key, nest deeper than ``MAX_JSON_DEPTH`` or hold ``NaN`` or
+    ``Infinity`` with a 422 (Python's JSON reader would keep the last value of a repeated key
+    silently, and accept those constants)."""
 
     def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
         self.app = app
@@ -79,13 +96,19 @@ class BodyLimit:
             chunks.append(body)
             if not message.get("more_body", False):
                 break
+        body = b"".join(chunks)
+        problem = _json_problem(body) if _is_json(scope) else None
+        if problem is not None:
+            response = JSONResponse({"detail": f"invalid JSON body: {problem}"}, status_code=422)
+            await response(scope, _no_receive, send)
+            return
         replayed = False
 
         async def replay() -> Message:
             nonlocal replayed
             if not replayed:
                 replayed = True
-                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+                return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
         await self.app(scope, replay, send)
@@ -100,6 +123,60 @@ class BodyLimit:
 
 async def _no_receive() -> Message:
     return {"type": "http.disconnect"}
+
+
+def _is_json(scope: Scope) -> bool:
+    for name, value in scope.get("headers", []):
+        if name == b"content-type":
+            return b"json" in value.lower()
+    return False
+
+
+def _json_problem(body: bytes) -> str | None:
+    """What is wrong with a JSON body beyond its syntax (left to the app's own 422): a
+    repeated key, nesting over ``MAX_JSON_DEPTH``, a ``NaN``/``Infinity`` constant."""
+    depth = level = 0
+    in_string = escaped = False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            level += 1
+            depth = max(depth, level)
+        elif byte in (0x5D, 0x7D):
+            level -= 1
+    if depth > MAX_JSON_DEPTH:
+        return f"nested {depth} levels deep ({MAX_JSON_DEPTH} at most)"
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in items:
+            if key in seen:
+                raise _JsonProblem(f"the key {key[:50]!r} appears twice")
+            seen[key] = value
+        return seen
+
+    def constant(name: str) -> Any:
+        raise _JsonProblem(f"{name} is not a JSON number")
+
+    try:
+        json.loads(body, object_pairs_hook=pairs, parse_constant=constant)
+    except _JsonProblem as e:
+        return str(e)
+    except ValueError:
+        return None  # a syntax error: the app reports it with its location
+    return None
+
+
+class _JsonProblem(Exception):
+    pass
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -117,18 +194,28 @@ def create_app(
     ttl: float = 3600.0,
     max_games: int = 1000,
     think_time: float | None = None,
+    max_think_time: float = MAX_THINK_TIME,
+    max_nodes: int = MAX_NODES,
+    models: ModelCatalog | None = None,
     max_body: int = 64 * 1024,
     sweep_interval: float = 60.0,
 ) -> FastAPI:
     """The web board app. ``opponent`` and ``hint`` are player specs (default: the strongest
-    registered player); idle games expire after ``ttl`` seconds."""
+    registered player); idle games expire after ``ttl`` seconds. Every search stops by
+    ``max_think_time`` seconds (plus a small margin) and after ``max_nodes`` nodes,
+    simulations or playouts; ``think_time`` is the default time per move (the players' own
+    settings when ``None``). A ``model=`` option may name only the models of ``models`` (default:
+    the shipped ones), never a path."""
     default = opponent or strongest_player_spec()
     store = GameStore(
         default_opponent=default,
         hint_spec=hint or strongest_player_spec(),
         ttl=ttl,
         max_games=max_games,
-        limit=Limit(time=think_time) if think_time else None,
+        think_time=think_time,
+        max_think_time=max_think_time,
+        max_nodes=max_nodes,
+        models=models,
     )
 
     @contextlib.asynccontextmanager
@@ -163,6 +250,10 @@ def create_app(
     async def _web_error(request: Request, exc: WebError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
 
+    @app.exception_handler(OthelloError)
+    async def _bad_input(request: Request, exc: OthelloError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"detail": _validation_message(exc)}, status_code=422)
@@ -189,14 +280,20 @@ def create_app(
                     help=e.help,
                     strength=e.strength,
                     aliases=list(e.aliases),
-                    options={k: describe_value(v) for k, v in e.options().items()},
+                    options={k: describe_value(v) for k, v in e.spec_options().items()},
                     defaults={k: describe_value(v) for k, v in e.defaults.items()},
+                    ranges=describe_options(e),
                 )
                 for e in available_players()
             ],
             default_opponent=store.default_opponent,
             hint_player=store.hint_spec,
             formats=RECORD_FORMATS,
+            limits=ServerLimits(
+                max_think_time=store.max_think_time,
+                max_nodes=store.max_nodes,
+                models=store.models.names(),
+            ),
         )
 
     @app.post("/api/games", response_model=GameState, status_code=201)
@@ -251,15 +348,26 @@ def create_app(
             game.goto(request.ply)
             return game.state()
 
-    async def think(game_id: str, kind: ThinkKind) -> GameState:
+    async def think(request: Request, game_id: str, kind: ThinkKind) -> GameState:
         game = store.get(game_id)
         with game.lock:
             if kind == "ai" and game.pass_for_ai():
                 return game.state()
             board, player, version = game.begin_think(kind)
-            limit = game.limit
+            limit = game.search_limit()
+        task = asyncio.ensure_future(run_in_threadpool(player.choose, board, limit))
+        gone = False
         try:
-            result = await run_in_threadpool(player.choose, board, limit)
+            while not task.done():
+                await asyncio.wait({task}, timeout=0.2)
+                if not task.done() and not gone and await request.is_disconnected():
+                    gone = True
+                    game.stop_search()
+            result = task.result()
+        except OthelloError as e:
+            with game.lock:
+                game.abort_think()
+            raise Unprocessable(f"game {game.id}: {e}") from e
         except Exception as e:
             with game.lock:
                 game.abort_think()
@@ -267,22 +375,27 @@ def create_app(
                 f"game {game.id}: player failed while thinking: {type(e).__name__}: {e}"
             ) from e
         except BaseException:
+            game.stop_search()
             with game.lock:
                 game.abort_think()
             raise
+        if gone or (limit.stop is not None and limit.stop.is_set()):
+            with game.lock:
+                game.abort_think()
+            raise Gone(f"game {game.id}: the {kind} search was abandoned (client gone or shutdown)")
         with game.lock:
             game.finish_think(kind, version, result)
             return game.state()
 
     @app.post("/api/games/{game_id}/ai-move", response_model=GameState)
-    async def ai_move(game_id: str) -> GameState:
+    async def ai_move(request: Request, game_id: str) -> GameState:
         """The AI plays its move (searching in the thread pool); its report comes along."""
-        return await think(game_id, "ai")
+        return await think(request, game_id, "ai")
 
     @app.post("/api/games/{game_id}/hint", response_model=GameState)
-    async def hint_move(game_id: str) -> GameState:
+    async def hint_move(request: Request, game_id: str) -> GameState:
         """Ask the hint player for the position shown; the answer is in ``hint``."""
-        return await think(game_id, "hint")
+        return await think(request, game_id, "hint")
 
     return app
 

@@ -3,11 +3,15 @@ AI opponent from the player registry, a lock per game, and expiry of idle games.
 
 The AI thinks outside the game's lock (``begin_think`` / ``finish_think``), so reading a game
 never waits for a search; while it thinks, changes to that game are refused with a clear 409.
+Every search runs under the server's caps (``max_think_time`` seconds, ``max_nodes``) and with
+a ``Stop`` signal that the app sets when the client goes away or the server shuts down.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import math
 import secrets
 import threading
 import time
@@ -22,15 +26,19 @@ from othellolab.core import (
     WHITE,
     Board,
     Color,
+    ConfigError,
     IllegalMoveError,
     InvalidMoveError,
     Limit,
+    OthelloError,
     PlayResult,
+    Stop,
     format_transcript,
     parse_move,
     parse_transcript,
     square_name,
 )
+from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players import Player, make_player
 from othellolab.records.ggf import parse_ggf
 from othellolab.ui.web.models import Evaluation, GameState, NewGame, Result
@@ -72,6 +80,19 @@ class PlayerFailed(WebError):
     """The AI player raised or answered an illegal move (a server-side fault, not bad input)."""
 
     status = 500
+
+
+class Gone(WebError):
+    """The search was abandoned: its client went away, or the server is shutting down."""
+
+    status = 503
+
+
+MAX_THINK_TIME = 5.0
+"""Default of the server's per-move time cap, in seconds."""
+
+MAX_NODES = 50_000_000
+"""Default of the server's per-move cap on nodes, simulations or playouts."""
 
 
 def _color_name(color: Color) -> Literal["black", "white"]:
@@ -120,6 +141,7 @@ class WebGame:
         self.busy: ThinkKind | None = None
         self.evaluations: dict[int, Evaluation] = {}
         self.hint: Evaluation | None = None
+        self.stop: Stop | None = None
         self.version = 0
         self.clock = clock
         self.last_access = clock()
@@ -238,7 +260,8 @@ class WebGame:
 
     def begin_think(self, kind: ThinkKind) -> tuple[Board, Player, int]:
         """Mark the game busy and hand out what a search needs: the board, the player, and the
-        version that ``finish_think`` checks."""
+        version that ``finish_think`` checks. ``search_limit()`` is then the search's limit,
+        with a fresh ``stop`` signal."""
         self._check_idle()
         board = self.board
         if board.is_game_over():
@@ -257,17 +280,30 @@ class WebGame:
                 self._hint_player = make_player(self.hint_spec)
             player = self._hint_player
         self.busy = kind
+        self.stop = Stop()
         self.last_access = self.clock()
         return board, player, self.version
 
+    def search_limit(self) -> Limit:
+        """The limit of the search in flight: the game's, with that search's stop signal."""
+        base = self.limit or Limit()
+        return dataclasses.replace(base, stop=self.stop)
+
+    def stop_search(self) -> None:
+        """Ask the search in flight, if any, to return now."""
+        if self.stop is not None:
+            self.stop.set()
+
     def abort_think(self) -> None:
-        """The search failed: the game is free again, unchanged."""
+        """The search failed or was abandoned: the game is free again, unchanged."""
         self.busy = None
+        self.stop = None
         self.last_access = self.clock()
 
     def finish_think(self, kind: ThinkKind, version: int, result: PlayResult) -> None:
         """Apply the AI's move, or store the hint, with the player's report."""
         self.busy = None
+        self.stop = None
         self.last_access = self.clock()
         if version != self.version:
             raise Conflict(f"game {self.id}: the game changed while the {kind} was computed")
@@ -395,18 +431,33 @@ class GameStore:
         hint_spec: str,
         ttl: float = 3600.0,
         max_games: int = 1000,
-        limit: Limit | None = None,
+        think_time: float | None = None,
+        max_think_time: float = MAX_THINK_TIME,
+        max_nodes: int = MAX_NODES,
+        models: ModelCatalog | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if ttl <= 0:
-            raise ValueError(f"game TTL must be positive seconds, got {ttl!r}")
-        if max_games < 1:
-            raise ValueError(f"max_games must be at least 1, got {max_games!r}")
+        _check_positive("ttl", ttl)
+        _check_positive("max_think_time", max_think_time)
+        if not isinstance(max_games, int) or max_games < 1:
+            raise ConfigError(f"must be at least 1, got {max_games!r}", option="max_games")
+        if not isinstance(max_nodes, int) or max_nodes < 1:
+            raise ConfigError(f"must be at least 1, got {max_nodes!r}", option="max_nodes")
+        if think_time is not None:
+            _check_positive("think_time", think_time)
+            if think_time > max_think_time:
+                raise ConfigError(
+                    f"{think_time:g} s is over the server's max_think_time of {max_think_time:g} s",
+                    option="think_time",
+                )
         self.default_opponent = default_opponent
         self.hint_spec = hint_spec
         self.ttl = ttl
         self.max_games = max_games
-        self.limit = limit
+        self.think_time = think_time
+        self.max_think_time = float(max_think_time)
+        self.max_nodes = max_nodes
+        self.models = models or ModelCatalog(allow_paths=False)
         self.clock = clock
         self._games: dict[str, WebGame] = {}
         self._lock = threading.Lock()
@@ -418,10 +469,13 @@ class GameStore:
         """A new game from a validated request; bad specs and records raise ``Unprocessable``."""
         self.expire()
         spec = (request.opponent or self.default_opponent).strip()
-        try:
-            player = make_player(spec)
-        except (ValueError, TypeError) as e:
-            raise Unprocessable(f"opponent {spec!r}: {e}") from None
+        think_time = request.think_time if request.think_time is not None else self.think_time
+        if think_time is not None and think_time > self.max_think_time:
+            raise Unprocessable(
+                f"think_time {think_time:g} s is over this server's maximum of "
+                f"{self.max_think_time:g} s (othellolab serve --max-think-time)"
+            )
+        player = self.make_player(spec, "opponent")
         start = Board(size=request.size)
         actions: list[int] = []
         if request.record is not None:
@@ -436,7 +490,7 @@ class GameStore:
                     start, actions = game.start, list(game.moves)
                 else:
                     actions = parse_transcript(request.record, size=request.size)
-            except ValueError as e:
+            except OthelloError as e:
                 player.close()
                 raise Unprocessable(f"record ({fmt}): {e}") from None
         elif request.ply is not None:
@@ -449,7 +503,7 @@ class GameStore:
             human = int(np.random.default_rng(request.seed).integers(2))
         else:
             human = BLACK if request.human == "black" else WHITE
-        limit = Limit(time=request.think_time) if request.think_time else self.limit
+        limit = Limit(time=think_time, max_time=self.max_think_time, max_nodes=self.max_nodes)
         game_id = secrets.token_urlsafe(12)
         try:
             game = WebGame(
@@ -477,6 +531,20 @@ class GameStore:
                 )
             self._games[game_id] = game
         return game
+
+    def make_player(self, spec: str, what: str) -> Player:
+        """The player of ``spec``, its model names resolved in this server's catalog only."""
+        try:
+            return make_player(spec, models=self.models)
+        except OthelloError as e:
+            raise Unprocessable(f"{what} {spec[:200]!r}: {e}") from None
+
+    def stop_searches(self) -> None:
+        """Ask every search in flight to return now (the server is shutting down)."""
+        with self._lock:
+            games = list(self._games.values())
+        for game in games:
+            game.stop_search()
 
     def get(self, game_id: str) -> WebGame:
         """The game with this id, marked as used now."""
@@ -514,12 +582,22 @@ class GameStore:
         return len(old)
 
     def close(self) -> None:
-        """Drop every game."""
+        """Stop every search and drop every game."""
+        self.stop_searches()
         with self._lock:
             games = list(self._games.values())
             self._games.clear()
         for g in games:
             g.close()
+
+
+def _check_positive(name: str, value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"expected seconds, got {value!r}", option=name)
+    if not (math.isfinite(value) and value > 0):
+        raise ConfigError(
+            f"must be a positive finite number of seconds, got {value!r}", option=name
+        )
 
 
 def describe_value(value: Any) -> Any:

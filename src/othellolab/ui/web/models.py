@@ -1,27 +1,36 @@
 """The JSON shapes of the web board's HTTP API, as pydantic models (they make the OpenAPI schema).
 
-Requests forbid unknown fields, so a typo in a client is a 422 that names the field, not a
-silently ignored option.
+Requests forbid unknown fields and are strict about types (``8.0`` is not the integer ``8``,
+``"8"`` is not a number), so a typo in a client is a 422 that names the field, not a silently
+ignored or converted option. The app refuses duplicate keys before these models see a body.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 ColorName = Literal["black", "white"]
 JSONScalar = int | float | bool | str | None
 
 
+def _board_size(size: int) -> int:
+    if size not in (8, 6, 4):
+        raise ValueError("the board size must be 8, 6 or 4")
+    return size
+
+
 class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class NewGame(_Request):
     """Start a game: board size, the human's colour, the opponent, optionally a recorded game."""
 
-    size: Literal[8, 6, 4] = 8
+    size: Annotated[int, AfterValidator(_board_size)] = Field(
+        8, json_schema_extra={"enum": [8, 6, 4]}
+    )
     human: Literal["black", "white", "random", "both"] = Field(
         "black", description="the human's colour; 'both' means no AI moves (two people, replay)"
     )
@@ -43,9 +52,15 @@ class NewGame(_Request):
         None, ge=0, description="with a record: the ply to show first (default: its end)"
     )
     think_time: float | None = Field(
-        None, gt=0, le=600, description="seconds the AI may think per move (default: its own)"
+        None,
+        gt=0,
+        le=3600,
+        description="seconds the AI may think per move (default: its own; at most the "
+        "server's max_think_time)",
     )
-    seed: int | None = Field(None, ge=0, description="seed for choosing a random colour")
+    seed: int | None = Field(
+        None, ge=0, le=2**63 - 1, description="seed for choosing a random colour"
+    )
 
 
 class MoveRequest(_Request):
@@ -121,7 +136,7 @@ class GameState(BaseModel):
 
 
 class PlayerInfo(BaseModel):
-    """A registered player, with the options its spec accepts and their defaults."""
+    """A registered player, with the options its spec accepts, their defaults and ranges."""
 
     name: str
     help: str
@@ -129,6 +144,18 @@ class PlayerInfo(BaseModel):
     aliases: list[str]
     options: dict[str, Any]
     defaults: dict[str, Any]
+    ranges: dict[str, str] = Field(
+        default_factory=dict, description="each option's allowed values, in words"
+    )
+
+
+class ServerLimits(BaseModel):
+    """What this server allows every search: it stops each one by ``max_think_time`` seconds
+    (plus a small margin) and after ``max_nodes`` nodes, simulations or playouts."""
+
+    max_think_time: float
+    max_nodes: int
+    models: list[str] = Field(description="model names that a 'model=' option may give")
 
 
 class PlayersResponse(BaseModel):
@@ -138,6 +165,7 @@ class PlayersResponse(BaseModel):
     default_opponent: str
     hint_player: str
     formats: list[str] = Field(description="record formats that games can be loaded from")
+    limits: ServerLimits | None = None
 
 
 class ErrorResponse(BaseModel):

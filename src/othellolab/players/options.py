@@ -1,0 +1,209 @@
+"""Declared player options: each one's type and documented range, checked in one place.
+
+A player class lists its options in ``OPTIONS`` and decorates ``__init__`` with
+``@checked_options``, so a player built from Python and one built from a spec string (the
+registry) pass through the same checks: numbers finite and in range, integers whole, choices
+among the allowed names, and a ``ConfigError`` naming the option and its range otherwise.
+
+>>> from othellolab.players import make_player
+>>> make_player("alphabeta:time=nan")
+Traceback (most recent call last):
+...
+othellolab.core.errors.ConfigError: player 'alphabeta': option time: must be a finite number in 0.001..3600 (seconds), got nan
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from othellolab.core import ConfigError
+
+__all__ = ["SEED", "Option", "checked_options", "device_option", "parse_number"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_INT = re.compile(r"[+-]?[0-9]{1,40}")
+_FLOAT = re.compile(r"[+-]?(?:[0-9]{1,400}\.?[0-9]{0,400}|\.[0-9]{1,400})(?:[eE][+-]?[0-9]{1,6})?")
+_SPECIAL = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+def parse_number(text: str) -> int | float | None:
+    """``text`` as an int or a float when it is written in ASCII digits (``12``, ``-0.5``,
+    ``1e3``, ``inf``, ``nan``), else ``None``. Python's own ``int`` and ``float`` also accept
+    other scripts' digits and underscores; a spec must not."""
+    if _INT.fullmatch(text):
+        return int(text)
+    if _FLOAT.fullmatch(text):
+        return float(text)
+    return _SPECIAL.get(text.lower())
+
+
+def _number(x: float) -> str:
+    """A bound or value in few characters: ``1e7`` for ten million, ``2^63-1`` for the seeds."""
+    if x == 2**63 - 1:
+        return "2^63-1"
+    if abs(x) >= 1e6 and float(x).is_integer():
+        mantissa, exponent = f"{float(x):e}".split("e")
+        if float(mantissa).is_integer():
+            return f"{int(float(mantissa))}e{int(exponent)}"
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option: its ``kind`` (``int``, ``float``, ``bool``, ``str``), the closed range
+    ``low..high`` of a number, the ``choices`` of a string, whether ``None`` is allowed
+    (``optional``), a ``unit`` and a ``help`` line. ``spec=False`` marks an option that only
+    Python code can pass (an object), never a spec string. ``check`` is an extra test of the
+    converted value (a device that must exist) returning it or raising ``ConfigError``.
+    ``model`` marks a model name or directory, which the registry resolves through the
+    caller's ``ModelCatalog`` (a server allows only its own models)."""
+
+    kind: type
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+    optional: bool = False
+    unit: str = ""
+    help: str = ""
+    spec: bool = True
+    check: Callable[[Any], Any] | None = None
+    model: bool = False
+
+    def describe(self) -> str:
+        """The allowed values in a few words: ``int 1..60 or none``."""
+        if not self.spec:
+            text = "Python object"
+        elif self.choices:
+            text = "one of " + ", ".join(self.choices)
+        elif self.kind is bool:
+            text = "true or false"
+        elif self.model:
+            text = "a model name or directory"
+        elif self.kind in (int, float):
+            text = self.kind.__name__
+            if self.low is not None or self.high is not None:
+                low = "" if self.low is None else _number(self.low)
+                high = "" if self.high is None else _number(self.high)
+                text += f" {low}..{high}"
+            if self.unit:
+                text += f" ({self.unit})"
+        else:
+            text = "text"
+        return text + (" or none" if self.optional else "")
+
+    def convert(self, value: Any, name: str) -> Any:
+        """``value`` checked and converted to the option's type (a whole float to an int)."""
+        if value is None:
+            if self.optional:
+                return None
+            raise ConfigError(f"needs a value ({self.describe()})", option=name)
+        if not self.spec and self.kind is object:
+            return value
+        if self.kind is bool:
+            if isinstance(value, bool):
+                return value
+            raise ConfigError(f"expected true or false, got {value!r}", option=name)
+        if self.kind in (int, float):
+            return self._number(value, name)
+        if not isinstance(value, str):
+            raise ConfigError(f"expected {self.describe()}, got {value!r}", option=name)
+        if len(value) > 1000:
+            raise ConfigError(f"{len(value)} characters is too long (1000 at most)", option=name)
+        if self.choices and value.lower() not in self.choices:
+            raise ConfigError(
+                f"expected {self.describe()}, got {value!r}",
+                option=name,
+                allowed=", ".join(self.choices),
+            )
+        value = value.lower() if self.choices else value
+        return self.check(value) if self.check is not None else value
+
+    def _number(self, value: Any, name: str) -> int | float:
+        ranged = self.describe().removesuffix(" or none").split(" ", 1)
+        bounds = f" in {ranged[1]}" if len(ranged) > 1 else ""
+        noun = "a whole number" if self.kind is int else "a finite number"
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            if hasattr(value, "__index__") or hasattr(value, "__float__"):
+                value = value.item() if hasattr(value, "item") else float(value)
+            else:
+                raise ConfigError(f"must be {noun}{bounds}, got {value!r}", option=name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"must be {noun}{bounds}, got {value!r}", option=name)
+        if self.kind is int:
+            if isinstance(value, float):
+                if not value.is_integer():
+                    raise ConfigError(f"must be {noun}{bounds}, got {value!r}", option=name)
+                value = int(value)
+        else:
+            value = float(value)
+        if (self.low is not None and value < self.low) or (
+            self.high is not None and value > self.high
+        ):
+            raise ConfigError(
+                f"must be {noun}{bounds}, got {_number(value)}",
+                option=name,
+                allowed=self.describe(),
+            )
+        return value
+
+
+SEED = Option(int, 0, 2**63 - 1, optional=True, help="random seed (none: fresh randomness)")
+"""The ``seed`` option every seeded player shares."""
+
+
+def device_option(value: str) -> str:
+    """``value`` if it names a torch device this machine has (``cpu``, ``cuda``, ``cuda:N``,
+    ``mps``), else a ``ConfigError`` that lists the devices it has."""
+    text = value.strip().lower()
+    if text == "cpu":
+        return "cpu"
+    import torch
+
+    available = ["cpu"]
+    if torch.cuda.is_available():
+        available += ["cuda"] + [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        available.append("mps")
+    if text in available:
+        return text
+    raise ConfigError(
+        f"device {value!r} is not available here; available: {', '.join(available)}",
+        option="device",
+        allowed=", ".join(available),
+    )
+
+
+def checked_options(init: F) -> F:
+    """Decorate a player's ``__init__``: its keyword options are checked against the class's
+    ``OPTIONS`` (and converted: ``1e3`` to ``1000``) before the body runs; a bad one raises a
+    ``ConfigError`` that names the player and the option."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> None:
+        declared: dict[str, Option] = type(self).OPTIONS
+        bound = signature.bind(self, *args, **kwargs)
+        for name, value in list(bound.arguments.items())[1:]:
+            option = declared.get(name)
+            if option is None:
+                continue
+            try:
+                bound.arguments[name] = option.convert(value, name)
+            except ConfigError as e:
+                raise ConfigError(
+                    e.what,
+                    where=f"player {type(self).name!r}",
+                    option=e.option,
+                    allowed=e.allowed,
+                ) from None
+        init(*bound.args, **bound.kwargs)
+
+    return wrapper  # type: ignore[return-value]
