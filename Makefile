@@ -26,7 +26,14 @@ $(NUMBA_STAMP): $(STAMP) $(shell find src -name '*.py' 2>/dev/null)
 	@find src \( -name '*.nbi' -o -name '*.nbc' \) -delete
 	@touch $@
 
-setup: $(STAMP) $(AOT_STAMP) $(NUMBA_STAMP)
+# Compile the search players' kernels once (the exact solver's first compile takes about 40 s),
+# so that no first move or first solve stalls; again only after a source change empties the cache.
+WARM_STAMP := $(VENV)/.kernels-warm
+$(WARM_STAMP): $(NUMBA_STAMP) $(AOT_STAMP)
+	$(VENV)/bin/othellolab warm-up
+	@touch $@
+
+setup: $(STAMP) $(AOT_STAMP) $(NUMBA_STAMP) $(WARM_STAMP)
 
 ## play: the board in the browser against the strongest available player (prints the URL)
 play: setup

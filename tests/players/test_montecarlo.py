@@ -49,7 +49,9 @@ def test_registry_names_and_options() -> None:
     assert isinstance(make_player("montecarlo"), MonteCarloPlayer)
     with pytest.raises(ValueError, match=r"option playouts: must be a whole number in 1\.\."):
         make_player("mc:playouts=0")
-    with pytest.raises(ValueError, match=r"option epsilon: must be a finite number in 0\.\.1, got 2"):
+    with pytest.raises(
+        ValueError, match=r"option epsilon: must be a finite number in 0\.\.1, got 2"
+    ):
         make_player("mc:epsilon=2")
 
 

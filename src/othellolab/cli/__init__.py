@@ -1,8 +1,18 @@
-"""The ``othellolab`` command: thin subcommands over the library."""
+"""The ``othellolab`` command: thin subcommands over the library.
+
+Bad input is caught here, once: an ``OthelloError`` (or an ``OSError`` on a file the user
+named) prints its message and exits with status 1, never a traceback; ``--debug`` shows it.
+"""
 
 from __future__ import annotations
 
+import os
+import sys
+from typing import Annotated, Any
+
+import click
 import typer
+from typer.core import TyperGroup
 
 from othellolab.cli import dataset as _dataset
 from othellolab.cli import evaluate as _evaluate
@@ -12,15 +22,54 @@ from othellolab.cli import serve as _serve
 from othellolab.cli import solve as _solve
 from othellolab.cli import tools as _tools
 from othellolab.cli.train import train_app
+from othellolab.core import OthelloError
+
+
+class _Catching(TyperGroup):
+    """The root command group: turns the library's bad-input errors into a clean message."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            # the reader of our output went away (``| head``): stop quietly, as Unix tools do
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(1) from None
+        except (OthelloError, OSError) as e:
+            if ctx.meta.get("othellolab.debug"):
+                raise
+            typer.echo(f"Error: {_message(e)}", err=True)
+            raise typer.Exit(1) from None
+
+
+def _message(error: Exception) -> str:
+    if isinstance(error, OSError) and error.filename is not None:
+        return f"{error.filename}: {error.strerror or error}"
+    return str(error)
+
 
 app = typer.Typer(
+    cls=_Catching,
     help="othellolab: rules, players and tools for Othello AI.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def _root(
+    ctx: typer.Context,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show the full traceback of an error.")
+    ] = False,
+) -> None:
+    ctx.meta["othellolab.debug"] = debug
+
+
 app.command("perft")(_tools.perft)
 app.command("players")(_tools.players)
+app.command("warm-up")(_tools.warm_up)
 app.command("play")(_play.play)
 app.add_typer(_records.app, name="records")
 app.command("solve")(_solve.solve)

@@ -6,9 +6,14 @@ import os
 import sys
 import threading
 import webbrowser
-from typing import Annotated
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Annotated, Any
 
 import typer
+
+from othellolab.ui.web.limits import MAX_NODES, MAX_THINK_TIME
 
 
 def _can_open_browser() -> bool:
@@ -31,37 +36,82 @@ def serve(
         bool, typer.Option("--open/--no-open", help="Open the board in a browser.")
     ] = False,
     ttl: Annotated[
-        float, typer.Option(help="Seconds after which an idle game is forgotten.", min=1)
+        float,
+        typer.Option(help="Seconds after which an idle game is forgotten.", min=1, max=30 * 86400),
     ] = 3600.0,
-    max_games: Annotated[int, typer.Option(help="Most games held at once.", min=1)] = 1000,
+    max_games: Annotated[
+        int, typer.Option(help="Most games held at once.", min=1, max=100_000)
+    ] = 1000,
     think_time: Annotated[
-        float | None, typer.Option(help="Seconds the AI may think per move (default: its own).")
+        float | None,
+        typer.Option(
+            help="Seconds the AI thinks per move (default: the player's own setting).",
+            min=0.001,
+            max=3600,
+        ),
+    ] = None,
+    max_think_time: Annotated[
+        float,
+        typer.Option(
+            help="Every search stops after this many seconds, whatever its settings.",
+            min=0.01,
+            max=3600,
+        ),
+    ] = MAX_THINK_TIME,
+    max_nodes: Annotated[
+        int,
+        typer.Option(
+            help="Every search stops after this many nodes, simulations or playouts.",
+            min=1,
+            max=10**12,
+        ),
+    ] = MAX_NODES,
+    models: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--models",
+            help="A model directory, or a folder of them, that 'model=NAME' may name (repeat "
+            "for several); the shipped models are always there, paths never are.",
+        ),
     ] = None,
 ) -> None:
     """Play in the browser: serve the web board locally and print its URL."""
     try:
         import uvicorn
 
+        from othellolab.nn.pretrained import ModelCatalog
         from othellolab.players import make_player, strongest_player_spec
-        from othellolab.players.endgame import warm_up
+        from othellolab.players.warmup import warm_up
         from othellolab.ui.web import create_app
     except ImportError as e:
         raise typer.BadParameter(
             f"the web board needs the 'web' extra (pip install 'othellolab[web]'): {e}"
         ) from None
+    if think_time is not None and think_time > max_think_time:
+        raise typer.BadParameter(
+            f"{think_time:g} s is over --max-think-time ({max_think_time:g} s)",
+            param_hint="--think-time",
+        )
+    catalog = ModelCatalog(models or (), allow_paths=False)
     for name, spec in (("--opponent", opponent), ("--hint", hint)):
         if spec is not None:
             try:
                 make_player(spec).close()
             except ValueError as e:
                 raise typer.BadParameter(str(e), param_hint=name) from None
-    if think_time is not None and think_time <= 0:
-        raise typer.BadParameter("must be positive seconds", param_hint="--think-time")
     app = create_app(
-        opponent=opponent, hint=hint, ttl=ttl, max_games=max_games, think_time=think_time
+        opponent=opponent,
+        hint=hint,
+        ttl=ttl,
+        max_games=max_games,
+        think_time=think_time,
+        max_think_time=max_think_time,
+        max_nodes=max_nodes,
+        models=catalog,
     )
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
+    server = _Server(config)
+    server.on_exit = app.state.store.stop_searches
     spec = opponent or strongest_player_spec()
 
     def announce() -> None:
@@ -74,14 +124,36 @@ def serve(
             for sock in s.sockets:
                 bound = sock.getsockname()[1]
         url = f"http://127.0.0.1:{bound}/"
-        typer.echo(f"othellolab web board: {url}  (opponent {spec}; Ctrl+C to stop)")
+        typer.echo(
+            f"othellolab web board: {url}  (opponent {spec}; each move at most "
+            f"{max_think_time:g} s; Ctrl+C to stop)"
+        )
         if open_browser:
             if _can_open_browser() and webbrowser.open(url):
                 return
             typer.echo("(no graphical browser here: open the URL yourself)")
 
     threading.Thread(target=announce, daemon=True).start()
-    # The default opponent solves its endgame exactly; a fresh install compiles the solver here
-    # (about 40 s, in the background) rather than in the middle of the first game.
+    # The default opponent solves its endgame exactly; a fresh install compiles the solver and
+    # the other search kernels here (about a minute, in the background, unless ``make setup``
+    # already did) rather than in the middle of the first game.
     threading.Thread(target=warm_up, daemon=True).start()
     server.run()
+
+
+class _Server:
+    """``uvicorn.Server`` that, on SIGINT/SIGTERM, first stops every search in flight (they
+    return at their next node), so that in-flight requests end and the server exits at once."""
+
+    def __new__(cls, config: Any) -> Any:
+        import uvicorn
+
+        class Server(uvicorn.Server):
+            on_exit: Callable[[], None] | None = None
+
+            def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+                if self.on_exit is not None:
+                    self.on_exit()
+                super().handle_exit(sig, frame)
+
+        return Server(config)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from othellolab.core import OthelloError, square_name
+from othellolab.core import OthelloError, Stop, run_stoppable, square_name
+
+if TYPE_CHECKING:
+    from othellolab.core import Board
+    from othellolab.players.endgame import SolveResult
 
 
 def _line_range(text: str | None, total: int) -> range:
@@ -44,7 +48,9 @@ def solve(
             help="Also check that the best move is one listed with the best score.",
         ),
     ] = True,
-    table_bits: Annotated[int, typer.Option(help="Transposition table: 2**BITS entries.")] = 22,
+    table_bits: Annotated[
+        int, typer.Option(help="Transposition table: 2**BITS entries of 16 bytes.", min=4, max=30)
+    ] = 22,
     evaluation: Annotated[
         str,
         typer.Option(
@@ -71,15 +77,18 @@ def solve(
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--evaluation") from None
     table = TranspositionTable(table_bits)
+    stop = Stop()  # Ctrl-C stops a solve at its next node
+
+    def run(board: Board, **kwargs: Any) -> SolveResult:
+        return run_stoppable(lambda: solve_board(board, evaluation=ev, stop=stop, **kwargs), stop)
+
     if position is not None:
         try:
             board = parse_obf_line(position).board
         except (OthelloError, ValueError) as e:
             raise typer.BadParameter(str(e), param_hint="POSITION") from None
-        solve_board(
-            board.transform(0), table=TranspositionTable(10), evaluation=ev
-        )  # compile outside timing
-        r = solve_board(board, table=table, evaluation=ev)
+        run(board.transform(0), table=TranspositionTable(10))  # compile outside timing
+        r = run(board, table=table)
         rate = r.nodes / r.seconds if r.seconds > 0 else 0.0
         best = "none (game over)" if r.best_move is None else square_name(r.best_move, board.size)
         typer.echo(f"best move: {best}")
@@ -110,7 +119,7 @@ def solve(
             typer.echo(str(e), err=True)
             raise typer.Exit(2) from None
         table.clear()
-        r = solve_board(board, table=table, pv=False, evaluation=ev)
+        r = run(board, table=table, pv=False)
         total_nodes += r.nodes
         verdict = "ok"
         want = scores[0][1] if scores else None

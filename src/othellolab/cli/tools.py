@@ -1,4 +1,4 @@
-"""``othellolab perft`` and ``othellolab players``."""
+"""``othellolab perft``, ``othellolab players`` and ``othellolab warm-up``."""
 
 from __future__ import annotations
 
@@ -7,12 +7,22 @@ from typing import Annotated
 
 import typer
 
-from othellolab.core import Board, OthelloError
+from othellolab.core import Board, run_stoppable
 from othellolab.core import kernels as _k
+
+MAX_PERFT_DEPTH = 60
+"""Deepest perft accepted: a whole 8x8 game (past about 15 plies it takes hours; Ctrl-C stops it)."""
 
 
 def perft(
-    depth: Annotated[int, typer.Argument(help="Plies to search (a pass counts as a ply).", min=0)],
+    depth: Annotated[
+        int,
+        typer.Argument(
+            help=f"Plies to search (a pass counts as a ply), 0..{MAX_PERFT_DEPTH}.",
+            min=0,
+            max=MAX_PERFT_DEPTH,
+        ),
+    ],
     size: Annotated[int, typer.Option(help="Board size: 8, 6 or 4.")] = 8,
     position: Annotated[
         str | None, typer.Option(help="Start from this OBF position instead of the start.")
@@ -23,13 +33,10 @@ def perft(
     Leaves at the last ply are counted in bulk (the legal-move count), as Edax does; a game
     that ends before DEPTH counts as one leaf.
     """
-    try:
-        board = Board.from_obf(position) if position else Board(size=size)
-    except (OthelloError, ValueError) as e:
-        raise typer.BadParameter(str(e)) from None
+    board = Board.from_obf(position) if position else Board(size=size)
     _k.perft(board.player, board.opponent, 1, board.size)  # compile or load outside the timing
     t0 = time.perf_counter()
-    leaves = _k.perft(board.player, board.opponent, depth, board.size)
+    leaves = run_stoppable(lambda: _k.perft(board.player, board.opponent, depth, board.size))
     dt = time.perf_counter() - t0
     rate = leaves / dt if dt > 0 else float("inf")
     typer.echo(
@@ -38,9 +45,25 @@ def perft(
 
 
 def players() -> None:
-    """List the players that specs can name, strongest first, with their options."""
+    """List the players that specs can name, strongest first, with each option's range and
+    default."""
     from othellolab.players import available_players
+    from othellolab.players.registry import describe_options
 
     for entry in available_players():
-        opts = ", ".join(f"{k}={v!r}" for k, v in entry.options().items())
-        typer.echo(f"{entry.name:<12} {entry.help}" + (f"  [{opts}]" if opts else ""))
+        typer.echo(f"{entry.name:<12} {entry.help}")
+        for key, text in describe_options(entry).items():
+            typer.echo(f"    {key:<14} {text}")
+        if entry.defaults:
+            chosen = ",".join(f"{k}={v}" for k, v in entry.defaults.items())
+            typer.echo(f"    as the strongest player: {entry.name}:{chosen}")
+
+
+def warm_up() -> None:
+    """Compile the search players' kernels now (or load them from the cache), so that no first
+    move or first solve stalls; ``make setup`` runs this once."""
+    from othellolab.players.warmup import warm_up as run
+
+    t0 = time.perf_counter()
+    run(lambda name, seconds: typer.echo(f"  {name}: {seconds:.1f} s"))
+    typer.echo(f"kernels ready in {time.perf_counter() - t0:.1f} s")

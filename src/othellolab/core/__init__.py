@@ -30,7 +30,7 @@ from othellolab.core.squares import (
     square_name,
 )
 from othellolab.core.squareset import SquareSet
-from othellolab.core.values import Limit, Outcome, PlayResult, Score, Stop
+from othellolab.core.values import Limit, Outcome, PlayResult, Score, Stop, run_stoppable
 
 __all__ = [
     "BLACK",
@@ -62,5 +62,6 @@ __all__ = [
     "parse_square",
     "parse_transcript",
     "pass_action",
+    "run_stoppable",
     "square_name",
 ]

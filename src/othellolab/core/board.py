@@ -54,7 +54,7 @@ class Board:
     _legal: int
 
     def __init__(self, *, size: int = 8) -> None:
-        check_size(size)
+        size = check_size(size)
         self._p, self._o = _start_masks(size)
         self._turn = BLACK
         self._size = size
@@ -83,7 +83,7 @@ class Board:
         cls, player: Bitboard, opponent: Bitboard, turn: Color = BLACK, *, size: int = 8
     ) -> Board:
         """A board from the discs of the side to move and of its opponent."""
-        check_size(size)
+        size = check_size(size)
         player, opponent = int(player), int(opponent)
         full = (1 << size * size) - 1
         if turn not in (BLACK, WHITE):

@@ -9,7 +9,9 @@ from __future__ import annotations
 import operator
 from typing import TypeAlias
 
-from othellolab.core.errors import InvalidMoveError
+import numpy as np
+
+from othellolab.core.errors import ConfigError, InvalidMoveError
 
 Square: TypeAlias = int
 Bitboard: TypeAlias = int
@@ -34,10 +36,15 @@ PASS_NAMES = frozenset({"pass", "pa", "--", "ps"})
 
 
 def check_size(size: int) -> int:
-    """Return ``size`` if it is a supported board size, else raise ``ValueError`` naming it."""
-    if size not in SIZES:
-        raise ValueError(f"unsupported board size {size!r}: expected one of {SIZES}")
-    return size
+    """Return ``size`` (as an ``int``) if it is a supported board size, else raise a
+    ``ConfigError`` naming it; ``8.0`` or ``True`` are not sizes."""
+    if isinstance(size, bool) or not isinstance(size, int | np.integer) or size not in SIZES:
+        raise ConfigError(
+            f"unsupported board size {size!r}: expected one of {SIZES}",
+            option="size",
+            allowed=", ".join(map(str, SIZES)),
+        )
+    return int(size)
 
 
 def pass_action(size: int = 8) -> int:

@@ -5,14 +5,16 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from othellolab.core.errors import ConfigError
 from othellolab.core.squares import BLACK, COLOR_NAMES, WHITE, Color
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,35 @@ class Stop:
 
     def __repr__(self) -> str:
         return f"Stop(set={self.is_set()})"
+
+
+def run_stoppable(fn: Callable[[], T], stop: Stop | None = None) -> T:
+    """``fn()``, run in a worker thread while this thread waits, so that Ctrl-C interrupts the
+    wait: Python delivers ``KeyboardInterrupt`` to the main thread only between two of its own
+    steps, never inside a compiled search. On Ctrl-C, ``stop`` is set (a search given it returns
+    at its next node) and, once ``fn`` has returned, the interrupt is raised again; without a
+    ``stop`` the worker (a daemon) is left to end with the process."""
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["value"] = fn()
+        except BaseException as e:  # handed to the waiting thread
+            outcome["error"] = e
+
+    worker = threading.Thread(target=work, name="othellolab-search", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        if stop is not None:
+            stop.set()
+            worker.join()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,8 +63,8 @@ class SearchTable:
     best move, depth). Kept by a player between moves, cleared by ``reset``."""
 
     def __init__(self, bits: int = 20) -> None:
-        if not 4 <= bits <= 30:
-            raise ValueError(f"transposition table bits must be in 4..30, got {bits}")
+        if isinstance(bits, bool) or not isinstance(bits, int) or not 4 <= bits <= 30:
+            raise ConfigError(f"must be a whole number in 4..30, got {bits!r}", option="bits")
         size = 1 << bits
         self.keys = np.zeros(size, dtype=np.uint64)
         self.lower = np.zeros(size, dtype=np.float32)

@@ -30,7 +30,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from othellolab.core import Board, Limit, PlayResult, Score, Stop, square_name
+from othellolab.core import Board, ConfigError, Limit, PlayResult, Score, Stop, square_name
 from othellolab.core.jit import hot_kernel, prefetch
 from othellolab.core.kernels import (
     _FULL,
@@ -1310,8 +1310,8 @@ class TranspositionTable:
     """
 
     def __init__(self, bits: int = 20) -> None:
-        if not 4 <= bits <= 30:
-            raise ValueError(f"transposition table bits must be in 4..30, got {bits}")
+        if isinstance(bits, bool) or not isinstance(bits, int) or not 4 <= bits <= 30:
+            raise ConfigError(f"must be a whole number in 4..30, got {bits!r}", option="bits")
         self.bits = bits
         # 64-byte alignment keeps each pair of slots (i, i ^ 1) inside one cache line.
         raw = np.zeros((1 << bits) * 16 + 64, dtype=np.uint8)

@@ -215,7 +215,8 @@ def _load_builtin() -> None:
     register_player(
         "alphabeta",
         alphabeta.AlphaBetaPlayer,
-        "iterative-deepening PVS with a hand-written evaluation; exact in the endgame",
+        "iterative-deepening PVS, exact in the endgame; evaluation auto = the learned "
+        "patterns on 8x8, the hand-written heuristic on 6x6 and 4x4",
         strength=100,
         aliases=("ab", "alpha-beta"),
         defaults={"time": 1.0, "endgame": 18},

@@ -1,1 +1,1 @@
-"""User interfaces: the terminal board now, the web board later."""
+"""User interfaces: the terminal board (``terminal``) and the web board (``web``)."""

@@ -3,6 +3,7 @@ and clear messages for typos and illegal moves."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from othellolab.core import (
@@ -13,7 +14,9 @@ from othellolab.core import (
     IllegalMoveError,
     InvalidMoveError,
     Limit,
+    Stop,
     parse_move,
+    run_stoppable,
     square_name,
 )
 from othellolab.players.base import Player
@@ -57,7 +60,13 @@ def play_terminal(
             )
             return board
         if board.turn != human:
-            result = opponent.choose(board, limit)
+            stop = Stop()
+            thinking = dataclasses.replace(limit or Limit(), stop=stop)
+            try:
+                result = run_stoppable(lambda b=board, t=thinking: opponent.choose(b, t), stop)
+            except KeyboardInterrupt:
+                print_fn("Interrupted; leaving the game.")
+                return board
             name = square_name(result.move, size)
             note = ""
             if result.score is not None:

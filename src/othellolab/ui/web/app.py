@@ -28,8 +28,6 @@ from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players import available_players, strongest_player_spec
 from othellolab.players.registry import describe_options
 from othellolab.ui.web.games import (
-    MAX_NODES,
-    MAX_THINK_TIME,
     GameStore,
     Gone,
     PlayerFailed,
@@ -38,6 +36,7 @@ from othellolab.ui.web.games import (
     WebError,
     describe_value,
 )
+from othellolab.ui.web.limits import MAX_NODES, MAX_THINK_TIME
 from othellolab.ui.web.models import (
     ErrorResponse,
     GameState,

@@ -41,6 +41,7 @@ from othellolab.core import (
 from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players import Player, make_player
 from othellolab.records.ggf import parse_ggf
+from othellolab.ui.web.limits import MAX_NODES, MAX_THINK_TIME
 from othellolab.ui.web.models import Evaluation, GameState, NewGame, Result
 
 ThinkKind = Literal["ai", "hint"]
@@ -86,13 +87,6 @@ class Gone(WebError):
     """The search was abandoned: its client went away, or the server is shutting down."""
 
     status = 503
-
-
-MAX_THINK_TIME = 5.0
-"""Default of the server's per-move time cap, in seconds."""
-
-MAX_NODES = 50_000_000
-"""Default of the server's per-move cap on nodes, simulations or playouts."""
 
 
 def _color_name(color: Color) -> Literal["black", "white"]:

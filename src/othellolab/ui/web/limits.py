@@ -1,0 +1,7 @@
+"""What the web server allows each search by default (``othellolab serve`` can change both)."""
+
+MAX_THINK_TIME = 5.0
+"""Seconds after which every search stops and answers, whatever its own settings."""
+
+MAX_NODES = 50_000_000
+"""Search nodes, MCTS simulations or Monte Carlo playouts after which every search stops."""
