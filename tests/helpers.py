@@ -26,3 +26,10 @@ def obf_scores(line: str) -> tuple:
 
     entry = parse_obf_line(line)
     return entry.board, list(entry.moves)
+
+
+def fuzz_examples(default: int) -> int:
+    """How many inputs a fuzz test tries: ``default`` (small, for ``make test``), or the number
+    in ``OTHELLOLAB_FUZZ_EXAMPLES`` for a long run (see docs/limits.md)."""
+    text = os.environ.get("OTHELLOLAB_FUZZ_EXAMPLES", "")
+    return int(text) if text.isascii() and text.isdigit() and int(text) > 0 else default

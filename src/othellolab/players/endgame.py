@@ -1502,6 +1502,8 @@ def _presearch(
         selective = (table.data[:, _DEPTH] & _SELECTIVE) != 0
         table.data[selective, _LOWER] = -INF
         table.data[selective, _UPPER] = INF
+        if stats[_ABORTED]:
+            break  # out of time or stopped: the rest would return at once, after a table sweep each
     stats[_SELECT] = 0
     return guess
 

@@ -70,6 +70,27 @@ def start_game(page, *, size: int, human: str = "black", seed: int = 1) -> None:
     settle(page)
 
 
+def assert_score_icons_are_full_discs(page) -> None:
+    """The scoreboard's black and white disc icons are round and of one size, at the page's
+    width and on a phone-sized one, also next to the default opponent's long spec (a flex row
+    once squeezed the white one into a sliver)."""
+    size = page.viewport_size
+    page.evaluate(
+        "document.getElementById('who-white').textContent = "
+        "'(alphabeta:time=1.0,endgame=18,evaluation=auto)'"
+    )
+    for width in (size["width"], 360):
+        page.set_viewport_size({"width": width, "height": size["height"]})
+        boxes = page.locator("#score-panel .disc-icon").evaluate_all(
+            "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.width, r.height]; })"
+        )
+        assert len(boxes) == 2
+        (bw, bh), (ww, wh) = boxes
+        assert bw > 5 and abs(bw - bh) < 0.5, f"black icon {bw}x{bh} at width {width}"
+        assert abs(ww - wh) < 0.5 and abs(ww - bw) < 0.5, f"white icon {ww}x{wh} at width {width}"
+    page.set_viewport_size(size)
+
+
 def click_until_over(page, max_clicks: int = 40) -> None:
     for _ in range(max_clicks):
         settle(page)
@@ -131,6 +152,7 @@ def test_a_whole_4x4_game_and_some_8x8_moves_by_clicking(browser, serve) -> None
             assert (
                 page.locator("#board .sq.last").get_attribute("data-square") == state["last_move"]
             )
+        assert_score_icons_are_full_discs(page)
         page.click("#btn-hint")
         settle(page)
         hint = server_state(url, page)["hint"]

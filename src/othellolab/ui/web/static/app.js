@@ -362,6 +362,10 @@ function showOptions() {
     const suggested = key in entry.defaults ? entry.defaults[key] : null;
     input.value = suggested === null ? "" : String(suggested);
     input.placeholder = def === null ? "none" : String(def);
+    if (entry.ranges && entry.ranges[key]) {
+      label.title = entry.ranges[key];
+      input.title = entry.ranges[key];
+    }
     label.appendChild(input);
     box.appendChild(label);
   }
@@ -430,6 +434,11 @@ async function init() {
   }
   select.value = playersInfo.default_opponent.split(":")[0];
   showOptions();
+  if (playersInfo.limits) {
+    const time = $("new-time");
+    time.max = String(playersInfo.limits.max_think_time);
+    time.title = `seconds per AI move, at most ${playersInfo.limits.max_think_time} on this server`;
+  }
   $("load-formats").textContent = "Formats: " + playersInfo.formats.join(", ") + ". The game opens at its first move; step with ‹ › or the arrow keys.";
 
   const m = location.hash.match(/^#g=([\w-]+)$/);
