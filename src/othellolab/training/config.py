@@ -6,6 +6,7 @@ option with its default. ``SupervisedConfig.to_dict()`` is what a run directory 
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -24,6 +25,10 @@ __all__ = [
     "TrainConfig",
     "load_config",
 ]
+
+
+_MAX_INT = 10**12
+"""Largest integer any run option takes (counts of rows, games, steps, epochs)."""
 
 
 def _check(cond: bool, where: str, message: str) -> None:
@@ -143,6 +148,7 @@ class TrainConfig:
         _check(
             self.batch_size >= 1 and self.epochs >= 1, where, "batch_size and epochs must be >= 1"
         )
+        _check(self.batch_size <= 1 << 20, where, "batch_size must be at most 1048576")
         _check(
             self.value_weight >= 0 and self.score_weight >= 0, where, "loss weights must be >= 0"
         )
@@ -250,6 +256,16 @@ class SupervisedConfig:
                     ok and not (want is not bool and isinstance(v, bool)),
                     w,
                     f"{k}={v!r} should be a {want.__name__}",
+                )
+                _check(
+                    not isinstance(v, float) or math.isfinite(v),
+                    w,
+                    f"{k}={v!r} should be a finite number",
+                )
+                _check(
+                    not isinstance(v, int) or abs(v) <= _MAX_INT,
+                    w,
+                    f"{k}={v!r} is out of range (at most {_MAX_INT:,})",
                 )
             obj = klass(
                 **{
