@@ -152,3 +152,41 @@ def test_value_map_shades_cells_by_value() -> None:
 
 def test_tutorial_map_constant_is_the_default_layout() -> None:
     assert MazeEnv().layout == parse_maze(TUTORIAL_MAP)
+
+
+def doc_tables() -> list[list[list[str]]]:
+    """The body rows of each table of docs/rl.md's maze section."""
+    from helpers import REPO
+
+    text = (REPO / "docs" / "rl.md").read_text().split("## 2.")[0]
+    tables, current = [], []
+    for line in text.splitlines():
+        if line.startswith("|"):
+            current.append([c.strip() for c in line.strip().strip("|").split("|")])
+        elif current:
+            tables.append(current[2:])
+            current = []
+    return tables
+
+
+def test_docs_spec_and_options_tables_match_the_env() -> None:
+    import inspect
+    import re
+
+    spec, options = doc_tables()[:2]
+    env = gym.make("othellolab/Maze-v0").unwrapped
+    (row,) = spec
+    assert row[0] == "`othellolab/Maze-v0`"
+    assert row[1] == f"`{env.observation_space!r}`" and row[2] == f"`{env.action_space!r}`"
+    params = {
+        n: p.default
+        for n, p in inspect.signature(MazeEnv.__init__).parameters.items()
+        if n != "self"
+    }
+    names = [re.search(r"`([^`]*)`", r[0]).group(1) for r in options]
+    assert names == list(params), "options in the signature's order"
+    for name, default, _ in options:
+        key = re.search(r"`([^`]*)`", name).group(1)
+        shown = re.search(r"`([^`]*)`", default).group(1)
+        expected = "TUTORIAL_MAZE" if params[key] is TUTORIAL_MAZE else repr(params[key])
+        assert shown == expected, key

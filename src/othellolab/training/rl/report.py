@@ -4,7 +4,6 @@ GIF, each written under a temporary name and renamed into place."""
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -72,29 +71,26 @@ def label_frame(
 
 
 def maze_curve_figure(logs: dict[str, list[TrainingLog]], shortest: int) -> Any:
-    """Steps to the goal per episode (mean over runs, log scale) and the greedy path length,
-    one line per agent."""
+    """Steps to the goal per episode (mean over runs, log scale) and the share of runs whose
+    greedy path is the shortest after each episode, one line per agent."""
     plt = _pyplot()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
-    for name, runs in logs.items():
+    for i, (name, runs) in enumerate(logs.items()):
         steps = np.mean([r.steps for r in runs], axis=0)
-        ax1.plot(np.arange(1, steps.size + 1), steps, label=name)
+        ax1.plot(np.arange(1, steps.size + 1), steps, color=f"C{i}", label=name)
         if runs[0].greedy_steps and name != "random":
-            greedy = np.array([r.greedy_steps for r in runs], dtype=np.float64)
-            greedy[greedy < 0] = np.nan  # loops: no path
-            with warnings.catch_warnings():  # episodes where every run loops stay blank
-                warnings.simplefilter("ignore", RuntimeWarning)
-                mean = np.nanmean(greedy, axis=0)
-            ax2.plot(np.arange(1, greedy.shape[1] + 1), mean, label=name)
+            greedy = np.array([r.greedy_steps for r in runs])
+            share = (greedy == shortest).mean(axis=0)
+            ax2.plot(np.arange(1, share.size + 1), share, color=f"C{i}", label=name)
     ax1.set_yscale("log")
     ax1.axhline(shortest, color="grey", linestyle=":", label=f"shortest ({shortest})")
     ax1.set_xlabel("episode")
     ax1.set_ylabel("steps to the goal (while learning)")
     ax1.legend(fontsize=8)
-    ax2.axhline(shortest, color="grey", linestyle=":")
     ax2.set_xlabel("episode")
-    ax2.set_ylabel("greedy path after the episode")
-    ax2.set_ylim(0, max(4 * shortest, 10))
+    ax2.set_ylabel("runs whose greedy path is the shortest")
+    ax2.set_ylim(-0.02, 1.02)
+    ax2.set_xscale("log")
     ax2.legend(fontsize=8)
     runs = len(next(iter(logs.values())))
     fig.suptitle(f"The maze: mean of {runs} seeded run{'s' if runs > 1 else ''}")

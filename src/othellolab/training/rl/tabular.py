@@ -180,7 +180,8 @@ class EpsilonGreedyAgent(TabularAgent):
         self.q = StateTable(n_actions, init=self.q_init, rng=self.rng)
 
     def act(self, state: StateKey, mask: np.ndarray) -> int:
-        row = self.q.data[self.q.row(state, mask)]
+        i = self.q.row(state, mask)  # first: a new row may reallocate the table
+        row = self.q.data[i]
         if self.rng.random() < self.epsilon(self.episode):
             return self._random_legal(mask)
         return masked_argmax(row, mask)
@@ -198,7 +199,8 @@ class EpsilonGreedyAgent(TabularAgent):
 
     def best_value(self, state: StateKey, mask: np.ndarray) -> float:
         """``max_a Q[state, a]`` over the legal actions of ``mask`` (the row is created)."""
-        row = self.q.data[self.q.row(state, mask)]
+        i = self.q.row(state, mask)  # first: a new row may reallocate the table
+        row = self.q.data[i]
         return float(row[np.flatnonzero(mask)].max())
 
 
