@@ -8,7 +8,7 @@ order); a move into a wall, the edge or a blocked cell leaves it where it is.
 
 >>> env = MazeEnv()
 >>> obs, info = env.reset(seed=0)
->>> obs, info["action_mask"].tolist()   # from S0 only right and down are open
+>>> int(obs), info["action_mask"].tolist()   # from S0 only right and down are open
 (0, [0, 1, 1, 0])
 >>> env.layout.shortest_path_length()
 4

@@ -8,7 +8,7 @@ whole episodes but no model of what comes next.
 >>> b = agent.act("t", np.array([1, 1]))
 >>> agent.observe(1.0, "goal", np.array([0, 0]), terminated=True)
 >>> agent.end_episode()
->>> round(agent.q.get("s")[a], 3), round(agent.q.get("t")[b], 3)  # returns 0.5 and 1
+>>> round(float(agent.q.get("s")[a]), 3), round(float(agent.q.get("t")[b]), 3)  # returns 0.5, 1
 (0.05, 0.1)
 """
 

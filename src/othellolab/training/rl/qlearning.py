@@ -4,7 +4,7 @@ does next (off-policy), so the greedy policy can become optimal while the agent 
 >>> agent = QLearningAgent(2, seed=0, q_init=0.0)
 >>> a = agent.act("s", np.array([1, 1]))
 >>> agent.observe(1.0, "goal", np.array([0, 0]), terminated=True)
->>> round(agent.q.get("s")[a], 3)   # eta 0.1 of the way from 0 to the reward 1
+>>> round(float(agent.q.get("s")[a]), 3)   # eta 0.1 of the way from 0 to the reward 1
 0.1
 """
 

@@ -4,7 +4,7 @@ will really take next (on-policy: exploration is part of what it learns).
 >>> agent = SarsaAgent(2, seed=0, q_init=0.0)
 >>> a = agent.act("s", np.array([1, 1]))
 >>> agent.observe(1.0, "goal", np.array([0, 0]), terminated=True)
->>> round(agent.q.get("s")[a], 3)
+>>> round(float(agent.q.get("s")[a]), 3)
 0.1
 """
 
