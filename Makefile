@@ -78,6 +78,7 @@ bench: setup
 	$(PY) benchmarks/bench_search.py --ffo 40-44 --write docs/benchmarks.md
 	$(PY) benchmarks/bench_patterns.py --write docs/benchmarks.md
 	$(PY) benchmarks/bench_envs.py --write docs/benchmarks.md
+	$(PY) benchmarks/bench_rl.py --write docs/benchmarks.md
 	$(PY) benchmarks/bench_nn.py --write docs/benchmarks.md
 	$(PY) benchmarks/bench_web.py --write docs/benchmarks.md
 

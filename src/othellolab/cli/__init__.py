@@ -21,6 +21,7 @@ from othellolab.cli import records as _records
 from othellolab.cli import serve as _serve
 from othellolab.cli import solve as _solve
 from othellolab.cli import tools as _tools
+from othellolab.cli.rl import rl_app
 from othellolab.cli.train import train_app
 from othellolab.core import OthelloError
 
@@ -77,6 +78,7 @@ app.add_typer(_dataset.app, name="dataset")
 app.command("serve")(_serve.serve)
 app.add_typer(train_app, name="train")
 app.add_typer(_evaluate.app, name="evaluate")
+app.add_typer(rl_app, name="rl")
 
 
 def main() -> None:

@@ -175,6 +175,11 @@ class OthelloEnv(gym.Env[Obs, np.int64]):
             self.render()
         return self._obs(), reward, self._done, False, self._info(**extra)
 
+    def action_masks(self) -> np.ndarray:
+        """Boolean vector of the agent's legal actions now (all false once the game is over):
+        ``obs["action_mask"]`` under the name that sb3-contrib's maskable algorithms look for."""
+        return self._mask().astype(bool)
+
     def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         """The current position as text (``"ansi"``) or as an image (``"rgb_array"``)."""
         if self.render_mode is None:

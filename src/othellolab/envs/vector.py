@@ -208,6 +208,11 @@ class OthelloVectorEnv(VectorEnv):
             )
         return self._observation(), self._reward, self._terminated, self._truncated, infos
 
+    def action_masks(self) -> np.ndarray:
+        """Boolean ``(num_envs, n_actions)`` array of each game's legal actions now: the batched
+        form of ``OthelloEnv.action_masks`` (the observations' ``"action_mask"``)."""
+        return self._mask.astype(bool)
+
     def render(self) -> tuple[Any, ...] | None:
         """Each game's position printed (``"human"``), as text (``"ansi"``) or as an image."""
         if self.render_mode is None:
