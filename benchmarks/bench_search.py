@@ -23,8 +23,9 @@ from bench_core import machine, write_section
 from othellolab import Board
 from othellolab.core import kernels as k
 from othellolab.core import square_name
-from othellolab.players.alphabeta import SearchTable, search
-from othellolab.players.endgame import SolveAborted, TranspositionTable, solve
+from othellolab.players.search.endgame import SolveAborted, solve
+from othellolab.players.search.midgame import SearchTable, search
+from othellolab.players.search.table import TranspositionTable
 from othellolab.records.obf import ObfEntry, parse_obf_line
 from othellolab.records.wthor import read_wtb
 

@@ -31,7 +31,7 @@ _CHILD = "OTHELLOLAB_PROFILE_CHILD"
 
 
 def demangle(name: str) -> str:
-    """``othellolab.players.endgame._nws_shallow`` from Numba's Itanium-style symbol name (the
+    """``othellolab.players.search.lastempties.nws_shallow`` from Numba's Itanium-style symbol name (the
     length-prefixed parts after ``_ZN``, up to the ABI tags); other names unchanged."""
     if not name.startswith("_ZN"):
         return name

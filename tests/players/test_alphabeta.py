@@ -8,7 +8,7 @@ import pytest
 
 from othellolab import Board, Limit
 from othellolab.players import AlphaBetaPlayer, make_player, solve, strongest_player_spec
-from othellolab.players.alphabeta import search
+from othellolab.players.search.midgame import search
 from othellolab.testing import check_player
 
 from helpers import FIXTURES, obf_scores

@@ -10,24 +10,27 @@ from hypothesis import strategies as st
 
 from othellolab import Board, Limit
 from othellolab.core.kernels import flip_mask
-from othellolab.players import EndgamePlayer, endgame, make_player
-from othellolab.players.endgame import (
-    _DEPTH,
-    _LOWER,
-    _SELECT,
-    _SELECTIVE,
-    _STATS_SIZE,
-    _UPPER,
-    SolveAborted,
-    TranspositionTable,
-    _aspiration,
-    _last_flip_count,
-    _solve_kernel,
-    _table_key,
+from othellolab.players import EndgamePlayer, make_player
+from othellolab.players.search import endgame
+from othellolab.players.search.endgame import SolveAborted, _aspiration, _solve_kernel, solve
+from othellolab.players.search.evaluation import (
+    EVAL_DISCS,
+    EVAL_HEURISTIC,
+    EVAL_PATTERNS,
+    Evaluation,
     default_evaluation,
-    solve,
 )
-from othellolab.players.heuristics import EVAL_DISCS, EVAL_HEURISTIC, EVAL_PATTERNS, Evaluation
+from othellolab.players.search.geometry import INF
+from othellolab.players.search.lastempties import _last_flip_count
+from othellolab.players.search.stats import SELECT, STATS_SIZE
+from othellolab.players.search.table import (
+    ENTRY_DEPTH,
+    ENTRY_LOWER,
+    ENTRY_UPPER,
+    SELECTIVE,
+    TranspositionTable,
+    table_key,
+)
 from othellolab.testing import check_player
 
 from helpers import FIXTURES, obf_scores, shared_file
@@ -116,7 +119,7 @@ def test_table_keys_tell_apart_near_identical_positions() -> None:
                 if s != t and p >> s & 1 and not (p | o) >> t & 1:
                     variants.add((p ^ (1 << s) ^ (1 << t), o))
         for vp, vo in variants:
-            keys.add(int(_table_key(np.uint64(vp), np.uint64(vo), ne, 8)[0]))
+            keys.add(int(table_key(np.uint64(vp), np.uint64(vo), ne, 8)[0]))
         count += len(variants)
     assert count > 5_000
     assert len(keys) == count
@@ -175,11 +178,11 @@ def test_presearch_changes_only_the_work(
     assert with_pre.score == without.score == best_score
     assert with_pre.best_move in listed and without.best_move in listed
     assert 0 < with_pre.presearch_nodes < with_pre.nodes and without.presearch_nodes == 0
-    selective = (table.data[:, _DEPTH] & _SELECTIVE) != 0
+    selective = (table.data[:, ENTRY_DEPTH] & SELECTIVE) != 0
     if margins[0] > 0:  # the wild ones cut so much that the exact search revisits every entry
         assert selective.any()
-    assert (table.data[selective, _LOWER] == -endgame.INF).all()
-    assert (table.data[selective, _UPPER] == endgame.INF).all()
+    assert (table.data[selective, ENTRY_LOWER] == -INF).all()
+    assert (table.data[selective, ENTRY_UPPER] == INF).all()
 
 
 @pytest.mark.parametrize("lie", [-60, 60])
@@ -190,15 +193,15 @@ def test_exact_search_ignores_presearch_bounds(number: int, lie: int) -> None:
     board, scores = obf_scores(FFO_1_19[number - 1])
     ev = default_evaluation(8)
     table = TranspositionTable(20)
-    stats = np.zeros(_STATS_SIZE, dtype=np.int64)
+    stats = np.zeros(STATS_SIZE, dtype=np.int64)
     p, o = np.uint64(board.player), np.uint64(board.opponent)
-    stats[_SELECT] = 4
+    stats[SELECT] = 4
     _solve_kernel(p, o, -65, 65, 8, table.keys, table.data, stats, 0.0, ev.kind, ev.weights)
-    selective = (table.data[:, _DEPTH] & _SELECTIVE) != 0
+    selective = (table.data[:, ENTRY_DEPTH] & SELECTIVE) != 0
     assert selective.sum() > 100
-    table.data[selective, _LOWER] = lie
-    table.data[selective, _UPPER] = lie
-    stats[_SELECT] = 0
+    table.data[selective, ENTRY_LOWER] = lie
+    table.data[selective, ENTRY_UPPER] = lie
+    stats[SELECT] = 0
     score, move = _aspiration(p, o, 0, 8, table.keys, table.data, stats, 0.0, ev.kind, ev.weights)
     assert score == scores[0][1]
     assert move in {m for m, s in scores if s == score}

@@ -8,14 +8,9 @@ from hypothesis import strategies as st
 
 from othellolab import Board
 from othellolab.core.kernels import U64
-from othellolab.players.heuristics import (
-    EVAL_DISCS,
-    Evaluation,
-    feature_values,
-    heuristic_value,
-    neighbours,
-    stable_discs,
-)
+from othellolab.players.search.evaluation import EVAL_DISCS, Evaluation
+from othellolab.players.search.geometry import neighbours, stable_discs
+from othellolab.players.search.heuristic import feature_values, heuristic_value
 from othellolab.testing import random_game
 
 

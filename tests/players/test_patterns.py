@@ -13,8 +13,6 @@ from othellolab import Board
 from othellolab.core.jit import HAS_PEXT
 from othellolab.core.kernels import U64, popcount
 from othellolab.players import _pattern_kernel, make_player
-from othellolab.players.alphabeta import search
-from othellolab.players.heuristics import EVAL_PATTERNS, Evaluation, evaluate
 from othellolab.players.patterns import (
     CLASS_OFFSETS,
     CLASSES,
@@ -34,6 +32,8 @@ from othellolab.players.patterns import (
     phase_of,
     save_pattern_weights,
 )
+from othellolab.players.search.evaluation import EVAL_PATTERNS, Evaluation, evaluate
+from othellolab.players.search.midgame import search
 from othellolab.testing import random_game
 
 

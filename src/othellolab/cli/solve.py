@@ -12,7 +12,7 @@ from othellolab.core import OthelloError, Stop, run_stoppable, square_name
 
 if TYPE_CHECKING:
     from othellolab.core import Board
-    from othellolab.players.endgame import SolveResult
+    from othellolab.players.search.endgame import SolveResult
 
 
 def _line_range(text: str | None, total: int) -> range:
@@ -65,9 +65,9 @@ def solve(
     With --file, each line's result is compared with the scores listed on it (``MOVE:SCORE``
     items, best first); the exit code is 1 if any line disagrees.
     """
-    from othellolab.players.endgame import TranspositionTable
-    from othellolab.players.endgame import solve as solve_board
-    from othellolab.players.heuristics import named_evaluation
+    from othellolab.players.search.endgame import solve as solve_board
+    from othellolab.players.search.evaluation import named_evaluation
+    from othellolab.players.search.table import TranspositionTable
     from othellolab.records.obf import parse_obf_line
 
     if (position is None) == (file is None):

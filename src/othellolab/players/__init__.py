@@ -1,12 +1,12 @@
 """Every way to choose a move, behind one ``Player`` interface, named by spec strings.
 
-Search functions and their result types live in their modules (``players.alphabeta.search``,
-``players.endgame.solve``, ``players.mcts.MCTS``); players adapt them.
+The search algorithms live in ``players.search`` (the exact solver, alpha-beta, the
+evaluations) and ``players.mcts``; the players are thin adapters over them.
 """
 
 from othellolab.players.alphabeta import AlphaBetaPlayer
 from othellolab.players.base import Limit, Player, PlayResult, Score, uniform_policy
-from othellolab.players.endgame import EndgamePlayer, SolveResult, solve
+from othellolab.players.endgame import EndgamePlayer
 from othellolab.players.evaluators import Evaluator, RandomRolloutEvaluator, UniformEvaluator
 from othellolab.players.mcts import MCTS, MCTSPlayer
 from othellolab.players.montecarlo import MonteCarloPlayer
@@ -17,6 +17,7 @@ from othellolab.players.registry import (
     register_player,
     strongest_player_spec,
 )
+from othellolab.players.search import SolveResult, solve
 from othellolab.players.simple import GreedyPlayer, RandomPlayer
 
 __all__ = [

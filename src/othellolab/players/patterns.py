@@ -15,7 +15,7 @@ a few chunks whose squares lie in distinct columns (of the board or of its trans
 is generated code (``_pattern_kernel``), one line per instance with every constant inline.
 
 The weight table of the kernel is float64 ``(phases, N_FEATURES)``, the Numba type of
-``heuristics.DEFAULT_WEIGHTS``, so it goes through the same ``evaluate`` dispatch
+``search.heuristic.DEFAULT_WEIGHTS``, so it goes through the same ``evaluate`` dispatch
 (``EVAL_PATTERNS``). Files store the tied (compact) weights as int16 with a scale.
 
 >>> from othellolab import Board
@@ -53,7 +53,7 @@ from othellolab.players._pattern_tables import (
 )
 
 if TYPE_CHECKING:
-    from othellolab.players.heuristics import Evaluation
+    from othellolab.players.search.evaluation import Evaluation
 
 __all__ = [
     "CLASSES",
@@ -244,7 +244,7 @@ def _shipped_table(name: str) -> np.ndarray:
 def pattern_evaluation(name: str | Path | None = None) -> Evaluation:
     """An ``Evaluation`` (kind ``EVAL_PATTERNS``) for the search kernels, from shipped weights
     (``None`` = the default set) or a weights directory."""
-    from othellolab.players.heuristics import EVAL_PATTERNS, Evaluation
+    from othellolab.players.search.evaluation import EVAL_PATTERNS, Evaluation
 
     source = str(name) if name is not None else DEFAULT_PATTERNS
     if Path(source).is_dir():

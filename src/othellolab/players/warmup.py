@@ -16,7 +16,7 @@ __all__ = ["warm_up"]
 
 
 def _solver() -> None:
-    from othellolab.players.endgame import warm_up as solver_warm_up
+    from othellolab.players.search.endgame import warm_up as solver_warm_up
 
     solver_warm_up()
 

@@ -8,7 +8,7 @@ import pytest
 
 from othellolab.core import BLACK, Board
 from othellolab.core import kernels as _k
-from othellolab.players.endgame import solve
+from othellolab.players.search.endgame import solve
 from othellolab.training.rl.exact4 import NO_MOVE, Solution4
 
 from oracle import OraclePosition

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from othellolab.core import Board, ConfigError
-from othellolab.players.endgame import solve
+from othellolab.players.search.endgame import solve
 from othellolab.training.rl.exact4 import Solution4
 from othellolab.training.rl.smallboard import SmallBoardLearner
 from othellolab.training.rl.tabular import EpsilonSchedule

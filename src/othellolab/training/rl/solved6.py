@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from othellolab.core import Board
-from othellolab.players.endgame import TranspositionTable, solve
+from othellolab.players.search.endgame import solve
+from othellolab.players.search.table import TranspositionTable
 from othellolab.records.obf import ObfEntry, read_obf
 from othellolab.training.rl.tabular import check_count
 

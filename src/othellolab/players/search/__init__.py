@@ -1,0 +1,44 @@
+"""The search engine: every search algorithm as functions over bitboards with a pluggable
+evaluation, compiled with Numba; the players in ``othellolab.players`` are thin adapters.
+
+One module per concern, each importing only those listed before it:
+
+- ``geometry``: named square masks per board size, the move generator, the final score,
+  stable discs, neighbours, the move-list helper;
+- ``stats``: a search's statistics and limits in one array (nodes, node limit, abort flag,
+  the next look at the clock);
+- ``heuristic``: the hand-written evaluation; ``evaluation``: every evaluation behind one
+  signature (``evaluate(kind, weights, p, o, n)``, ``Evaluation``), the learned patterns
+  included;
+- ``table``: the transposition table;
+- ``lastempties``: the exact search's last few empties;
+- ``ordering``: the exact search's move ordering (fastest first, table probes, shallow
+  searches);
+- ``endgame``: the exact solver (``solve``);
+- ``midgame``: iterative-deepening alpha-beta (``search``).
+"""
+
+from othellolab.players.search.endgame import SolveAborted, SolveResult, solve, warm_up
+from othellolab.players.search.evaluation import (
+    EVALUATION_NAMES,
+    Evaluation,
+    default_evaluation,
+    named_evaluation,
+)
+from othellolab.players.search.midgame import SearchResult, SearchTable, search
+from othellolab.players.search.table import TranspositionTable
+
+__all__ = [
+    "EVALUATION_NAMES",
+    "Evaluation",
+    "SearchResult",
+    "SearchTable",
+    "SolveAborted",
+    "SolveResult",
+    "TranspositionTable",
+    "default_evaluation",
+    "named_evaluation",
+    "search",
+    "solve",
+    "warm_up",
+]

@@ -1,0 +1,784 @@
+"""Exact endgame solver: the final disc difference under perfect play, with the best move and PV.
+
+Scores are from the side to move, empty squares to the winner (as in WTHOR and the FFO suite).
+The search is a fail-soft negamax: principal-variation search at PV nodes and null-window search
+everywhere else, with fastest-first move ordering (fewest opponent replies), helped far from the
+end by a shallow search of each child with the learned pattern evaluation (8x8; the hand-written
+one on the small boards), and a transposition table (hash move first, enhanced transposition
+cutoffs, symmetric keys near the start), parity ordering near the end, a stable-disc upper bound
+that prunes hopeless nodes, and dedicated code for the last empties that counts flips square by
+square instead of generating moves. Full-window solves run as a series of narrow windows from a
+shallow search's guess (MTD(f)-like), which cut far more; far from the end (8x8) they are first
+run as cheap selective pre-searches (ProbCut) whose best moves fill the table and whose score
+becomes the guess. The kernels work on 8x8, 6x6 and 4x4.
+
+>>> from othellolab import Board
+>>> solve(Board(size=4)).score  # white wins 11-3 with two squares left: -10 for black
+-10
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from othellolab.core import Board, Stop, square_name
+from othellolab.core.jit import hot_kernel, prefetch
+from othellolab.core.kernels import _FULL, ONE, U64, ZERO, _flips, popcount
+from othellolab.players.search.evaluation import Evaluation, default_evaluation
+from othellolab.players.search.geometry import (
+    INF,
+    MAX_MOVES,
+    QUAD_BIT,
+    final_score,
+    gen_moves,
+    pick_best,
+    stable_discs,
+)
+from othellolab.players.search.lastempties import nws_shallow, nws_small, parity_of
+from othellolab.players.search.ordering import (
+    DEEP_MIN,
+    SORT_DEPTH_MAX,
+    SORT_MIN,
+    estimate,
+    order_moves,
+    order_moves_etc,
+    order_nws,
+)
+from othellolab.players.search.stats import (
+    ABORTED,
+    NODE_LIMIT,
+    NODES,
+    SELECT,
+    SHALLOW_NODES,
+    STATS_SIZE,
+    count_node,
+)
+from othellolab.players.search.table import (
+    ENTRY_DEPTH,
+    ENTRY_LOWER,
+    ENTRY_MOVE,
+    ENTRY_UPPER,
+    SELECTIVE,
+    TranspositionTable,
+    bounds_usable,
+    from_table,
+    home_slot,
+    table_key,
+    to_table,
+    tt_find,
+    tt_store,
+)
+
+ASPIRATION_MIN = 14
+"""From this many empties up, a full-window solve runs as a series of narrow windows."""
+
+PRESEARCH_MIN = 22
+"""From this many empties up (8x8), a full-window solve first runs selective pre-searches."""
+
+PRESEARCH_MARGINS = (4, 8, 12)
+"""The pre-searches, in order, by their probable-cut margin in discs: each prunes a node when a
+shallow search says its score is this far outside the window (ProbCut), so it is far cheaper
+than the exact search, and it leaves its best moves in the table and its score as the guess of
+the next one; as Edax and Egaroucid do, with looser and looser cuts. On FFO #53/#56/#57 the
+exact solve then visits 1.8x fewer nodes (6,265 M -> 3,320 M including the pre-searches);
+4,8 and 4,8,12 beat 8, 6, 5,10, 12,6 and 3,6,9,12."""
+
+MPC_MIN = 14
+"""From this many empties up, pre-search nodes try a probable cut."""
+
+MPC_DEPTH_BASE = 8
+
+MPC_DEPTH_MAX = 6
+"""The shallow search of a probable cut at ``ne`` empties goes ``(ne - MPC_DEPTH_BASE) // 3``
+plies deep (2 at 14 empties, 6 from 26 on)."""
+
+GUESS_DEPTH = 4
+"""Plies of the shallow search that guesses where the first window of a full-window solve goes
+when the caller gives no guess."""
+
+ESTIMATE_ROWS = max(SORT_DEPTH_MAX, MPC_DEPTH_MAX, GUESS_DEPTH) + 1
+"""Move-list rows kept for the shallow searches, one per ply left."""
+
+
+@hot_kernel()
+def _stability_threshold(ne: int, cells: int) -> int:
+    """Try the stability bound only when ``alpha`` is this high (it costs a fixed-point loop).
+
+    On 8x8 about twice the empties, as Edax does: lower than before near the end and higher far
+    from it (FFO #49: 3% fewer nodes; #43-#47 unchanged)."""
+    return min(2 * ne, ne + 24) if cells == 64 else cells - cells // 2
+
+
+@hot_kernel(inline="always")
+def _mpc_depth(ne: int) -> int:
+    """Depth of the shallow search that decides a probable cut at a node with ``ne`` empties."""
+    return min(MPC_DEPTH_MAX, max(1, (ne - MPC_DEPTH_BASE) // 3))
+
+
+@hot_kernel()
+def _nws_deep(
+    p: int,
+    o: int,
+    alpha: int,
+    ne: int,
+    parity: int,
+    n: int,
+    tt_keys: np.ndarray,
+    tt_data: np.ndarray,
+    buf_sq: np.ndarray,
+    buf_key: np.ndarray,
+    stats: np.ndarray,
+    deadline: float,
+    ev_kind: int,
+    ev_w: np.ndarray,
+) -> int:
+    """Null-window search with ``ne >= DEEP_MIN`` empties: fail-soft score around ``alpha``."""
+    if count_node(stats, deadline):
+        return 0
+    cells = n * n
+    h, sym = table_key(p, o, ne, n)
+    prefetch(tt_keys, home_slot(tt_keys, h))  # while the stability bound runs
+    if alpha >= _stability_threshold(ne, cells):
+        bound = cells - 2 * popcount(stable_discs(o, p, n))
+        if bound <= alpha:
+            return bound
+    slot = tt_find(tt_keys, h)
+    hash_move = -1
+    sel = stats[SELECT]
+    if slot >= 0:
+        if bounds_usable(tt_data, slot, sel):
+            if tt_data[slot, ENTRY_LOWER] > alpha:
+                return tt_data[slot, ENTRY_LOWER]
+            if tt_data[slot, ENTRY_UPPER] <= alpha:
+                return tt_data[slot, ENTRY_UPPER]
+        hash_move = from_table(tt_data[slot, ENTRY_MOVE], sym, n)
+    if sel > 0 and ne >= MPC_MIN:
+        # Probable cut (pre-searches only): a shallow search far enough outside the window.
+        d = _mpc_depth(ne)
+        hi = float(alpha + 1 + sel)
+        if estimate(p, o, hi - 0.01, hi, d, n, stats, ev_kind, ev_w, buf_sq, buf_key) >= hi:
+            return alpha + 1
+        lo = float(alpha - sel)
+        if estimate(p, o, lo, lo + 0.01, d, n, stats, ev_kind, ev_w, buf_sq, buf_key) <= lo:
+            return alpha
+    moves = gen_moves(p, o, n)
+    if moves == ZERO:
+        if gen_moves(o, p, n) == ZERO:
+            return final_score(p, o, n)
+        return -_nws_deep(
+            o,
+            p,
+            -alpha - 1,
+            ne,
+            parity,
+            n,
+            tt_keys,
+            tt_data,
+            buf_sq,
+            buf_key,
+            stats,
+            deadline,
+            ev_kind,
+            ev_w,
+        )
+    row = ne  # a node's descendants have fewer empties, but for a pass after no move here
+    # The hash move goes first, before the others are ordered: it often cuts at once.
+    hash_bit = ONE << U64(hash_move) if hash_move >= 0 else ZERO
+    hash_bit &= moves
+    moves ^= hash_bit
+    count = 0
+    i = -1 if hash_bit else 0  # slot -1: the hash move; the others are ordered at slot 0
+    best = -INF
+    best_move = -1
+    while True:
+        if i == 0:
+            if moves == ZERO:
+                break
+            count, cut = order_nws(
+                p,
+                o,
+                moves,
+                ne,
+                alpha,
+                n,
+                row,
+                tt_keys,
+                tt_data,
+                stats,
+                ev_kind,
+                ev_w,
+                buf_sq,
+                buf_key,
+            )
+            if cut > alpha:
+                return cut
+        elif i >= count:
+            break
+        sq = hash_move if i < 0 else pick_best(buf_sq, buf_key, row, i, count)
+        bit = ONE << U64(sq)
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        child_parity = parity ^ QUAD_BIT[n, sq]
+        if ne - 1 >= DEEP_MIN:
+            s = -_nws_deep(
+                np_,
+                no,
+                -alpha - 1,
+                ne - 1,
+                child_parity,
+                n,
+                tt_keys,
+                tt_data,
+                buf_sq,
+                buf_key,
+                stats,
+                deadline,
+                ev_kind,
+                ev_w,
+            )
+        else:  # ne - 1 == DEEP_MIN - 1 >= SHALLOW_MIN: no dispatch on the count needed
+            s = -nws_shallow(np_, no, -alpha - 1, ne - 1, child_parity, n, stats, deadline)
+        if stats[ABORTED]:
+            return 0
+        if s > best:
+            best = s
+            best_move = sq
+            if s > alpha:
+                break
+        i += 1
+    tt_store(
+        tt_keys,
+        tt_data,
+        h,
+        alpha,
+        alpha + 1,
+        best,
+        to_table(best_move, sym, n),
+        ne,
+        sel > 0,
+    )
+    return best
+
+
+@hot_kernel()
+def _nws(
+    p: int,
+    o: int,
+    alpha: int,
+    ne: int,
+    parity: int,
+    n: int,
+    tt_keys: np.ndarray,
+    tt_data: np.ndarray,
+    buf_sq: np.ndarray,
+    buf_key: np.ndarray,
+    stats: np.ndarray,
+    deadline: float,
+    ev_kind: int,
+    ev_w: np.ndarray,
+) -> int:
+    """Null-window search at any number of empties."""
+    if ne >= DEEP_MIN:
+        return _nws_deep(
+            p,
+            o,
+            alpha,
+            ne,
+            parity,
+            n,
+            tt_keys,
+            tt_data,
+            buf_sq,
+            buf_key,
+            stats,
+            deadline,
+            ev_kind,
+            ev_w,
+        )
+    return nws_small(p, o, alpha, ne, parity, n, stats, deadline)
+
+
+@hot_kernel()
+def _pvs(
+    p: int,
+    o: int,
+    alpha: int,
+    beta: int,
+    ne: int,
+    parity: int,
+    n: int,
+    tt_keys: np.ndarray,
+    tt_data: np.ndarray,
+    buf_sq: np.ndarray,
+    buf_key: np.ndarray,
+    pv_buf: np.ndarray,
+    stats: np.ndarray,
+    deadline: float,
+    ev_kind: int,
+    ev_w: np.ndarray,
+) -> int:
+    """Principal-variation search: full window on the first move, null windows on the rest.
+
+    Returns the fail-soft score and writes the best move to ``pv_buf[ne]`` (-1 if none, the pass
+    action ``n*n`` for a forced pass).
+    """
+    pv_buf[ne] = -1
+    if count_node(stats, deadline):
+        return 0
+    h, sym = table_key(p, o, ne, n)
+    slot = tt_find(tt_keys, h)
+    hash_move = -1
+    sel = stats[SELECT]
+    if slot >= 0:
+        hash_move = from_table(tt_data[slot, ENTRY_MOVE], sym, n)
+        lo = tt_data[slot, ENTRY_LOWER]
+        hi = tt_data[slot, ENTRY_UPPER]
+        if lo == hi and hash_move >= 0 and bounds_usable(tt_data, slot, sel):
+            pv_buf[ne] = hash_move
+            return lo
+    moves = gen_moves(p, o, n)
+    if moves == ZERO:
+        if gen_moves(o, p, n) == ZERO:
+            return final_score(p, o, n)
+        s = -_pvs(
+            o,
+            p,
+            -beta,
+            -alpha,
+            ne,
+            parity,
+            n,
+            tt_keys,
+            tt_data,
+            buf_sq,
+            buf_key,
+            pv_buf,
+            stats,
+            deadline,
+            ev_kind,
+            ev_w,
+        )
+        pv_buf[ne] = n * n
+        return s
+    row = ne
+    if ne >= SORT_MIN:
+        count = order_moves_etc(
+            p,
+            o,
+            moves,
+            ne,
+            alpha,
+            n,
+            row,
+            tt_keys,
+            tt_data,
+            stats,
+            False,
+            True,
+            ev_kind,
+            ev_w,
+            buf_sq,
+            buf_key,
+        )[0]
+        for i in range(count):
+            if buf_sq[row, i] == hash_move:
+                buf_key[row, i] = 1 << 40
+    else:
+        count = order_moves(p, o, moves, hash_move, n, buf_sq, buf_key, row, tt_keys, ne)
+    best = -INF
+    best_move = -1
+    a = alpha
+    for i in range(count):
+        sq = pick_best(buf_sq, buf_key, row, i, count)
+        bit = ONE << U64(sq)
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        cp = parity ^ QUAD_BIT[n, sq]
+        if i == 0:
+            s = -_pvs(
+                np_,
+                no,
+                -beta,
+                -a,
+                ne - 1,
+                cp,
+                n,
+                tt_keys,
+                tt_data,
+                buf_sq,
+                buf_key,
+                pv_buf,
+                stats,
+                deadline,
+                ev_kind,
+                ev_w,
+            )
+        else:
+            s = -_nws(
+                np_,
+                no,
+                -a - 1,
+                ne - 1,
+                cp,
+                n,
+                tt_keys,
+                tt_data,
+                buf_sq,
+                buf_key,
+                stats,
+                deadline,
+                ev_kind,
+                ev_w,
+            )
+            if a < s < beta:
+                s = -_pvs(
+                    np_,
+                    no,
+                    -beta,
+                    -s,
+                    ne - 1,
+                    cp,
+                    n,
+                    tt_keys,
+                    tt_data,
+                    buf_sq,
+                    buf_key,
+                    pv_buf,
+                    stats,
+                    deadline,
+                    ev_kind,
+                    ev_w,
+                )
+        if stats[ABORTED]:
+            return 0
+        if s > best:
+            best = s
+            best_move = sq
+            if s > a:
+                a = s
+                if s >= beta:
+                    break
+    tt_store(tt_keys, tt_data, h, alpha, beta, best, to_table(best_move, sym, n), ne, sel > 0)
+    pv_buf[ne] = best_move
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _solve_kernel(
+    p: int,
+    o: int,
+    alpha: int,
+    beta: int,
+    n: int,
+    tt_keys: np.ndarray,
+    tt_data: np.ndarray,
+    stats: np.ndarray,
+    deadline: float,
+    ev_kind: int,
+    ev_w: np.ndarray,
+) -> tuple[int, int]:
+    """Fail-soft exact score of ``(p, o)`` within ``(alpha, beta)`` and the best move (-1: none)."""
+    p = U64(p)
+    o = U64(o)
+    ne = popcount(~(p | o) & _FULL[n])
+    buf_sq = np.empty((ne + 2 + ESTIMATE_ROWS, MAX_MOVES), dtype=np.int64)
+    buf_key = np.empty((ne + 2 + ESTIMATE_ROWS, 2 * MAX_MOVES), dtype=np.int64)
+    pv_buf = np.full(ne + 2, -1, dtype=np.int64)
+    s = _pvs(
+        p,
+        o,
+        alpha,
+        beta,
+        ne,
+        parity_of(p, o, n),
+        n,
+        tt_keys,
+        tt_data,
+        buf_sq,
+        buf_key,
+        pv_buf,
+        stats,
+        deadline,
+        ev_kind,
+        ev_w,
+    )
+    return s, pv_buf[ne]
+
+
+@numba.njit(cache=True, nogil=True)
+def _aspiration(
+    p: int,
+    o: int,
+    guess: int,
+    n: int,
+    tt_keys: np.ndarray,
+    tt_data: np.ndarray,
+    stats: np.ndarray,
+    deadline: float,
+    ev_kind: int,
+    ev_w: np.ndarray,
+) -> tuple[int, int]:
+    """Exact score and best move by narrow windows: first ``(guess - 1, guess + 1)`` (a final
+    score is always even, so that window alone proves or refutes ``guess``), then the same
+    narrow window around each fail-soft bound in turn, reusing the table (MTD(f)-like). On FFO
+    #48 (+28 from a guess of 0) this visits 2.2x fewer nodes than windows that double in width,
+    since a narrow window cuts far more than a wide one."""
+    cells = n * n
+    s = guess
+    while True:
+        a = max(-cells - 1, s - 1)
+        b = min(cells + 1, s + 1)
+        s, move = _solve_kernel(p, o, a, b, n, tt_keys, tt_data, stats, deadline, ev_kind, ev_w)
+        if stats[ABORTED] or a < s < b or s <= -cells or s >= cells:
+            return s, move
+
+
+class SolveAborted(RuntimeError):
+    """The solver ran out of its node or time budget before proving the score."""
+
+
+@dataclass(frozen=True, slots=True)
+class SolveResult:
+    """An exact solve: ``score`` is the final disc difference for the side to move (empties to
+    the winner) under perfect play, when ``alpha < score < beta``; outside the window it is a
+    bound (``exact`` False). ``best_move`` is an action (``size*size`` = pass; ``None`` once the
+    game is over) and ``pv`` the principal variation as actions."""
+
+    score: int
+    best_move: int | None
+    pv: tuple[int, ...]
+    nodes: int
+    seconds: float
+    exact: bool = True
+    ordering_nodes: int = 0
+    """Positions visited by the shallow searches that order moves far from the end or decide
+    probable cuts (not in ``nodes``)."""
+    presearch_nodes: int = 0
+    """The part of ``nodes`` visited by the selective pre-searches."""
+
+    def pv_names(self, size: int = 8) -> list[str]:
+        """The principal variation as square names (``pass`` for passes)."""
+        return [square_name(a, size) for a in self.pv]
+
+
+def solve(
+    board: Board,
+    *,
+    alpha: int = -64,
+    beta: int = 64,
+    table: TranspositionTable | None = None,
+    pv: bool = True,
+    max_nodes: int | None = None,
+    time_limit: float | None = None,
+    evaluation: Evaluation | None = None,
+    guess: int | None = None,
+    presearch: bool = True,
+    stop: Stop | None = None,
+) -> SolveResult:
+    """Solve ``board`` exactly: score from the side to move (empties to the winner), best move, PV.
+
+    ``alpha``/``beta`` narrow the window (a score outside it is a bound, ``exact`` False); a
+    ``table`` may be shared between solves; ``max_nodes``/``time_limit`` raise ``SolveAborted``
+    when exceeded. ``evaluation`` orders moves far from the end (it never changes the result,
+    only the time); ``guess`` is where the first narrow window of a full-window solve goes
+    (default: a shallow search with ``evaluation``). From ``PRESEARCH_MIN`` empties on 8x8, a
+    full-window solve first runs the selective pre-searches (``presearch``) from that guess.
+    ``stop`` aborts the solve from another thread (``SolveAborted``) at the next node. The
+    compiled search releases the GIL, so other threads run meanwhile.
+    """
+    with contextlib.ExitStack() as linked:
+        stats = np.zeros(STATS_SIZE, dtype=np.int64)
+        if stop is not None:
+            linked.enter_context(stop.link(stats, ABORTED))
+        return _solve(
+            board,
+            alpha,
+            beta,
+            table,
+            pv,
+            max_nodes,
+            time_limit,
+            evaluation,
+            guess,
+            presearch,
+            stats,
+        )
+
+
+def _solve(
+    board: Board,
+    alpha: int,
+    beta: int,
+    table: TranspositionTable | None,
+    pv: bool,
+    max_nodes: int | None,
+    time_limit: float | None,
+    evaluation: Evaluation | None,
+    guess: int | None,
+    presearch: bool,
+    stats: np.ndarray,
+) -> SolveResult:
+    n = board.size
+    cells = n * n
+    lo = max(-cells - 1, min(alpha, cells))
+    hi = min(cells + 1, max(beta, -cells))
+    if lo >= hi:
+        raise ValueError(f"empty search window: alpha={alpha} >= beta={beta}")
+    if table is None:
+        table = TranspositionTable(max(10, min(22, 2 * board.num_empties)))
+    stats[NODE_LIMIT] = max_nodes or 0
+    t0 = time.perf_counter()
+    deadline = t0 + time_limit if time_limit is not None else 0.0
+    ev = evaluation or default_evaluation(n)
+    ev.check_size(n)
+    p, o = U64(board.player), U64(board.opponent)
+    presearch_nodes = 0
+    if lo > -cells or hi < cells or board.num_empties < ASPIRATION_MIN:
+        score, move = _solve_kernel(
+            p, o, lo, hi, n, table.keys, table.data, stats, deadline, ev.kind, ev.weights
+        )
+    else:
+        if guess is None:
+            # Called from Python, not from the kernel: numba's cache fails to reload a kernel
+            # that calls the recursive ``estimate`` both directly and through the solver.
+            rows = np.empty((ESTIMATE_ROWS, MAX_MOVES), dtype=np.int64)
+            e = estimate(
+                p,
+                o,
+                -1.0e9,
+                1.0e9,
+                GUESS_DEPTH,
+                n,
+                stats,
+                ev.kind,
+                ev.weights,
+                rows,
+                np.empty_like(rows),
+            )
+            guess = max(-cells, min(cells, 2 * round(e / 2.0)))
+        if presearch and n == 8 and board.num_empties >= PRESEARCH_MIN:
+            guess = _presearch(p, o, guess, n, table, stats, deadline, ev)
+        presearch_nodes = int(stats[NODES])
+        score, move = _aspiration(
+            p, o, guess, n, table.keys, table.data, stats, deadline, ev.kind, ev.weights
+        )
+    if stats[ABORTED]:
+        raise SolveAborted(
+            f"solve of {board.obf()} stopped after {int(stats[NODES])} nodes "
+            f"({time.perf_counter() - t0:.2f} s) without a result"
+        )
+    score = int(score)
+    exact = lo < score < hi
+    line: list[int] = []
+    if move >= 0:
+        line.append(int(move))
+    if pv and exact and move >= 0:
+        line = _principal_variation(board, score, table, stats, deadline, ev)
+        if stats[ABORTED]:
+            line = [int(move)]
+    best = None if board.is_game_over() else int(move)
+    return SolveResult(
+        score,
+        best,
+        tuple(line),
+        int(stats[NODES]),
+        time.perf_counter() - t0,
+        exact,
+        int(stats[SHALLOW_NODES]),
+        presearch_nodes,
+    )
+
+
+_WARM_UP_POSITION = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X"
+"""FFO #1 (14 empties, black to move, +18 by G8): solved in milliseconds, and far enough from
+the end to run every kernel a solve uses (the guess, the narrow windows, the PV walk)."""
+
+
+def warm_up() -> SolveResult:
+    """Compile the solver's kernels, or load them from Numba's disk cache, by solving FFO #1.
+
+    A first compile takes about 40 s; a server or a long job calls this at start-up (in a
+    thread, say) so that its first endgame does not pay for it in the middle of a game."""
+    return solve(Board.from_obf(_WARM_UP_POSITION))
+
+
+def _presearch(
+    p: int,
+    o: int,
+    guess: int,
+    n: int,
+    table: TranspositionTable,
+    stats: np.ndarray,
+    deadline: float,
+    ev: Evaluation,
+) -> int:
+    """Run the selective pre-searches (``PRESEARCH_MARGINS``) and return the last one's score as
+    the exact search's guess. Each runs narrow windows from the previous guess like
+    ``_aspiration``, but its scores are not exact and may contradict each other, so it stops at
+    the first window that turns back (at most 8). Afterwards the pre-search bounds are dropped
+    from the table, so that a later, less selective search does not trust them."""
+    cells = n * n
+    for margin in PRESEARCH_MARGINS:
+        stats[SELECT] = margin
+        direction = 0
+        for _ in range(8):
+            a, b = max(-cells - 1, guess - 1), min(cells + 1, guess + 1)
+            s, _move = _solve_kernel(
+                p, o, a, b, n, table.keys, table.data, stats, deadline, ev.kind, ev.weights
+            )
+            if stats[ABORTED] or a < s < b or s <= -cells or s >= cells:
+                guess = s
+                break
+            step = 1 if s >= b else -1
+            guess = s + (s & 1) * step  # a probable cut fails soft to an odd bound
+            if direction == -step:
+                break
+            direction = step
+        guess = max(-cells, min(cells, guess + (guess & 1)))
+        selective = (table.data[:, ENTRY_DEPTH] & SELECTIVE) != 0
+        table.data[selective, ENTRY_LOWER] = -INF
+        table.data[selective, ENTRY_UPPER] = INF
+        if stats[ABORTED]:
+            break  # out of time or stopped: the rest would return at once, after a table sweep each
+    stats[SELECT] = 0
+    return guess
+
+
+def _principal_variation(
+    board: Board,
+    score: int,
+    table: TranspositionTable,
+    stats: np.ndarray,
+    deadline: float,
+    ev: Evaluation,
+) -> list[int]:
+    """Walk the PV: at each position, a narrow re-solve around the known score names the move."""
+    line: list[int] = []
+    n = board.size
+    while not board.is_game_over():
+        s, move = _solve_kernel(
+            U64(board.player),
+            U64(board.opponent),
+            score - 1,
+            score + 1,
+            n,
+            table.keys,
+            table.data,
+            stats,
+            deadline,
+            ev.kind,
+            ev.weights,
+        )
+        if stats[ABORTED] or s != score or move < 0:
+            break
+        line.append(int(move))
+        board = board.play(int(move))
+        score = -score
+    return line

@@ -1,0 +1,349 @@
+"""Midgame alpha-beta: negamax with principal-variation search, iterative deepening, a
+transposition table and a pluggable evaluation. Scores are on the disc-difference scale from
+the side to move: heuristic until the search reaches the end of the game on every line, exact
+from then on (``SearchResult.exact``).
+
+>>> from othellolab import Board
+>>> result = search(Board(), depth=3)
+>>> result.depth, result.best_move in Board().legal_actions()
+(3, True)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from othellolab.core import Board, ConfigError, Stop
+from othellolab.core.kernels import ONE, U64, ZERO, _flips, hash_position, popcount
+from othellolab.players.search.evaluation import Evaluation, evaluate
+from othellolab.players.search.geometry import CORNERS, MAX_MOVES, final_score, gen_moves, pick_best
+from othellolab.players.search.stats import ABORTED, NODE_LIMIT, NODES, STATS_SIZE, count_node
+
+MAX_DEPTH = 60
+"""Deepest iteration of iterative deepening (a full 8x8 game)."""
+
+_BIG = 1.0e9
+"""Larger than any evaluation: the initial window bound."""
+
+_SORT_DEPTH = 2
+"""Nodes with at least this much depth left order their moves by the evaluation of each child."""
+
+
+class SearchTable:
+    """The alpha-beta transposition table: ``2**bits`` entries of (hash, lower and upper bound,
+    best move, depth). Kept by a player between moves, cleared by ``reset``."""
+
+    def __init__(self, bits: int = 20) -> None:
+        if isinstance(bits, bool) or not isinstance(bits, int) or not 4 <= bits <= 30:
+            raise ConfigError(f"must be a whole number in 4..30, got {bits!r}", option="bits")
+        size = 1 << bits
+        self.keys = np.zeros(size, dtype=np.uint64)
+        self.lower = np.zeros(size, dtype=np.float32)
+        self.upper = np.zeros(size, dtype=np.float32)
+        self.move = np.zeros(size, dtype=np.int8)
+        self.depth = np.zeros(size, dtype=np.int8)
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        self.keys[:] = 0
+
+    def best_move(self, board: Board) -> int | None:
+        """The stored best move of ``board``, or ``None``."""
+        h = int(hash_position(U64(board.player), U64(board.opponent)))
+        i = h & (len(self.keys) - 1)
+        if int(self.keys[i]) != h or self.move[i] < 0:
+            return None
+        return int(self.move[i])
+
+
+@numba.njit(cache=True, nogil=True)
+def _ab(
+    p: int,
+    o: int,
+    alpha: float,
+    beta: float,
+    depth: int,
+    n: int,
+    kind: int,
+    weights: np.ndarray,
+    tt_keys: np.ndarray,
+    tt_lower: np.ndarray,
+    tt_upper: np.ndarray,
+    tt_move: np.ndarray,
+    tt_depth: np.ndarray,
+    tiebreak: np.ndarray,
+    stats: np.ndarray,
+    deadline: float,
+) -> tuple[float, int]:
+    """Fail-soft PVS to ``depth`` plies (passes are free): the score and the best move."""
+    if count_node(stats, deadline):
+        return 0.0, -1
+    moves = gen_moves(p, o, n)
+    if moves == ZERO:
+        if gen_moves(o, p, n) == ZERO:
+            return float(final_score(p, o, n)), -1
+        s, _ = _ab(
+            o,
+            p,
+            -beta,
+            -alpha,
+            depth,
+            n,
+            kind,
+            weights,
+            tt_keys,
+            tt_lower,
+            tt_upper,
+            tt_move,
+            tt_depth,
+            tiebreak,
+            stats,
+            deadline,
+        )
+        return -s, n * n
+    if depth <= 0:
+        return evaluate(kind, weights, p, o, n), -1
+    h = hash_position(p, o)
+    slot = h & U64(tt_keys.shape[0] - 1)
+    hash_move = -1
+    if tt_keys[slot] == h:
+        hash_move = tt_move[slot]
+        if tt_depth[slot] >= depth:
+            lo = tt_lower[slot]
+            hi = tt_upper[slot]
+            if lo >= beta or lo == hi:
+                return float(lo), hash_move
+            if hi <= alpha:
+                return float(hi), hash_move
+    sqs = np.empty((1, MAX_MOVES), dtype=np.int64)
+    keys = np.empty((1, MAX_MOVES), dtype=np.float64)
+    count = 0
+    corners = CORNERS[n]
+    while moves:
+        bit = moves & (~moves + ONE)
+        moves ^= bit
+        sq = np.int64(trailing_zeros(bit))
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        if depth >= _SORT_DEPTH:
+            key = -evaluate(kind, weights, np_, no, n)
+        else:
+            reply = gen_moves(np_, no, n)
+            key = -float(popcount(reply) + popcount(reply & corners))
+            if bit & corners:
+                key += 0.5
+        if sq == hash_move:
+            key = _BIG
+        sqs[0, count] = sq
+        keys[0, count] = key + tiebreak[sq]
+        count += 1
+    best = -_BIG
+    best_move = -1
+    a = alpha
+    for i in range(count):
+        sq = pick_best(sqs, keys, 0, i, count)
+        bit = ONE << U64(sq)
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        if i == 0:
+            s, _ = _ab(
+                np_,
+                no,
+                -beta,
+                -a,
+                depth - 1,
+                n,
+                kind,
+                weights,
+                tt_keys,
+                tt_lower,
+                tt_upper,
+                tt_move,
+                tt_depth,
+                tiebreak,
+                stats,
+                deadline,
+            )
+            s = -s
+        else:
+            s, _ = _ab(
+                np_,
+                no,
+                -a - 1e-6,
+                -a,
+                depth - 1,
+                n,
+                kind,
+                weights,
+                tt_keys,
+                tt_lower,
+                tt_upper,
+                tt_move,
+                tt_depth,
+                tiebreak,
+                stats,
+                deadline,
+            )
+            s = -s
+            if a < s < beta:
+                s, _ = _ab(
+                    np_,
+                    no,
+                    -beta,
+                    -s,
+                    depth - 1,
+                    n,
+                    kind,
+                    weights,
+                    tt_keys,
+                    tt_lower,
+                    tt_upper,
+                    tt_move,
+                    tt_depth,
+                    tiebreak,
+                    stats,
+                    deadline,
+                )
+                s = -s
+        if stats[ABORTED]:
+            return 0.0, -1
+        if s > best:
+            best = s
+            best_move = sq
+            if s > a:
+                a = s
+                if s >= beta:
+                    break
+    if tt_keys[slot] != h or tt_depth[slot] <= depth:
+        tt_keys[slot] = h
+        tt_depth[slot] = depth
+        tt_move[slot] = best_move
+        tt_lower[slot] = best if best > alpha else -_BIG
+        tt_upper[slot] = best if best < beta else _BIG
+    return best, best_move
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """What an alpha-beta search found: ``score`` for the side to move (exact when ``exact``),
+    the best action, the depth of the last finished iteration, nodes, seconds and PV."""
+
+    score: float
+    best_move: int
+    depth: int
+    nodes: int
+    seconds: float
+    pv: tuple[int, ...]
+    exact: bool
+
+
+def search(
+    board: Board,
+    *,
+    depth: int | None = None,
+    time_limit: float | None = None,
+    max_nodes: int | None = None,
+    evaluation: Evaluation | None = None,
+    table: SearchTable | None = None,
+    seed: int | None = None,
+    stop: Stop | None = None,
+) -> SearchResult:
+    """Iterative-deepening PVS of ``board`` until ``depth``, ``time_limit`` or ``max_nodes``.
+
+    The clock is checked between iterations (an iteration is not started when it would likely
+    overrun) and inside the search every few thousand nodes; an interrupted iteration is
+    dropped. ``stop`` ends the search from another thread, at the next node. With no limit at
+    all the search goes to depth 6. The compiled search releases the GIL, so other threads
+    run meanwhile.
+    """
+    if board.is_game_over():
+        raise ValueError(f"no legal move: the game is over\n{board}")
+    evaluation = evaluation or Evaluation()
+    evaluation.check_size(board.size)
+    table = table or SearchTable(18)
+    n = board.size
+    if depth is None and time_limit is None and max_nodes is None:
+        depth = 6
+    max_depth = min(depth if depth is not None else MAX_DEPTH, MAX_DEPTH)
+    tiebreak = np.zeros(n * n, dtype=np.float64)
+    if seed is not None:
+        tiebreak = np.random.default_rng(seed).random(n * n) * 1e-3
+    stats = np.zeros(STATS_SIZE, dtype=np.int64)
+    t0 = time.perf_counter()
+    deadline = t0 + time_limit if time_limit is not None else 0.0
+    p, o = U64(board.player), U64(board.opponent)
+    legal = board.legal_actions()
+    best: tuple[float, int, int] = (0.0, legal[0], 0)
+    last_iteration = 0.0
+    with contextlib.ExitStack() as linked:
+        if stop is not None:
+            linked.enter_context(stop.link(stats, ABORTED))
+        for d in range(1, max(1, max_depth) + 1):
+            if time_limit is not None and d > 1:
+                elapsed = time.perf_counter() - t0
+                if elapsed + 3.0 * last_iteration > time_limit:
+                    break
+            if max_nodes is not None:
+                stats[NODE_LIMIT] = max_nodes
+            t_it = time.perf_counter()
+            score, move = _ab(
+                p,
+                o,
+                -_BIG,
+                _BIG,
+                d,
+                n,
+                evaluation.kind,
+                evaluation.weights,
+                table.keys,
+                table.lower,
+                table.upper,
+                table.move,
+                table.depth,
+                tiebreak,
+                stats,
+                deadline,
+            )
+            last_iteration = time.perf_counter() - t_it
+            if stats[ABORTED]:
+                break
+            best = (float(score), int(move), d)
+            if d >= board.num_empties:
+                break
+    score, move, reached = best
+    if move < 0:
+        move = legal[0]
+    pv = _pv_from_table(board, table, reached)
+    if not pv or pv[0] != move:
+        pv = [move]
+    return SearchResult(
+        score,
+        move,
+        reached,
+        int(stats[NODES]),
+        time.perf_counter() - t0,
+        tuple(pv),
+        reached >= board.num_empties,
+    )
+
+
+def _pv_from_table(board: Board, table: SearchTable, depth: int) -> list[int]:
+    """The principal variation by following the table's best moves (checked for legality)."""
+    line: list[int] = []
+    for _ in range(depth):
+        if board.is_game_over():
+            break
+        move = table.best_move(board)
+        if move is None or move not in board.legal_actions():
+            break
+        line.append(move)
+        board = board.play(move)
+    return line

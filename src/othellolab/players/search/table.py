@@ -1,0 +1,163 @@
+"""The transposition table: one buffer of 16-byte entries, its probe and store rules, and the
+table keys (symmetric near the start).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from othellolab.core import ConfigError
+from othellolab.core.jit import hot_kernel, prefetch
+from othellolab.core.kernels import _SYM_DST, INVERSE_SYMMETRY, U64, ZERO, hash_position, transform
+from othellolab.players.search.geometry import INF
+
+SYMMETRY_MAX_DISCS = 14
+"""Positions with at most this many discs share one table entry with their 8 symmetric images
+(the table key is the smallest hash of the eight): early positions of 6x6 and 4x4 solves are
+symmetric transpositions of each other, and the start's four first moves are one."""
+
+SELECTIVE = 64
+"""Flag in a table entry's empties byte (at most 60 on 8x8): its bounds come from a selective
+pre-search, which the exact search must not trust; its move is a good first guess all the same."""
+
+# Transposition table: ``keys[i]`` is the position hash (0 = empty slot); ``data[i]`` holds the
+# lower bound, the upper bound, the best move (-1 for none) and the number of empties.
+ENTRY_LOWER, ENTRY_UPPER, ENTRY_MOVE, ENTRY_DEPTH = 0, 1, 2, 3
+
+
+class TranspositionTable:
+    """The solver's table: ``2**bits`` entries of (hash, lower, upper, best move, empties).
+
+    Entries are exact-solver bounds, valid for any later solve, so one table can serve a whole
+    game; ``clear`` frees nothing but forgets everything. ``keys`` and ``data`` are strided views
+    of one buffer of 16-byte entries, so that a probe of the two slots a position may use and
+    the read of the entry found touch a single cache line (two apart: 3-4x slower probes).
+    """
+
+    def __init__(self, bits: int = 20) -> None:
+        if isinstance(bits, bool) or not isinstance(bits, int) or not 4 <= bits <= 30:
+            raise ConfigError(f"must be a whole number in 4..30, got {bits!r}", option="bits")
+        self.bits = bits
+        # 64-byte alignment keeps each pair of slots (i, i ^ 1) inside one cache line.
+        raw = np.zeros((1 << bits) * 16 + 64, dtype=np.uint8)
+        start = -raw.ctypes.data % 64
+        entries = raw[start : start + (1 << bits) * 16].reshape(1 << bits, 16)
+        self.keys = entries[:, :8].view(np.uint64)[:, 0]
+        self.data = entries[:, 8:12].view(np.int8)
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        self.keys[:] = 0
+
+
+@hot_kernel(inline="always")
+def home_slot(keys: np.ndarray, h: int) -> int:
+    """The first of the two slots (``i`` and ``i ^ 1``, one cache line) position ``h`` may use."""
+    return np.int64(h & U64(keys.shape[0] - 1))
+
+
+@hot_kernel(inline="always")
+def tt_find(keys: np.ndarray, h: int) -> int:
+    """The slot holding position ``h``, or -1."""
+    i = home_slot(keys, h)
+    if keys[i] == h:
+        return i
+    if keys[i ^ 1] == h:
+        return i ^ 1
+    return -1
+
+
+@hot_kernel(inline="always")
+def table_key(p: int, o: int, ne: int, n: int) -> tuple[int, int]:
+    """The table key of a position and the symmetry that maps it to the form the entry is kept
+    in (0 far from the start, where the key is the plain hash)."""
+    h = hash_position(p, o)
+    if n * n - ne > SYMMETRY_MAX_DISCS:
+        return h, 0
+    k = 0
+    for t in range(1, 8):
+        ht = hash_position(transform(p, t, n), transform(o, t, n))
+        if ht < h:
+            h = ht
+            k = t
+    return h, k
+
+
+@hot_kernel(inline="always")
+def prefetch_slot(keys: np.ndarray, p: int, o: int, ne: int, n: int) -> None:
+    """Start loading the table slot of position ``(p, o)`` with ``ne`` empties (a parent does this
+    for its children: their table probes come soon, and far more often miss the caches than
+    hit them)."""
+    prefetch(keys, home_slot(keys, table_key(p, o, ne, n)[0]))
+
+
+@hot_kernel(inline="always")
+def to_table(move: int, k: int, n: int) -> int:
+    """A move of the searched position as kept in the entry (symmetry ``k`` applied)."""
+    return _SYM_DST[n, k, move] if move >= 0 and k else move
+
+
+@hot_kernel(inline="always")
+def from_table(move: int, k: int, n: int) -> int:
+    """A move kept in the entry as a move of the searched position."""
+    return _SYM_DST[n, INVERSE_SYMMETRY[k], move] if move >= 0 and k else move
+
+
+@hot_kernel(inline="always")
+def bounds_usable(data: np.ndarray, slot: int, sel: int) -> bool:
+    """Whether a search may cut on the bounds of entry ``slot``: an exact entry's always, a
+    pre-search's only in another pre-search (``sel > 0``)."""
+    return sel > 0 or not data[slot, ENTRY_DEPTH] & SELECTIVE
+
+
+@hot_kernel(inline="always")
+def tt_store(
+    keys: np.ndarray,
+    data: np.ndarray,
+    h: int,
+    alpha: int,
+    beta: int,
+    score: int,
+    move: int,
+    ne: int,
+    sel: bool,
+) -> None:
+    """Record what a search of window ``(alpha, beta)`` proved: a bound or the exact score.
+
+    A position has two candidate slots; a new position takes the one holding fewer empties (an
+    empty slot counts as none), so the costly entries far from the end survive the flood of
+    entries near it. A pre-search (``sel``) result goes into a new or selective entry, flagged;
+    into an exact entry it only gives a move if there was none. An exact result drops the
+    bounds of a selective entry before it records its own.
+    """
+    i = tt_find(keys, h)
+    if i < 0:
+        i = home_slot(keys, h)
+        j = i ^ 1
+        di = data[i, ENTRY_DEPTH] & (SELECTIVE - 1) if keys[i] != ZERO else -1
+        dj = data[j, ENTRY_DEPTH] & (SELECTIVE - 1) if keys[j] != ZERO else -1
+        if dj < di:
+            i = j
+        keys[i] = h
+        data[i, ENTRY_LOWER] = -INF
+        data[i, ENTRY_UPPER] = INF
+        data[i, ENTRY_MOVE] = -1
+        data[i, ENTRY_DEPTH] = ne | SELECTIVE if sel else ne
+    elif data[i, ENTRY_DEPTH] & SELECTIVE:
+        if not sel:
+            data[i, ENTRY_LOWER] = -INF
+            data[i, ENTRY_UPPER] = INF
+            data[i, ENTRY_DEPTH] = ne
+    elif sel:
+        if data[i, ENTRY_MOVE] < 0:
+            data[i, ENTRY_MOVE] = move
+        return
+    if score > alpha and score >= data[i, ENTRY_LOWER]:
+        # The move proved this lower bound: it stays the move that achieves the lower bound, so
+        # an exact entry (lower == upper) names a best move.
+        data[i, ENTRY_LOWER] = score
+        data[i, ENTRY_MOVE] = move
+    elif data[i, ENTRY_MOVE] < 0:
+        data[i, ENTRY_MOVE] = move
+    if score < beta and score < data[i, ENTRY_UPPER]:
+        data[i, ENTRY_UPPER] = score
