@@ -24,7 +24,7 @@ from othellolab import Board
 from othellolab.core import kernels as k
 from othellolab.core import square_name
 from othellolab.players.search.endgame import SolveAborted, solve
-from othellolab.players.search.midgame import SearchTable, search
+from othellolab.players.search.midgame import search
 from othellolab.players.search.table import TranspositionTable
 from othellolab.records.obf import ObfEntry, parse_obf_line
 from othellolab.records.wthor import read_wtb
@@ -119,7 +119,7 @@ def midgame(games: int, seconds: float) -> list[tuple[int, int, int, float]]:
                 board = board.play(sq)
             if board.is_game_over():
                 continue
-            r = search(board, time_limit=seconds, table=SearchTable(20))
+            r = search(board, time_limit=seconds, table=TranspositionTable(20))
             out.append((number, ply, r.depth, r.nodes / r.seconds))
             print(
                 f"game {number} move {ply}: depth {r.depth}, {r.nodes / r.seconds / 1e3:.0f} k nodes/s",

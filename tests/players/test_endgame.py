@@ -22,7 +22,7 @@ from othellolab.players.search.evaluation import (
 )
 from othellolab.players.search.geometry import INF
 from othellolab.players.search.lastempties import _last_flip_count
-from othellolab.players.search.stats import SELECT, STATS_SIZE
+from othellolab.players.search.state import SELECT
 from othellolab.players.search.table import (
     ENTRY_DEPTH,
     ENTRY_LOWER,
@@ -193,16 +193,17 @@ def test_exact_search_ignores_presearch_bounds(number: int, lie: int) -> None:
     board, scores = obf_scores(FFO_1_19[number - 1])
     ev = default_evaluation(8)
     table = TranspositionTable(20)
-    stats = np.zeros(STATS_SIZE, dtype=np.int64)
+    state = endgame.new_state(board, table, ev)
+    stats = state.stats
     p, o = np.uint64(board.player), np.uint64(board.opponent)
     stats[SELECT] = 4
-    _solve_kernel(p, o, -65, 65, 8, table.keys, table.data, stats, 0.0, ev.kind, ev.weights)
+    _solve_kernel(p, o, -65, 65, state)
     selective = (table.data[:, ENTRY_DEPTH] & SELECTIVE) != 0
     assert selective.sum() > 100
     table.data[selective, ENTRY_LOWER] = lie
     table.data[selective, ENTRY_UPPER] = lie
     stats[SELECT] = 0
-    score, move = _aspiration(p, o, 0, 8, table.keys, table.data, stats, 0.0, ev.kind, ev.weights)
+    score, move = _aspiration(p, o, 0, state)
     assert score == scores[0][1]
     assert move in {m for m, s in scores if s == score}
 

@@ -18,7 +18,6 @@ from othellolab.players.options import SEED, Option, checked_options
 from othellolab.players.search import (
     EVALUATION_NAMES,
     Evaluation,
-    SearchTable,
     SolveAborted,
     TranspositionTable,
     default_evaluation,
@@ -48,7 +47,9 @@ class AlphaBetaPlayer(Player):
         "nodes": Option(int, 1, 10**12, optional=True, help="search nodes per move"),
         "endgame": Option(int, 0, 60, help="solve exactly from this many empty squares"),
         "seed": SEED,
-        "table_bits": Option(int, 10, 24, help="transposition table of 2**bits entries"),
+        "table_bits": Option(
+            int, 16, 24, help="transposition table of 2**bits entries of 16 bytes"
+        ),
         "evaluation": Option(
             str, choices=("auto", *EVALUATION_NAMES), help="evaluation at the leaves"
         ),
@@ -75,7 +76,7 @@ class AlphaBetaPlayer(Player):
         self.nodes = nodes
         self.endgame = endgame
         self.seed = seed
-        self.table = SearchTable(table_bits)
+        self.table = TranspositionTable(table_bits)
         self.solver_table = TranspositionTable(table_bits + 1)
 
     def evaluation_for(self, size: int) -> Evaluation:

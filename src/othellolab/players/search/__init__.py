@@ -25,14 +25,13 @@ from othellolab.players.search.evaluation import (
     default_evaluation,
     named_evaluation,
 )
-from othellolab.players.search.midgame import SearchResult, SearchTable, search
+from othellolab.players.search.midgame import SearchResult, search
 from othellolab.players.search.table import TranspositionTable
 
 __all__ = [
     "EVALUATION_NAMES",
     "Evaluation",
     "SearchResult",
-    "SearchTable",
     "SolveAborted",
     "SolveResult",
     "TranspositionTable",

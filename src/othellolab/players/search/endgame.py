@@ -49,13 +49,14 @@ from othellolab.players.search.ordering import (
     order_moves_etc,
     order_nws,
 )
-from othellolab.players.search.stats import (
+from othellolab.players.search.state import (
     ABORTED,
     NODE_LIMIT,
     NODES,
     SELECT,
     SHALLOW_NODES,
     STATS_SIZE,
+    SolverState,
     count_node,
 )
 from othellolab.players.search.table import (
@@ -121,23 +122,15 @@ def _mpc_depth(ne: int) -> int:
 
 
 @hot_kernel()
-def _nws_deep(
-    p: int,
-    o: int,
-    alpha: int,
-    ne: int,
-    parity: int,
-    n: int,
-    tt_keys: np.ndarray,
-    tt_data: np.ndarray,
-    buf_sq: np.ndarray,
-    buf_key: np.ndarray,
-    stats: np.ndarray,
-    deadline: float,
-    ev_kind: int,
-    ev_w: np.ndarray,
-) -> int:
+def _nws_deep(p: int, o: int, alpha: int, ne: int, parity: int, st: SolverState) -> int:
     """Null-window search with ``ne >= DEEP_MIN`` empties: fail-soft score around ``alpha``."""
+    n = st.n
+    tt_keys = st.keys
+    tt_data = st.data
+    buf_sq = st.buf_sq
+    buf_key = st.buf_key
+    stats = st.stats
+    deadline = st.deadline
     if count_node(stats, deadline):
         return 0
     cells = n * n
@@ -161,31 +154,16 @@ def _nws_deep(
         # Probable cut (pre-searches only): a shallow search far enough outside the window.
         d = _mpc_depth(ne)
         hi = float(alpha + 1 + sel)
-        if estimate(p, o, hi - 0.01, hi, d, n, stats, ev_kind, ev_w, buf_sq, buf_key) >= hi:
+        if estimate(p, o, hi - 0.01, hi, d, st) >= hi:
             return alpha + 1
         lo = float(alpha - sel)
-        if estimate(p, o, lo, lo + 0.01, d, n, stats, ev_kind, ev_w, buf_sq, buf_key) <= lo:
+        if estimate(p, o, lo, lo + 0.01, d, st) <= lo:
             return alpha
     moves = gen_moves(p, o, n)
     if moves == ZERO:
         if gen_moves(o, p, n) == ZERO:
             return final_score(p, o, n)
-        return -_nws_deep(
-            o,
-            p,
-            -alpha - 1,
-            ne,
-            parity,
-            n,
-            tt_keys,
-            tt_data,
-            buf_sq,
-            buf_key,
-            stats,
-            deadline,
-            ev_kind,
-            ev_w,
-        )
+        return -_nws_deep(o, p, -alpha - 1, ne, parity, st)
     row = ne  # a node's descendants have fewer empties, but for a pass after no move here
     # The hash move goes first, before the others are ordered: it often cuts at once.
     hash_bit = ONE << U64(hash_move) if hash_move >= 0 else ZERO
@@ -199,22 +177,7 @@ def _nws_deep(
         if i == 0:
             if moves == ZERO:
                 break
-            count, cut = order_nws(
-                p,
-                o,
-                moves,
-                ne,
-                alpha,
-                n,
-                row,
-                tt_keys,
-                tt_data,
-                stats,
-                ev_kind,
-                ev_w,
-                buf_sq,
-                buf_key,
-            )
+            count, cut = order_nws(p, o, moves, ne, alpha, row, st)
             if cut > alpha:
                 return cut
         elif i >= count:
@@ -226,24 +189,9 @@ def _nws_deep(
         no = p | f | bit
         child_parity = parity ^ QUAD_BIT[n, sq]
         if ne - 1 >= DEEP_MIN:
-            s = -_nws_deep(
-                np_,
-                no,
-                -alpha - 1,
-                ne - 1,
-                child_parity,
-                n,
-                tt_keys,
-                tt_data,
-                buf_sq,
-                buf_key,
-                stats,
-                deadline,
-                ev_kind,
-                ev_w,
-            )
+            s = -_nws_deep(np_, no, -alpha - 1, ne - 1, child_parity, st)
         else:  # ne - 1 == DEEP_MIN - 1 >= SHALLOW_MIN: no dispatch on the count needed
-            s = -nws_shallow(np_, no, -alpha - 1, ne - 1, child_parity, n, stats, deadline)
+            s = -nws_shallow(np_, no, -alpha - 1, ne - 1, child_parity, n, stats)
         if stats[ABORTED]:
             return 0
         if s > best:
@@ -267,68 +215,32 @@ def _nws_deep(
 
 
 @hot_kernel()
-def _nws(
-    p: int,
-    o: int,
-    alpha: int,
-    ne: int,
-    parity: int,
-    n: int,
-    tt_keys: np.ndarray,
-    tt_data: np.ndarray,
-    buf_sq: np.ndarray,
-    buf_key: np.ndarray,
-    stats: np.ndarray,
-    deadline: float,
-    ev_kind: int,
-    ev_w: np.ndarray,
-) -> int:
+def _nws(p: int, o: int, alpha: int, ne: int, parity: int, st: SolverState) -> int:
     """Null-window search at any number of empties."""
+    n = st.n
+    stats = st.stats
     if ne >= DEEP_MIN:
-        return _nws_deep(
-            p,
-            o,
-            alpha,
-            ne,
-            parity,
-            n,
-            tt_keys,
-            tt_data,
-            buf_sq,
-            buf_key,
-            stats,
-            deadline,
-            ev_kind,
-            ev_w,
-        )
-    return nws_small(p, o, alpha, ne, parity, n, stats, deadline)
+        return _nws_deep(p, o, alpha, ne, parity, st)
+    return nws_small(p, o, alpha, ne, parity, n, stats)
 
 
 @hot_kernel()
 def _pvs(
-    p: int,
-    o: int,
-    alpha: int,
-    beta: int,
-    ne: int,
-    parity: int,
-    n: int,
-    tt_keys: np.ndarray,
-    tt_data: np.ndarray,
-    buf_sq: np.ndarray,
-    buf_key: np.ndarray,
-    pv_buf: np.ndarray,
-    stats: np.ndarray,
-    deadline: float,
-    ev_kind: int,
-    ev_w: np.ndarray,
+    p: int, o: int, alpha: int, beta: int, ne: int, parity: int, st: SolverState, pv: np.ndarray
 ) -> int:
     """Principal-variation search: full window on the first move, null windows on the rest.
 
-    Returns the fail-soft score and writes the best move to ``pv_buf[ne]`` (-1 if none, the pass
+    Returns the fail-soft score and writes the best move to ``pv[ne]`` (-1 if none, the pass
     action ``n*n`` for a forced pass).
     """
-    pv_buf[ne] = -1
+    n = st.n
+    tt_keys = st.keys
+    tt_data = st.data
+    buf_sq = st.buf_sq
+    buf_key = st.buf_key
+    stats = st.stats
+    deadline = st.deadline
+    pv[ne] = -1
     if count_node(stats, deadline):
         return 0
     h, sym = table_key(p, o, ne, n)
@@ -340,57 +252,23 @@ def _pvs(
         lo = tt_data[slot, ENTRY_LOWER]
         hi = tt_data[slot, ENTRY_UPPER]
         if lo == hi and hash_move >= 0 and bounds_usable(tt_data, slot, sel):
-            pv_buf[ne] = hash_move
+            pv[ne] = hash_move
             return lo
     moves = gen_moves(p, o, n)
     if moves == ZERO:
         if gen_moves(o, p, n) == ZERO:
             return final_score(p, o, n)
-        s = -_pvs(
-            o,
-            p,
-            -beta,
-            -alpha,
-            ne,
-            parity,
-            n,
-            tt_keys,
-            tt_data,
-            buf_sq,
-            buf_key,
-            pv_buf,
-            stats,
-            deadline,
-            ev_kind,
-            ev_w,
-        )
-        pv_buf[ne] = n * n
+        s = -_pvs(o, p, -beta, -alpha, ne, parity, st, pv)
+        pv[ne] = n * n
         return s
     row = ne
     if ne >= SORT_MIN:
-        count = order_moves_etc(
-            p,
-            o,
-            moves,
-            ne,
-            alpha,
-            n,
-            row,
-            tt_keys,
-            tt_data,
-            stats,
-            False,
-            True,
-            ev_kind,
-            ev_w,
-            buf_sq,
-            buf_key,
-        )[0]
+        count = order_moves_etc(p, o, moves, ne, alpha, row, False, True, st)[0]
         for i in range(count):
             if buf_sq[row, i] == hash_move:
                 buf_key[row, i] = 1 << 40
     else:
-        count = order_moves(p, o, moves, hash_move, n, buf_sq, buf_key, row, tt_keys, ne)
+        count = order_moves(p, o, moves, hash_move, row, ne, st)
     best = -INF
     best_move = -1
     a = alpha
@@ -402,60 +280,11 @@ def _pvs(
         no = p | f | bit
         cp = parity ^ QUAD_BIT[n, sq]
         if i == 0:
-            s = -_pvs(
-                np_,
-                no,
-                -beta,
-                -a,
-                ne - 1,
-                cp,
-                n,
-                tt_keys,
-                tt_data,
-                buf_sq,
-                buf_key,
-                pv_buf,
-                stats,
-                deadline,
-                ev_kind,
-                ev_w,
-            )
+            s = -_pvs(np_, no, -beta, -a, ne - 1, cp, st, pv)
         else:
-            s = -_nws(
-                np_,
-                no,
-                -a - 1,
-                ne - 1,
-                cp,
-                n,
-                tt_keys,
-                tt_data,
-                buf_sq,
-                buf_key,
-                stats,
-                deadline,
-                ev_kind,
-                ev_w,
-            )
+            s = -_nws(np_, no, -a - 1, ne - 1, cp, st)
             if a < s < beta:
-                s = -_pvs(
-                    np_,
-                    no,
-                    -beta,
-                    -s,
-                    ne - 1,
-                    cp,
-                    n,
-                    tt_keys,
-                    tt_data,
-                    buf_sq,
-                    buf_key,
-                    pv_buf,
-                    stats,
-                    deadline,
-                    ev_kind,
-                    ev_w,
-                )
+                s = -_pvs(np_, no, -beta, -s, ne - 1, cp, st, pv)
         if stats[ABORTED]:
             return 0
         if s > best:
@@ -466,78 +295,61 @@ def _pvs(
                 if s >= beta:
                     break
     tt_store(tt_keys, tt_data, h, alpha, beta, best, to_table(best_move, sym, n), ne, sel > 0)
-    pv_buf[ne] = best_move
+    pv[ne] = best_move
     return best
 
 
 @numba.njit(cache=True, nogil=True)
-def _solve_kernel(
-    p: int,
-    o: int,
-    alpha: int,
-    beta: int,
-    n: int,
-    tt_keys: np.ndarray,
-    tt_data: np.ndarray,
-    stats: np.ndarray,
-    deadline: float,
-    ev_kind: int,
-    ev_w: np.ndarray,
-) -> tuple[int, int]:
-    """Fail-soft exact score of ``(p, o)`` within ``(alpha, beta)`` and the best move (-1: none)."""
+def _solve_kernel(p: int, o: int, alpha: int, beta: int, st: SolverState) -> tuple[int, int]:
+    """Fail-soft exact score of ``(p, o)`` within ``(alpha, beta)`` and the best move (-1: none).
+    The state's move lists must have a row per empty square of ``(p, o)``, plus two, plus
+    ``ESTIMATE_ROWS`` (``new_state`` sizes them for a root position)."""
     p = U64(p)
     o = U64(o)
-    ne = popcount(~(p | o) & _FULL[n])
-    buf_sq = np.empty((ne + 2 + ESTIMATE_ROWS, MAX_MOVES), dtype=np.int64)
-    buf_key = np.empty((ne + 2 + ESTIMATE_ROWS, 2 * MAX_MOVES), dtype=np.int64)
-    pv_buf = np.full(ne + 2, -1, dtype=np.int64)
-    s = _pvs(
-        p,
-        o,
-        alpha,
-        beta,
-        ne,
-        parity_of(p, o, n),
-        n,
-        tt_keys,
-        tt_data,
-        buf_sq,
-        buf_key,
-        pv_buf,
-        stats,
-        deadline,
-        ev_kind,
-        ev_w,
-    )
-    return s, pv_buf[ne]
+    ne = popcount(~(p | o) & _FULL[st.n])
+    pv = np.full(ne + 2, -1, dtype=np.int64)
+    score = _pvs(p, o, alpha, beta, ne, parity_of(p, o, st.n), st, pv)
+    return score, pv[ne]
 
 
 @numba.njit(cache=True, nogil=True)
-def _aspiration(
-    p: int,
-    o: int,
-    guess: int,
-    n: int,
-    tt_keys: np.ndarray,
-    tt_data: np.ndarray,
-    stats: np.ndarray,
-    deadline: float,
-    ev_kind: int,
-    ev_w: np.ndarray,
-) -> tuple[int, int]:
+def _aspiration(p: int, o: int, guess: int, st: SolverState) -> tuple[int, int]:
     """Exact score and best move by narrow windows: first ``(guess - 1, guess + 1)`` (a final
     score is always even, so that window alone proves or refutes ``guess``), then the same
-    narrow window around each fail-soft bound in turn, reusing the table (MTD(f)-like). On FFO
-    #48 (+28 from a guess of 0) this visits 2.2x fewer nodes than windows that double in width,
-    since a narrow window cuts far more than a wide one."""
-    cells = n * n
-    s = guess
+    narrow window around each fail-soft bound in turn, reusing the table (MTD(f)-like): a
+    narrow window cuts far more than a wide one."""
+    cells = st.n * st.n
+    score = guess
     while True:
-        a = max(-cells - 1, s - 1)
-        b = min(cells + 1, s + 1)
-        s, move = _solve_kernel(p, o, a, b, n, tt_keys, tt_data, stats, deadline, ev_kind, ev_w)
-        if stats[ABORTED] or a < s < b or s <= -cells or s >= cells:
-            return s, move
+        a = max(-cells - 1, score - 1)
+        b = min(cells + 1, score + 1)
+        score, move = _solve_kernel(p, o, a, b, st)
+        if st.stats[ABORTED] or a < score < b or score <= -cells or score >= cells:
+            return score, move
+
+
+def new_state(
+    board: Board,
+    table: TranspositionTable,
+    evaluation: Evaluation,
+    stats: np.ndarray | None = None,
+    deadline: float = 0.0,
+) -> SolverState:
+    """The state of a solve of ``board`` (and of any position below it): ``table``, move lists
+    sized for its empties, ``stats`` (fresh if ``None``), ``deadline`` (a ``perf_counter``
+    time, 0 for none) and the ordering ``evaluation``."""
+    rows = board.num_empties + 2 + ESTIMATE_ROWS
+    return SolverState(
+        board.size,
+        table.keys,
+        table.data,
+        np.empty((rows, MAX_MOVES), dtype=np.int64),
+        np.empty((rows, 2 * MAX_MOVES), dtype=np.int64),
+        np.zeros(STATS_SIZE, dtype=np.int64) if stats is None else stats,
+        float(deadline),
+        evaluation.kind,
+        evaluation.weights,
+    )
 
 
 class SolveAborted(RuntimeError):
@@ -639,36 +451,20 @@ def _solve(
     ev = evaluation or default_evaluation(n)
     ev.check_size(n)
     p, o = U64(board.player), U64(board.opponent)
+    state = new_state(board, table, ev, stats, deadline)
     presearch_nodes = 0
     if lo > -cells or hi < cells or board.num_empties < ASPIRATION_MIN:
-        score, move = _solve_kernel(
-            p, o, lo, hi, n, table.keys, table.data, stats, deadline, ev.kind, ev.weights
-        )
+        score, move = _solve_kernel(p, o, lo, hi, state)
     else:
         if guess is None:
             # Called from Python, not from the kernel: numba's cache fails to reload a kernel
             # that calls the recursive ``estimate`` both directly and through the solver.
-            rows = np.empty((ESTIMATE_ROWS, MAX_MOVES), dtype=np.int64)
-            e = estimate(
-                p,
-                o,
-                -1.0e9,
-                1.0e9,
-                GUESS_DEPTH,
-                n,
-                stats,
-                ev.kind,
-                ev.weights,
-                rows,
-                np.empty_like(rows),
-            )
+            e = estimate(p, o, -1.0e9, 1.0e9, GUESS_DEPTH, state)
             guess = max(-cells, min(cells, 2 * round(e / 2.0)))
         if presearch and n == 8 and board.num_empties >= PRESEARCH_MIN:
-            guess = _presearch(p, o, guess, n, table, stats, deadline, ev)
+            guess = _presearch(p, o, guess, table, state)
         presearch_nodes = int(stats[NODES])
-        score, move = _aspiration(
-            p, o, guess, n, table.keys, table.data, stats, deadline, ev.kind, ev.weights
-        )
+        score, move = _aspiration(p, o, guess, state)
     if stats[ABORTED]:
         raise SolveAborted(
             f"solve of {board.obf()} stopped after {int(stats[NODES])} nodes "
@@ -680,7 +476,7 @@ def _solve(
     if move >= 0:
         line.append(int(move))
     if pv and exact and move >= 0:
-        line = _principal_variation(board, score, table, stats, deadline, ev)
+        line = _principal_variation(board, score, state)
         if stats[ABORTED]:
             line = [int(move)]
     best = None if board.is_game_over() else int(move)
@@ -709,30 +505,20 @@ def warm_up() -> SolveResult:
     return solve(Board.from_obf(_WARM_UP_POSITION))
 
 
-def _presearch(
-    p: int,
-    o: int,
-    guess: int,
-    n: int,
-    table: TranspositionTable,
-    stats: np.ndarray,
-    deadline: float,
-    ev: Evaluation,
-) -> int:
+def _presearch(p: int, o: int, guess: int, table: TranspositionTable, state: SolverState) -> int:
     """Run the selective pre-searches (``PRESEARCH_MARGINS``) and return the last one's score as
     the exact search's guess. Each runs narrow windows from the previous guess like
     ``_aspiration``, but its scores are not exact and may contradict each other, so it stops at
     the first window that turns back (at most 8). Afterwards the pre-search bounds are dropped
     from the table, so that a later, less selective search does not trust them."""
-    cells = n * n
+    cells = state.n * state.n
+    stats = state.stats
     for margin in PRESEARCH_MARGINS:
         stats[SELECT] = margin
         direction = 0
         for _ in range(8):
             a, b = max(-cells - 1, guess - 1), min(cells + 1, guess + 1)
-            s, _move = _solve_kernel(
-                p, o, a, b, n, table.keys, table.data, stats, deadline, ev.kind, ev.weights
-            )
+            s, _move = _solve_kernel(p, o, a, b, state)
             if stats[ABORTED] or a < s < b or s <= -cells or s >= cells:
                 guess = s
                 break
@@ -751,32 +537,12 @@ def _presearch(
     return guess
 
 
-def _principal_variation(
-    board: Board,
-    score: int,
-    table: TranspositionTable,
-    stats: np.ndarray,
-    deadline: float,
-    ev: Evaluation,
-) -> list[int]:
+def _principal_variation(board: Board, score: int, state: SolverState) -> list[int]:
     """Walk the PV: at each position, a narrow re-solve around the known score names the move."""
     line: list[int] = []
-    n = board.size
     while not board.is_game_over():
-        s, move = _solve_kernel(
-            U64(board.player),
-            U64(board.opponent),
-            score - 1,
-            score + 1,
-            n,
-            table.keys,
-            table.data,
-            stats,
-            deadline,
-            ev.kind,
-            ev.weights,
-        )
-        if stats[ABORTED] or s != score or move < 0:
+        s, move = _solve_kernel(U64(board.player), U64(board.opponent), score - 1, score + 1, state)
+        if state.stats[ABORTED] or s != score or move < 0:
             break
         line.append(int(move))
         board = board.play(int(move))

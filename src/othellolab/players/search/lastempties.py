@@ -19,7 +19,7 @@ from othellolab.players.search.geometry import (
     can_move,
     final_score,
 )
-from othellolab.players.search.stats import NODES
+from othellolab.players.search.state import NODES
 
 SHALLOW_MIN = 3
 """From this many empties up, nodes loop over the empty squares in parity order."""
@@ -131,9 +131,7 @@ def solve2(p: int, o: int, alpha: int, x1: int, x2: int, n: int, stats: np.ndarr
 
 
 @hot_kernel()
-def nws_shallow(
-    p: int, o: int, alpha: int, ne: int, parity: int, n: int, stats: np.ndarray, deadline: float
-) -> int:
+def nws_shallow(p: int, o: int, alpha: int, ne: int, parity: int, n: int, stats: np.ndarray) -> int:
     """Null-window search with ``ne`` (3 or more) empties: parity order, no table, no sorting."""
     stats[NODES] += 1
     empties = ~(p | o) & _FULL[n]
@@ -158,9 +156,7 @@ def nws_shallow(
                 x2 = np.int64(trailing_zeros(rest & (rest - ONE)))
                 s = -solve2(np_, no, -alpha - 1, x1, x2, n, stats)
             else:
-                s = -nws_shallow(
-                    np_, no, -alpha - 1, ne - 1, parity ^ QUAD_BIT[n, sq], n, stats, deadline
-                )
+                s = -nws_shallow(np_, no, -alpha - 1, ne - 1, parity ^ QUAD_BIT[n, sq], n, stats)
             if s > best:
                 best = s
                 if s > alpha:
@@ -169,16 +165,14 @@ def nws_shallow(
         return best
     if not can_move(o, p, empties, n):
         return final_score(p, o, n)
-    return -nws_shallow(o, p, -alpha - 1, ne, parity, n, stats, deadline)
+    return -nws_shallow(o, p, -alpha - 1, ne, parity, n, stats)
 
 
 @hot_kernel()
-def nws_small(
-    p: int, o: int, alpha: int, ne: int, parity: int, n: int, stats: np.ndarray, deadline: float
-) -> int:
+def nws_small(p: int, o: int, alpha: int, ne: int, parity: int, n: int, stats: np.ndarray) -> int:
     """Null-window search for fewer than ``DEEP_MIN`` empties (dispatch on ``ne``)."""
     if ne >= SHALLOW_MIN:
-        return nws_shallow(p, o, alpha, ne, parity, n, stats, deadline)
+        return nws_shallow(p, o, alpha, ne, parity, n, stats)
     if ne == 2:
         empties = ~(p | o) & _FULL[n]
         x1 = np.int64(trailing_zeros(empties))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -23,7 +24,15 @@ from othellolab.core import Board, ConfigError, Stop
 from othellolab.core.kernels import ONE, U64, ZERO, _flips, hash_position, popcount
 from othellolab.players.search.evaluation import Evaluation, evaluate
 from othellolab.players.search.geometry import CORNERS, MAX_MOVES, final_score, gen_moves, pick_best
-from othellolab.players.search.stats import ABORTED, NODE_LIMIT, NODES, STATS_SIZE, count_node
+from othellolab.players.search.state import ABORTED, NODE_LIMIT, NODES, STATS_SIZE, count_node
+from othellolab.players.search.table import (
+    MIDGAME_MIN_BITS,
+    TranspositionTable,
+    midgame_depth,
+    midgame_match,
+    midgame_move,
+    midgame_pack,
+)
 
 MAX_DEPTH = 60
 """Deepest iteration of iterative deepening (a full 8x8 game)."""
@@ -35,94 +44,56 @@ _SORT_DEPTH = 2
 """Nodes with at least this much depth left order their moves by the evaluation of each child."""
 
 
-class SearchTable:
-    """The alpha-beta transposition table: ``2**bits`` entries of (hash, lower and upper bound,
-    best move, depth). Kept by a player between moves, cleared by ``reset``."""
+class AlphaBetaState(NamedTuple):
+    """The midgame search's state, passed whole to ``_ab``: the board size, the table's
+    ``keys`` and float ``bounds`` (``table.TranspositionTable``), a small random score per
+    square that breaks ties between equal moves, the statistics, the deadline (a
+    ``perf_counter`` time; 0 for none) and the evaluation (its ``kind`` and ``weights``)."""
 
-    def __init__(self, bits: int = 20) -> None:
-        if isinstance(bits, bool) or not isinstance(bits, int) or not 4 <= bits <= 30:
-            raise ConfigError(f"must be a whole number in 4..30, got {bits!r}", option="bits")
-        size = 1 << bits
-        self.keys = np.zeros(size, dtype=np.uint64)
-        self.lower = np.zeros(size, dtype=np.float32)
-        self.upper = np.zeros(size, dtype=np.float32)
-        self.move = np.zeros(size, dtype=np.int8)
-        self.depth = np.zeros(size, dtype=np.int8)
-
-    def clear(self) -> None:
-        """Forget every entry."""
-        self.keys[:] = 0
-
-    def best_move(self, board: Board) -> int | None:
-        """The stored best move of ``board``, or ``None``."""
-        h = int(hash_position(U64(board.player), U64(board.opponent)))
-        i = h & (len(self.keys) - 1)
-        if int(self.keys[i]) != h or self.move[i] < 0:
-            return None
-        return int(self.move[i])
+    n: int
+    keys: np.ndarray
+    bounds: np.ndarray
+    tiebreak: np.ndarray
+    stats: np.ndarray
+    deadline: float
+    ev_kind: int
+    ev_w: np.ndarray
 
 
 @numba.njit(cache=True, nogil=True)
 def _ab(
-    p: int,
-    o: int,
-    alpha: float,
-    beta: float,
-    depth: int,
-    n: int,
-    kind: int,
-    weights: np.ndarray,
-    tt_keys: np.ndarray,
-    tt_lower: np.ndarray,
-    tt_upper: np.ndarray,
-    tt_move: np.ndarray,
-    tt_depth: np.ndarray,
-    tiebreak: np.ndarray,
-    stats: np.ndarray,
-    deadline: float,
+    p: int, o: int, alpha: float, beta: float, depth: int, st: AlphaBetaState
 ) -> tuple[float, int]:
     """Fail-soft PVS to ``depth`` plies (passes are free): the score and the best move."""
-    if count_node(stats, deadline):
+    n = st.n
+    stats = st.stats
+    keys = st.keys
+    bounds = st.bounds
+    if count_node(stats, st.deadline):
         return 0.0, -1
     moves = gen_moves(p, o, n)
     if moves == ZERO:
         if gen_moves(o, p, n) == ZERO:
             return float(final_score(p, o, n)), -1
-        s, _ = _ab(
-            o,
-            p,
-            -beta,
-            -alpha,
-            depth,
-            n,
-            kind,
-            weights,
-            tt_keys,
-            tt_lower,
-            tt_upper,
-            tt_move,
-            tt_depth,
-            tiebreak,
-            stats,
-            deadline,
-        )
+        s, _ = _ab(o, p, -beta, -alpha, depth, st)
         return -s, n * n
     if depth <= 0:
-        return evaluate(kind, weights, p, o, n), -1
+        return evaluate(st.ev_kind, st.ev_w, p, o, n), -1
     h = hash_position(p, o)
-    slot = h & U64(tt_keys.shape[0] - 1)
+    slot = h & U64(keys.shape[0] - 1)
     hash_move = -1
-    if tt_keys[slot] == h:
-        hash_move = tt_move[slot]
-        if tt_depth[slot] >= depth:
-            lo = tt_lower[slot]
-            hi = tt_upper[slot]
+    key = keys[slot]
+    if midgame_match(key, h):
+        hash_move = midgame_move(key)
+        if midgame_depth(key) >= depth:
+            lo = bounds[slot, 0]
+            hi = bounds[slot, 1]
             if lo >= beta or lo == hi:
                 return float(lo), hash_move
             if hi <= alpha:
                 return float(hi), hash_move
     sqs = np.empty((1, MAX_MOVES), dtype=np.int64)
-    keys = np.empty((1, MAX_MOVES), dtype=np.float64)
+    order = np.empty((1, MAX_MOVES), dtype=np.float64)
     count = 0
     corners = CORNERS[n]
     while moves:
@@ -133,85 +104,34 @@ def _ab(
         np_ = o & ~f
         no = p | f | bit
         if depth >= _SORT_DEPTH:
-            key = -evaluate(kind, weights, np_, no, n)
+            k = -evaluate(st.ev_kind, st.ev_w, np_, no, n)
         else:
             reply = gen_moves(np_, no, n)
-            key = -float(popcount(reply) + popcount(reply & corners))
+            k = -float(popcount(reply) + popcount(reply & corners))
             if bit & corners:
-                key += 0.5
+                k += 0.5
         if sq == hash_move:
-            key = _BIG
+            k = _BIG
         sqs[0, count] = sq
-        keys[0, count] = key + tiebreak[sq]
+        order[0, count] = k + st.tiebreak[sq]
         count += 1
     best = -_BIG
     best_move = -1
     a = alpha
     for i in range(count):
-        sq = pick_best(sqs, keys, 0, i, count)
+        sq = pick_best(sqs, order, 0, i, count)
         bit = ONE << U64(sq)
         f = _flips(p, o, sq, n)
         np_ = o & ~f
         no = p | f | bit
         if i == 0:
-            s, _ = _ab(
-                np_,
-                no,
-                -beta,
-                -a,
-                depth - 1,
-                n,
-                kind,
-                weights,
-                tt_keys,
-                tt_lower,
-                tt_upper,
-                tt_move,
-                tt_depth,
-                tiebreak,
-                stats,
-                deadline,
-            )
+            s, _ = _ab(np_, no, -beta, -a, depth - 1, st)
             s = -s
         else:
-            s, _ = _ab(
-                np_,
-                no,
-                -a - 1e-6,
-                -a,
-                depth - 1,
-                n,
-                kind,
-                weights,
-                tt_keys,
-                tt_lower,
-                tt_upper,
-                tt_move,
-                tt_depth,
-                tiebreak,
-                stats,
-                deadline,
-            )
+            s, _ = _ab(np_, no, -a - 1e-6, -a, depth - 1, st)
             s = -s
             if a < s < beta:
-                s, _ = _ab(
-                    np_,
-                    no,
-                    -beta,
-                    -s,
-                    depth - 1,
-                    n,
-                    kind,
-                    weights,
-                    tt_keys,
-                    tt_lower,
-                    tt_upper,
-                    tt_move,
-                    tt_depth,
-                    tiebreak,
-                    stats,
-                    deadline,
-                )
+                s, _ = _ab(np_, no, -beta, -s, depth - 1, st)
                 s = -s
         if stats[ABORTED]:
             return 0.0, -1
@@ -222,12 +142,11 @@ def _ab(
                 a = s
                 if s >= beta:
                     break
-    if tt_keys[slot] != h or tt_depth[slot] <= depth:
-        tt_keys[slot] = h
-        tt_depth[slot] = depth
-        tt_move[slot] = best_move
-        tt_lower[slot] = best if best > alpha else -_BIG
-        tt_upper[slot] = best if best < beta else _BIG
+    key = keys[slot]  # the children may have replaced the entry meanwhile
+    if not midgame_match(key, h) or midgame_depth(key) <= depth:
+        keys[slot] = midgame_pack(h, best_move, depth)
+        bounds[slot, 0] = best if best > alpha else -_BIG
+        bounds[slot, 1] = best if best < beta else _BIG
     return best, best_move
 
 
@@ -252,7 +171,7 @@ def search(
     time_limit: float | None = None,
     max_nodes: int | None = None,
     evaluation: Evaluation | None = None,
-    table: SearchTable | None = None,
+    table: TranspositionTable | None = None,
     seed: int | None = None,
     stop: Stop | None = None,
 ) -> SearchResult:
@@ -261,14 +180,20 @@ def search(
     The clock is checked between iterations (an iteration is not started when it would likely
     overrun) and inside the search every few thousand nodes; an interrupted iteration is
     dropped. ``stop`` ends the search from another thread, at the next node. With no limit at
-    all the search goes to depth 6. The compiled search releases the GIL, so other threads
+    all the search goes to depth 6. ``table`` (at least ``2**MIDGAME_MIN_BITS`` entries) may be
+    kept between searches of one game. The compiled search releases the GIL, so other threads
     run meanwhile.
     """
     if board.is_game_over():
         raise ValueError(f"no legal move: the game is over\n{board}")
     evaluation = evaluation or Evaluation()
     evaluation.check_size(board.size)
-    table = table or SearchTable(18)
+    table = table or TranspositionTable(18)
+    if table.bits < MIDGAME_MIN_BITS:
+        raise ConfigError(
+            f"a midgame table needs at least {MIDGAME_MIN_BITS} bits, got {table.bits}",
+            option="bits",
+        )
     n = board.size
     if depth is None and time_limit is None and max_nodes is None:
         depth = 6
@@ -279,6 +204,9 @@ def search(
     stats = np.zeros(STATS_SIZE, dtype=np.int64)
     t0 = time.perf_counter()
     deadline = t0 + time_limit if time_limit is not None else 0.0
+    state = AlphaBetaState(
+        n, table.keys, table.bounds, tiebreak, stats, deadline, evaluation.kind, evaluation.weights
+    )
     p, o = U64(board.player), U64(board.opponent)
     legal = board.legal_actions()
     best: tuple[float, int, int] = (0.0, legal[0], 0)
@@ -294,24 +222,7 @@ def search(
             if max_nodes is not None:
                 stats[NODE_LIMIT] = max_nodes
             t_it = time.perf_counter()
-            score, move = _ab(
-                p,
-                o,
-                -_BIG,
-                _BIG,
-                d,
-                n,
-                evaluation.kind,
-                evaluation.weights,
-                table.keys,
-                table.lower,
-                table.upper,
-                table.move,
-                table.depth,
-                tiebreak,
-                stats,
-                deadline,
-            )
+            score, move = _ab(p, o, -_BIG, _BIG, d, state)
             last_iteration = time.perf_counter() - t_it
             if stats[ABORTED]:
                 break
@@ -335,13 +246,23 @@ def search(
     )
 
 
-def _pv_from_table(board: Board, table: SearchTable, depth: int) -> list[int]:
+def table_move(table: TranspositionTable, board: Board) -> int | None:
+    """The best move a midgame search left in ``table`` for ``board``, or ``None``."""
+    h = int(hash_position(U64(board.player), U64(board.opponent)))
+    key = int(table.keys[h & (len(table.keys) - 1)])
+    if key >> 16 != h >> 16:
+        return None
+    move = (key >> 8 & 255) - 1
+    return None if move < 0 else move
+
+
+def _pv_from_table(board: Board, table: TranspositionTable, depth: int) -> list[int]:
     """The principal variation by following the table's best moves (checked for legality)."""
     line: list[int] = []
     for _ in range(depth):
         if board.is_game_over():
             break
-        move = table.best_move(board)
+        move = table_move(table, board)
         if move is None or move not in board.legal_actions():
             break
         line.append(move)

@@ -21,7 +21,7 @@ from othellolab.players.search.geometry import (
     neighbours,
     pick_best,
 )
-from othellolab.players.search.stats import SELECT, SHALLOW_NODES
+from othellolab.players.search.state import SELECT, SHALLOW_NODES, SolverState
 from othellolab.players.search.table import (
     ENTRY_UPPER,
     bounds_usable,
@@ -63,16 +63,7 @@ ESTIMATE_SORT_DEPTH = 3
 
 @hot_kernel(inline="always")
 def order_moves(
-    p: int,
-    o: int,
-    moves: int,
-    hash_move: int,
-    n: int,
-    buf_sq: np.ndarray,
-    buf_key: np.ndarray,
-    row: int,
-    tt_keys: np.ndarray,
-    ne: int,
+    p: int, o: int, moves: int, hash_move: int, row: int, ne: int, st: SolverState
 ) -> int:
     """Fill row ``row`` of ``buf_sq``/``buf_key`` with the moves and their ordering keys (higher
     first); return the count. (Rows of one 2-D buffer, not 1-D views: a view costs two atomic
@@ -83,6 +74,10 @@ def order_moves(
     goes first. When the children (``ne - 1`` empties) have table entries, their slots are
     prefetched on the way.
     """
+    n = st.n
+    buf_sq = st.buf_sq
+    buf_key = st.buf_key
+    tt_keys = st.keys
     k = 0
     corners = CORNERS[n]
     while moves:
@@ -108,19 +103,7 @@ def order_moves(
 
 
 @hot_kernel(nogil=True)
-def estimate(
-    p: int,
-    o: int,
-    alpha: float,
-    beta: float,
-    depth: int,
-    n: int,
-    stats: np.ndarray,
-    ev_kind: int,
-    ev_w: np.ndarray,
-    buf_sq: np.ndarray,
-    buf_key: np.ndarray,
-) -> float:
+def estimate(p: int, o: int, alpha: float, beta: float, depth: int, st: SolverState) -> float:
     """Fail-soft alpha-beta to ``depth`` plies with evaluation ``ev_kind``/``ev_w`` and no table, in
     discs for the side to move: a cheap guess of the score, used only to order moves and to
     centre the first window. Nodes visited are counted in ``stats[SHALLOW_NODES]``. The move
@@ -128,6 +111,12 @@ def estimate(
     which the solver's own nodes never reach. A leaf is evaluated without looking for a pass
     (a move generation, a sixth of its cost), and the last ply evaluates the children in a loop
     instead of a call each."""
+    n = st.n
+    stats = st.stats
+    ev_kind = st.ev_kind
+    ev_w = st.ev_w
+    buf_sq = st.buf_sq
+    buf_key = st.buf_key
     stats[SHALLOW_NODES] += 1
     if depth <= 0:
         return evaluate(ev_kind, ev_w, p, o, n)
@@ -135,7 +124,7 @@ def estimate(
     if moves == ZERO:
         if gen_moves(o, p, n) == ZERO:
             return float(final_score(p, o, n))
-        return -estimate(o, p, -beta, -alpha, depth, n, stats, ev_kind, ev_w, buf_sq, buf_key)
+        return -estimate(o, p, -beta, -alpha, depth, st)
     if depth == 1:
         best = -1.0e9
         while moves:
@@ -169,19 +158,7 @@ def estimate(
             sq = buf_sq[row, i]
         bit = ONE << U64(sq)
         f = _flips(p, o, sq, n)
-        s = -estimate(
-            o & ~f,
-            p | f | bit,
-            -beta,
-            -max(alpha, best),
-            depth - 1,
-            n,
-            stats,
-            ev_kind,
-            ev_w,
-            buf_sq,
-            buf_key,
-        )
+        s = -estimate(o & ~f, p | f | bit, -beta, -max(alpha, best), depth - 1, st)
         if s > best:
             best = s
             if s >= beta:
@@ -202,17 +179,10 @@ def order_moves_etc(
     moves: int,
     ne: int,
     alpha: int,
-    n: int,
     row: int,
-    tt_keys: np.ndarray,
-    tt_data: np.ndarray,
-    stats: np.ndarray,
     etc: bool,
     sort: bool,
-    ev_kind: int,
-    ev_w: np.ndarray,
-    buf_sq: np.ndarray,
-    buf_key: np.ndarray,
+    st: SolverState,
 ) -> tuple[int, int]:
     """``order_moves`` far from the end (``ne`` empties before the move). With ``etc``, probe
     each child in the table and return ``(count, cut)`` where ``cut > alpha`` is a proven
@@ -226,6 +196,12 @@ def order_moves_etc(
     best, so the rest only need to be below it), and only estimates above ``alpha -
     SORT_MARGIN`` are told apart at all, since the moves below that all fail low anyway.
     Without ``sort``, fewer flips break ties instead."""
+    n = st.n
+    tt_keys = st.keys
+    tt_data = st.data
+    stats = st.stats
+    buf_sq = st.buf_sq
+    buf_key = st.buf_key
     corners = CORNERS[n]
     full = _FULL[n]
     depth = _sort_depth(ne)
@@ -275,19 +251,7 @@ def order_moves_etc(
             sq = pick_best(buf_sq, buf_key, row, j, k)
             bit = ONE << U64(sq)
             f = _flips(p, o, sq, n)
-            e = estimate(
-                o & ~f,
-                p | f | bit,
-                -1.0e9,
-                min(beta, -best),
-                depth,
-                n,
-                stats,
-                ev_kind,
-                ev_w,
-                buf_sq,
-                buf_key,
-            )
+            e = estimate(o & ~f, p | f | bit, -1.0e9, min(beta, -best), depth, st)
             buf_key[row, j] -= np.int64(SORT_WEIGHT * e)
             best = max(best, -e)
     return k, -INF - 1
@@ -295,40 +259,10 @@ def order_moves_etc(
 
 @hot_kernel(inline="always")
 def order_nws(
-    p: int,
-    o: int,
-    moves: int,
-    ne: int,
-    alpha: int,
-    n: int,
-    row: int,
-    tt_keys: np.ndarray,
-    tt_data: np.ndarray,
-    stats: np.ndarray,
-    ev_kind: int,
-    ev_w: np.ndarray,
-    buf_sq: np.ndarray,
-    buf_key: np.ndarray,
+    p: int, o: int, moves: int, ne: int, alpha: int, row: int, st: SolverState
 ) -> tuple[int, int]:
     """Order the moves of a null-window node by the means its depth pays for (shallow search,
     table probes, fastest first); ``(count, cut)`` as ``order_moves_etc``."""
     if ne >= ETC_MIN:
-        return order_moves_etc(
-            p,
-            o,
-            moves,
-            ne,
-            alpha,
-            n,
-            row,
-            tt_keys,
-            tt_data,
-            stats,
-            True,
-            ne >= SORT_MIN,
-            ev_kind,
-            ev_w,
-            buf_sq,
-            buf_key,
-        )
-    return order_moves(p, o, moves, -1, n, buf_sq, buf_key, row, tt_keys, ne), -INF - 1
+        return order_moves_etc(p, o, moves, ne, alpha, row, True, ne >= SORT_MIN, st)
+    return order_moves(p, o, moves, -1, row, ne, st), -INF - 1

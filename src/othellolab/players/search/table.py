@@ -1,5 +1,11 @@
-"""The transposition table: one buffer of 16-byte entries, its probe and store rules, and the
-table keys (symmetric near the start).
+"""The transposition table: one buffer of 16-byte entries (an 8-byte key, 8 bytes of payload)
+that both searches use, the exact solver's probe and store rules, its table keys (symmetric near
+the start), and the midgame search's entry format.
+
+The exact solver keeps int8 disc bounds, the best move and the empties in the payload's first
+four bytes (``data``), two slots per position in one cache line. The midgame search keeps its
+float32 bounds in the whole payload (``bounds``) and its move and depth in the key's low 16 bits,
+which the slot (one per position, tables of at least 2**16 entries) already implies.
 """
 
 from __future__ import annotations
@@ -26,12 +32,14 @@ ENTRY_LOWER, ENTRY_UPPER, ENTRY_MOVE, ENTRY_DEPTH = 0, 1, 2, 3
 
 
 class TranspositionTable:
-    """The solver's table: ``2**bits`` entries of (hash, lower, upper, best move, empties).
+    """``2**bits`` entries of 16 bytes: ``keys`` (uint64) and, as views of the same payload,
+    ``data`` (the solver's int8 lower bound, upper bound, best move and empties) and ``bounds``
+    (the midgame search's float32 lower and upper bounds). A table serves one kind of search.
 
-    Entries are exact-solver bounds, valid for any later solve, so one table can serve a whole
-    game; ``clear`` frees nothing but forgets everything. ``keys`` and ``data`` are strided views
-    of one buffer of 16-byte entries, so that a probe of the two slots a position may use and
-    the read of the entry found touch a single cache line (two apart: 3-4x slower probes).
+    The solver's entries are exact bounds, valid for any later solve, so one table can serve a
+    whole game; ``clear`` frees nothing but forgets everything. All views are strided views of
+    one 64-byte-aligned buffer, so that a probe of the two slots a position may use and the read
+    of the entry found touch a single cache line (two apart: 3-4x slower probes).
     """
 
     def __init__(self, bits: int = 20) -> None:
@@ -44,6 +52,7 @@ class TranspositionTable:
         entries = raw[start : start + (1 << bits) * 16].reshape(1 << bits, 16)
         self.keys = entries[:, :8].view(np.uint64)[:, 0]
         self.data = entries[:, 8:12].view(np.int8)
+        self.bounds = entries[:, 8:16].view(np.float32)
 
     def clear(self) -> None:
         """Forget every entry."""
@@ -161,3 +170,35 @@ def tt_store(
         data[i, ENTRY_MOVE] = move
     if score < beta and score < data[i, ENTRY_UPPER]:
         data[i, ENTRY_UPPER] = score
+
+
+MIDGAME_MIN_BITS = 16
+"""The midgame search's tables have at least ``2**16`` entries: its slot then implies the key's
+low 16 bits, which hold the entry's move and depth instead."""
+
+_LOW16 = U64(0xFFFF)
+
+
+@hot_kernel(inline="always")
+def midgame_pack(h: int, move: int, depth: int) -> int:
+    """The key of a midgame entry: the hash's high 48 bits, the move (+1, so that none is 0)
+    and the depth in the low 16."""
+    return (U64(h) & ~_LOW16) | U64((move + 1) << 8) | U64(depth)
+
+
+@hot_kernel(inline="always")
+def midgame_match(key: int, h: int) -> bool:
+    """Whether the midgame entry ``key`` is position ``h``'s."""
+    return (U64(key) ^ U64(h)) >> U64(16) == ZERO
+
+
+@hot_kernel(inline="always")
+def midgame_move(key: int) -> int:
+    """The best move kept in a midgame entry's key (-1 for none)."""
+    return np.int64((U64(key) >> U64(8)) & U64(255)) - 1
+
+
+@hot_kernel(inline="always")
+def midgame_depth(key: int) -> int:
+    """The depth kept in a midgame entry's key."""
+    return np.int64(U64(key) & U64(255))

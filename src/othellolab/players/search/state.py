@@ -1,11 +1,13 @@
-"""A search's statistics and limits, in one int64 array its kernels share: nodes counted, the
-node limit, the abort flag (a passed limit, or a ``Stop`` from another thread), and when to
-look at the clock next.
+"""What a search carries through its kernels: its statistics and limits, in one int64 array
+(nodes counted, the node limit, the abort flag set by a passed limit or a ``Stop`` from another
+thread, when to look at the clock next), and the exact solver's whole state as one record, so
+that its kernels take a position, a window and that record instead of a dozen arrays.
 """
 
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -58,3 +60,23 @@ def count_node(stats: np.ndarray, deadline: float) -> bool:
     if stats[NODES] >= stats[NEXT_CHECK]:
         return check_limits(stats, deadline)
     return stats[ABORTED] != 0
+
+
+class SolverState(NamedTuple):
+    """The exact solver's state, passed whole to every kernel of the search: the board size,
+    the transposition table's ``keys`` and ``data`` (``table.TranspositionTable``), one move
+    list and one ordering-key list per empty square (rows by empties; the last rows serve the
+    shallow ordering searches), the statistics, the
+    deadline (a ``perf_counter`` time; 0 for none) and the ordering evaluation (its ``kind``
+    and ``weights``, ``evaluation.Evaluation``). Numba passes it as its fields, so it costs
+    nothing over loose arguments."""
+
+    n: int
+    keys: np.ndarray
+    data: np.ndarray
+    buf_sq: np.ndarray
+    buf_key: np.ndarray
+    stats: np.ndarray
+    deadline: float
+    ev_kind: int
+    ev_w: np.ndarray
