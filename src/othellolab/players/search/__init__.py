@@ -16,6 +16,13 @@ One module per concern, each importing only those listed before it:
   searches);
 - ``endgame``: the exact solver (``solve``);
 - ``midgame``: iterative-deepening alpha-beta (``search``).
+
+The small kernels called once per node (``solve1``, ``solve2``, ``order_moves``, ``pick_best``,
+``tt_store``, the table helpers) are inlined by Numba (``inline="always"``): a call between
+compiled kernels passes its result through memory and checks a status code, and these run
+hundreds of millions of times per solve. The price is a first compile of about 40 s (cached
+on disk; ``make setup`` pays it once). Measured trials of these choices and of the search
+constants are in docs/benchmarks.md.
 """
 
 from othellolab.players.search.endgame import SolveAborted, SolveResult, solve, warm_up

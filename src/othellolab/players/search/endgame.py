@@ -85,9 +85,8 @@ PRESEARCH_MARGINS = (4, 8, 12)
 """The pre-searches, in order, by their probable-cut margin in discs: each prunes a node when a
 shallow search says its score is this far outside the window (ProbCut), so it is far cheaper
 than the exact search, and it leaves its best moves in the table and its score as the guess of
-the next one; as Edax and Egaroucid do, with looser and looser cuts. On FFO #53/#56/#57 the
-exact solve then visits 1.8x fewer nodes (6,265 M -> 3,320 M including the pre-searches);
-4,8 and 4,8,12 beat 8, 6, 5,10, 12,6 and 3,6,9,12."""
+the next one; as Edax and Egaroucid do, with looser and looser cuts (the trials that chose
+them: docs/benchmarks.md, "How the solver's constants were chosen")."""
 
 MPC_MIN = 14
 """From this many empties up, pre-search nodes try a probable cut."""
@@ -110,8 +109,7 @@ ESTIMATE_ROWS = max(SORT_DEPTH_MAX, MPC_DEPTH_MAX, GUESS_DEPTH) + 1
 def _stability_threshold(ne: int, cells: int) -> int:
     """Try the stability bound only when ``alpha`` is this high (it costs a fixed-point loop).
 
-    On 8x8 about twice the empties, as Edax does: lower than before near the end and higher far
-    from it (FFO #49: 3% fewer nodes; #43-#47 unchanged)."""
+    On 8x8 about twice the empties, as Edax does."""
     return min(2 * ne, ne + 24) if cells == 64 else cells - cells // 2
 
 

@@ -18,11 +18,11 @@ from othellolab.players.patterns import pattern_evaluation, pattern_value, patte
 from othellolab.players.search.heuristic import DEFAULT_WEIGHTS, heuristic
 
 _pattern_value = pattern_value_pext if FAST_PEXT else pattern_value
-"""The pattern evaluation the kernels call: with ``pext`` where the CPU runs it fast (the exact
-solver 3-6% faster on FFO #45-#49), the portable one elsewhere; Numba binds one of the two."""
+"""The pattern evaluation the kernels call: with ``pext`` where the CPU runs it fast, the
+portable one elsewhere; Numba binds one of the two."""
 
 EVAL_HEURISTIC = 0
-"""``evaluate`` kind: the hand-written evaluation of this module."""
+"""``evaluate`` kind: the hand-written evaluation (``heuristic``)."""
 
 EVAL_DISCS = 1
 """``evaluate`` kind: the disc difference (no weights)."""
@@ -99,7 +99,7 @@ def named_evaluation(name: str) -> Evaluation:
 @functools.cache
 def default_evaluation(size: int) -> Evaluation:
     """The evaluation that orders moves when the caller names none: the learned patterns on
-    8x8 (FFO #43-#48: 2x fewer nodes than the hand-written one), the hand-written one on the
-    small boards, which have no pattern weights. Built once per size: the pattern table is 16 MB,
+    8x8 (about half the nodes of the hand-written one), the hand-written one on the small
+    boards, which have no pattern weights. Built once per size: the pattern table is 16 MB,
     too much to copy for every solve of a game."""
     return pattern_evaluation() if size == 8 else Evaluation()

@@ -40,10 +40,8 @@ ETC_MIN = 10
 
 SORT_MIN = 16
 """From this many empties up, null-window nodes order their moves by a shallow search of each
-child with the ordering evaluation (as Edax does with its patterns), on top of fastest first.
-Once the children were searched as one alpha-beta instead of one window each, 16 beat 17 (FFO
-#45/#49/#50/#53: 9% fewer nodes, 47% more ordering positions, 3% less time); 15 costs more
-ordering than it saves."""
+child with the ordering evaluation (as Edax does with its patterns), on top of fastest first;
+closer to the end the ordering costs more than it saves."""
 
 SORT_DEPTH_BASE = 10
 
@@ -208,8 +206,7 @@ def order_moves_etc(
     beta = float(SORT_MARGIN - alpha)
     # First the children's flips (kept in the key row for now) and, with ``etc``, their table
     # keys (in the row's second half) and a prefetch of their slots. The probes come after the
-    # mobility keys, whose work hides the memory latency (probing straight after the prefetches
-    # waited on memory: 2% slower on FFO #45/#49/#50/#53).
+    # mobility keys, whose work hides the memory latency.
     k = 0
     while moves:
         bit = moves & (~moves + ONE)
@@ -244,8 +241,7 @@ def order_moves_etc(
                 if -upper > alpha and bounds_usable(tt_data, slot, stats[SELECT]):
                     return i, -upper
     if sort:
-        # A window per child gave every good child an exact estimate: 2.6x the ordering
-        # positions of FFO #49/#50 for the same nodes within 1%.
+        # One alpha-beta over the children, not a window each: only the best needs its value.
         best = -1.0e9
         for j in range(k):
             sq = pick_best(buf_sq, buf_key, row, j, k)

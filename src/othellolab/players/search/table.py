@@ -39,7 +39,7 @@ class TranspositionTable:
     The solver's entries are exact bounds, valid for any later solve, so one table can serve a
     whole game; ``clear`` frees nothing but forgets everything. All views are strided views of
     one 64-byte-aligned buffer, so that a probe of the two slots a position may use and the read
-    of the entry found touch a single cache line (two apart: 3-4x slower probes).
+    of the entry found touch a single cache line.
     """
 
     def __init__(self, bits: int = 20) -> None:
