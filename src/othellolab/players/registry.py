@@ -77,18 +77,42 @@ def _parse_value(text: str) -> Any:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Split ``"name:k=v,k2=v2"`` into the name and its typed options."""
+    """Split ``"name:k=v,k2=v2"`` into the name and its typed options.
+
+    A value in single or double quotes is taken literally as a string (quotes removed), so it
+    may hold commas, ``=`` and spaces: ``nboard:cmd='edax -n 1',depth=8``.
+    """
     name, _, rest = spec.strip().partition(":")
     options: dict[str, Any] = {}
-    if rest:
-        for item in rest.split(","):
-            if not item.strip():
-                continue
-            key, eq, value = item.partition("=")
-            if not eq or not key.strip():
-                raise ValueError(f"player spec {spec!r}: option {item!r} is not KEY=VALUE")
-            options[key.strip().replace("-", "_")] = _parse_value(value.strip())
+    for item in _split_options(rest, spec):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"player spec {spec!r}: option {item!r} is not KEY=VALUE")
+        value = value.strip()
+        quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+        options[key.strip().replace("-", "_")] = value[1:-1] if quoted else _parse_value(value)
     return name.strip().lower(), options
+
+
+def _split_options(rest: str, spec: str) -> list[str]:
+    """The ``KEY=VALUE`` items of a spec's option part: split on commas outside quotes."""
+    items: list[str] = []
+    current: list[str] = []
+    quote = ""
+    for ch in rest:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == ",":
+            items.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    if quote:
+        raise ValueError(f"player spec {spec!r}: unclosed {quote} quote")
+    items.append("".join(current))
+    return [item for item in items if item.strip()]
 
 
 def get_entry(name: str) -> PlayerEntry:
