@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from othellolab.cli import arena as _arena
 from othellolab.cli import dataset as _dataset
 from othellolab.cli import evaluate as _evaluate
 from othellolab.cli import play as _play
@@ -28,6 +29,7 @@ app.add_typer(_dataset.app, name="dataset")
 app.command("serve")(_serve.serve)
 app.add_typer(train_app, name="train")
 app.add_typer(_evaluate.app, name="evaluate")
+app.add_typer(_arena.app, name="arena")
 
 
 def main() -> None:
