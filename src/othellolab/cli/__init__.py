@@ -7,6 +7,7 @@ import typer
 from othellolab.cli import arena as _arena
 from othellolab.cli import dataset as _dataset
 from othellolab.cli import evaluate as _evaluate
+from othellolab.cli import nboard as _nboard
 from othellolab.cli import play as _play
 from othellolab.cli import records as _records
 from othellolab.cli import serve as _serve
@@ -30,6 +31,7 @@ app.command("serve")(_serve.serve)
 app.add_typer(train_app, name="train")
 app.add_typer(_evaluate.app, name="evaluate")
 app.add_typer(_arena.app, name="arena")
+app.command("nboard")(_nboard.nboard)
 
 
 def main() -> None:

@@ -164,7 +164,7 @@ def _load_builtin() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from othellolab.players import alphabeta, endgame, mcts, montecarlo, network, simple
+    from othellolab.players import alphabeta, endgame, external, mcts, montecarlo, network, simple
 
     register_player("random", simple.RandomPlayer, "uniformly random legal move", strength=0)
     register_player(
@@ -213,4 +213,10 @@ def _load_builtin() -> None:
         network.ValuePlayer,
         "one-ply search on a value network; shipped model or model=DIR",
         strength=25,
+    )
+    register_player(
+        "nboard",
+        external.NBoardPlayer,
+        "an external engine over the NBoard protocol: cmd='edax -n 1' (or config=FILE), depth",
+        strength=-1,
     )
