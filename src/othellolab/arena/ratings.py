@@ -120,7 +120,7 @@ class Ratings:
         return (
             f"{self.games} games; {self.anchor} = {self.anchor_rating:g}; draw rate between "
             f"equals {100 * self.nu / (2 + self.nu):.1f}%; black's advantage "
-            f"{self.advantage:+.0f} Elo; {round(100 * self.confidence)}% intervals by "
+            f"{round(self.advantage) + 0:+d} Elo; {round(100 * self.confidence)}% intervals by "
             f"{self.method}; prior {self.prior:g} virtual games per pairing"
         )
 
@@ -171,6 +171,8 @@ def fit_ratings(
     white = np.array([index[w] for _, w, _ in games])
     outcome = np.sign(np.array([s for _, _, s in games], dtype=np.float64)).astype(np.int64)
     _check_connected(labels, black, white, anchor)
+    if prior == 0:
+        _check_finite(labels, black, white, outcome)
     model = _Model(len(labels), index[anchor], colour=colour)
     theta, draws = model.fit(black, white, outcome, prior)
     nu, advantage = model.nu(theta, draws), model.advantage(theta, draws)
@@ -247,6 +249,37 @@ def _check_connected(labels: list[str], black: np.ndarray, white: np.ndarray, an
             f"no chain of games links {', '.join(loose)} to the anchor {anchor}: their ratings "
             "are not determined"
         )
+
+
+def _check_finite(
+    labels: list[str], black: np.ndarray, white: np.ndarray, outcome: np.ndarray
+) -> None:
+    """Without a prior the likelihood has a maximum only if no group of players won (or lost)
+    every game against the rest: the graph "i won or drew against j" is strongly connected."""
+    n = len(labels)
+    beat: dict[int, set[int]] = {i: set() for i in range(n)}
+    for b, w, o in zip(black.tolist(), white.tolist(), outcome.tolist(), strict=True):
+        if o >= 0:
+            beat[b].add(w)
+        if o <= 0:
+            beat[w].add(b)
+    beaten: dict[int, set[int]] = {i: set() for i in range(n)}
+    for i, js in beat.items():
+        for j in js:
+            beaten[j].add(i)
+    for graph in (beat, beaten):
+        seen, stack = {0}, [0]
+        while stack:
+            for j in graph[stack.pop()]:
+                if j not in seen:
+                    seen.add(j)
+                    stack.append(j)
+        if len(seen) < n:
+            raise RatingError(
+                "the ratings diverge: some players won (or lost) every game against the others "
+                f"({', '.join(labels[i] for i in range(n) if i not in seen)} on one side); use a "
+                "prior > 0"
+            )
 
 
 def _normal_quantile(p: float) -> float:

@@ -296,7 +296,7 @@ class NBoardEngine:
             try:
                 games = list(parse_ggf(ggf, source="set game"))
             except OthelloError as e:
-                raise NBoardError(f"set game: {e}") from None
+                raise NBoardError(str(e)) from None
             if len(games) != 1:
                 raise NBoardError(f"set game: expected one GGF game, got {len(games)}")
             self._new_game(games[0].start, list(games[0].moves))
@@ -547,7 +547,10 @@ class NBoardClient:
             raise NBoardError(f"cannot start {shlex.join(argv)}: {e}") from None
         self._finalizer = weakref.finalize(self, _shutdown, self.proc, 1.0)
         threading.Thread(target=self._pump_out, daemon=True, name="nboard-stdout").start()
-        threading.Thread(target=self._pump_err, daemon=True, name="nboard-stderr").start()
+        self._err_thread = threading.Thread(
+            target=self._pump_err, daemon=True, name="nboard-stderr"
+        )
+        self._err_thread.start()
         try:
             self.send(f"nboard {PROTOCOL_VERSION}")
             self.ping(timeout=start_timeout)
@@ -574,6 +577,9 @@ class NBoardClient:
         return f"engine {self.engine_name or self.label}"
 
     def _died(self, doing: str) -> NBoardError:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(1.0)
+        self._err_thread.join(1.0)  # what it said on the way out
         code = self.proc.poll()
         tail = " | ".join(list(self._stderr)[-5:])
         self.close()
