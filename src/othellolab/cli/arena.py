@@ -141,6 +141,13 @@ def ratings(
     )  # fmt: skip
 
 
+def _random_label(specs: dict[str, str]) -> str | None:
+    """The label of the uniformly random player, the usual anchor at 0, if one played."""
+    if "random" in specs:
+        return "random"
+    return next((label for label, spec in specs.items() if spec.split(":")[0] == "random"), None)
+
+
 def _rate(results: list[Path], *, out: Path, title: str, echo_table: bool, **options: Any) -> None:
     from othellolab.arena.ratings import fit_ratings, games_from_records, write_report
     from othellolab.arena.tournament import load_results
@@ -150,6 +157,8 @@ def _rate(results: list[Path], *, out: Path, title: str, echo_table: bool, **opt
     for r in records:
         specs[r["black"]] = r["black_spec"]
         specs[r["white"]] = r["white_spec"]
+    if options.get("anchor") is None:
+        options["anchor"] = _random_label(specs)
     fitted = fit_ratings(games_from_records(records), **options)
     path = write_report(fitted, out, title=title, specs=specs, command=_command())
     if echo_table:
