@@ -20,9 +20,11 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from othellolab.arena.ladder import shipped_ratings
 from othellolab.core import Board, Limit
 from othellolab.players import available_players, strongest_player_spec
 from othellolab.ui.web.games import (
+    EXTERNAL_PLAYERS,
     GameStore,
     PlayerFailed,
     ThinkKind,
@@ -191,8 +193,10 @@ def create_app(
                     aliases=list(e.aliases),
                     options={k: describe_value(v) for k, v in e.options().items()},
                     defaults={k: describe_value(v) for k, v in e.defaults.items()},
+                    rating=shipped_ratings().get(e.name),
                 )
                 for e in available_players()
+                if e.name not in EXTERNAL_PLAYERS
             ],
             default_opponent=store.default_opponent,
             hint_player=store.hint_spec,

@@ -56,6 +56,10 @@ class Conflict(WebError):
     status = 409
 
 
+EXTERNAL_PLAYERS = frozenset({"nboard"})
+"""Players that start outside programs: never built from a web request."""
+
+
 class Unprocessable(WebError):
     """Well-formed JSON whose content is wrong: a bad move, an illegal move, a bad player spec."""
 
@@ -418,6 +422,8 @@ class GameStore:
         """A new game from a validated request; bad specs and records raise ``Unprocessable``."""
         self.expire()
         spec = (request.opponent or self.default_opponent).strip()
+        if spec.split(":", 1)[0].strip().lower() in EXTERNAL_PLAYERS:
+            raise Unprocessable(f"opponent {spec!r}: the web board does not start external engines")
         try:
             player = make_player(spec)
         except (ValueError, TypeError) as e:

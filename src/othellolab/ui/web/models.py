@@ -129,6 +129,8 @@ class PlayerInfo(BaseModel):
     aliases: list[str]
     options: dict[str, Any]
     defaults: dict[str, Any]
+    rating: dict[str, Any] | None = None
+    """The ladder's rating of its default setting (elo, low, high, spec, games), if rated."""
 
 
 class PlayersResponse(BaseModel):
