@@ -19,8 +19,8 @@ from bench_core import machine, write_section
 from othellolab.arena.tournament import Entrant, TournamentConfig, run_tournament
 
 PLAYERS = (
-    Entrant("mc", "montecarlo:playouts=100,seed=1"),
-    Entrant("mcts", "mcts:sims=400,seed=2"),
+    Entrant("mc", "montecarlo:playouts=800,seed=1"),
+    Entrant("mcts", "mcts:sims=3000,seed=2"),
 )
 
 

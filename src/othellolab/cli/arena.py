@@ -132,12 +132,19 @@ def ratings(
         typer.Option("--out", "-o", help="Report folder (default: the first results' folder)."),
     ] = None,
     title: Annotated[str, typer.Option(help="Report title.")] = "Ratings",
+    ladder_json: Annotated[
+        Path | None,
+        typer.Option(
+            help="Also write the ratings of each registered player's default setting here "
+            "(the web board's opponent list reads src/othellolab/arena/data/ladder.json)."
+        ),
+    ] = None,
 ) -> None:
     """Maximum-likelihood Elo with intervals; prints the table, writes report.md and PNGs."""
     folder = out or (results[0] if results[0].is_dir() else results[0].parent)
     _rate(
         results, out=folder, title=title, anchor=anchor, anchor_rating=anchor_rating,
-        prior=prior, bootstrap=bootstrap, colour=colour, echo_table=True,
+        prior=prior, bootstrap=bootstrap, colour=colour, echo_table=True, ladder_json=ladder_json,
     )  # fmt: skip
 
 
@@ -148,7 +155,15 @@ def _random_label(specs: dict[str, str]) -> str | None:
     return next((label for label, spec in specs.items() if spec.split(":")[0] == "random"), None)
 
 
-def _rate(results: list[Path], *, out: Path, title: str, echo_table: bool, **options: Any) -> None:
+def _rate(
+    results: list[Path],
+    *,
+    out: Path,
+    title: str,
+    echo_table: bool,
+    ladder_json: Path | None = None,
+    **options: Any,
+) -> None:
     from othellolab.arena.ratings import fit_ratings, games_from_records, write_report
     from othellolab.arena.tournament import load_results
 
@@ -165,3 +180,8 @@ def _rate(results: list[Path], *, out: Path, title: str, echo_table: bool, **opt
         typer.echo(fitted.table(specs=specs))
         typer.echo(fitted.summary())
     typer.echo(f"report: {path}")
+    if ladder_json is not None:
+        from othellolab.arena.ladder import export_ladder
+
+        data = export_ladder(fitted, specs, ladder_json)
+        typer.echo(f"ladder ratings of {', '.join(data['players'])}: {ladder_json}")
