@@ -332,3 +332,19 @@ def test_an_engine_that_dies_reports_its_stderr(tmp_path: Path) -> None:
         NBoardClient(argv, start_timeout=30)
     with pytest.raises(NBoardError, match="cannot start"):
         NBoardClient(["/nonexistent/engine-binary"])
+
+
+@pytest.mark.parametrize(
+    ("line", "pv", "ev", "depth", "book"),
+    [
+        ("search F5-D6-C3 +1.50 0 12", ("F5", "D6", "C3"), 1.5, "12", False),
+        ("search F5d6C3 -2 0 22@73% from book", ("F5", "d6", "C3"), -2.0, "22@73%", False),
+        ("book F5 0.50 120 20", ("F5",), 0.5, "20", True),
+        ("search PA nan 0 3", ("PA",), None, "3", False),
+    ],
+)
+def test_search_lines_parse_both_pv_styles(
+    line: str, pv: tuple, ev: float | None, depth: str, book: bool
+) -> None:
+    parsed = SearchLine.parse(line)
+    assert (parsed.pv, parsed.eval, parsed.depth, parsed.book) == (pv, ev, depth, book)

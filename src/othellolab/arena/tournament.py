@@ -24,7 +24,7 @@ import time
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -777,8 +777,3 @@ def pairing_results(records: Sequence[dict[str, Any]]) -> dict[tuple[str, str], 
         else:
             m.draws += 1
     return out
-
-
-def with_workers(config: TournamentConfig, workers: int) -> TournamentConfig:
-    """The same tournament played by ``workers`` processes."""
-    return replace(config, workers=workers)

@@ -155,9 +155,10 @@ class SearchLine:
         words = line.split()
         kind, rest = words[0], words[1:]
         pv_text = rest[0] if rest else ""
-        pv = tuple(pv_text[i : i + 2] for i in range(0, len(pv_text), 2) if pv_text[i] != "-")
-        if "-" in pv_text:
+        if "-" in pv_text:  # "F5-D6-C3"
             pv = tuple(m for m in pv_text.split("-") if m)
+        else:  # "F5d6C3"
+            pv = tuple(pv_text[i : i + 2] for i in range(0, len(pv_text), 2))
         ev = _float(rest[1]) if len(rest) > 1 else None
         depth = rest[3] if len(rest) > 3 else ""
         return cls(pv, ev, depth, " ".join(rest[4:]), kind == "book")
