@@ -58,6 +58,7 @@ def export_ladder(
     }
     from othellolab.records._stream import atomic_writer
 
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     with atomic_writer(path) as f:
         json.dump(data, f, indent=2)
         f.write("\n")
