@@ -46,7 +46,9 @@ def main() -> None:
     for _ in range(args.repeat):
         for workers in (1, 2):
             rate, secs = games_per_hour(args.games, workers)
-            print(f"{workers} worker(s): {rate:,.0f} games/hour ({args.games} games in {secs:.1f} s)")
+            print(
+                f"{workers} worker(s): {rate:,.0f} games/hour ({args.games} games in {secs:.1f} s)"
+            )
             if workers not in best or rate > best[workers][0]:
                 best[workers] = (rate, secs)
     ratio = best[2][0] / best[1][0]
