@@ -221,3 +221,10 @@ def test_kill_9_mid_tournament_then_resume_loses_nothing_and_repeats_nothing(
     records = load_results(out)
     assert len(records) == 200 == len({record_key(r) for r in records})
     assert len(list(read_ggf(out / "games.ggf"))) == 200
+
+
+def test_a_failing_player_stops_the_tournament_naming_the_game(tmp_path: Path) -> None:
+    cfg = config(players=(PLAYERS[1], Entrant("lost", "policy:model=/nonexistent/model")))
+    with pytest.raises(TournamentError, match=r"greedy \(black\) vs lost \(white\), round 1: "):
+        run_tournament(cfg, tmp_path)
+    assert load_results(tmp_path) == []  # nothing half-played was recorded

@@ -24,6 +24,7 @@ import time
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -400,15 +401,15 @@ class _Players:
 
 def play_job(job: GameJob, players: _Players) -> dict[str, Any]:
     """Play one scheduled game and return its results record."""
-    black = players.get(job.black, job.black_spec)
-    white = players.get(job.white, job.white_spec)
-    t0 = time.perf_counter()
     try:
+        black = players.get(job.black, job.black_spec)
+        white = players.get(job.white, job.white_spec)
+        t0 = time.perf_counter()
         game = play_game(
             black, white, opening=job.opening, size=job.size, limit=job.limit,
             headers={"black": job.black, "white": job.white},
         )  # fmt: skip
-    except OthelloError as e:
+    except Exception as e:  # a player's failure, named by the game it happened in
         raise TournamentError(f"{type(e).__name__}: {e}", where=job.describe()) from e
     seconds = time.perf_counter() - t0
     n = len(job.opening)
@@ -692,8 +693,15 @@ def _play_all(jobs: Sequence[GameJob], workers: int) -> Iterator[dict[str, Any]]
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    pending.pop(future)
-                    record = future.result()
+                    job = pending.pop(future)
+                    try:
+                        record = future.result()
+                    except BrokenProcessPool:
+                        raise TournamentError(
+                            "a worker process died (out of memory, or killed); the finished "
+                            "games are kept: run the same command again to resume",
+                            where=job.describe(),
+                        ) from None
                     submit()
                     yield record
         finally:
