@@ -3,6 +3,7 @@ stdout, for the NBoard GUI or any tool that speaks the protocol."""
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated
 
@@ -46,3 +47,7 @@ def nboard(
         limit=Limit(time=time) if time is not None else None,
         use_depth=use_depth,
     )
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader closed the pipe: nothing left to say, no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -472,7 +472,8 @@ def serve(
                 lines.put(line)
                 stop = getattr(chooser, "stop", None)
                 if busy.is_set() and line.split()[:1] == ["ping"] and callable(stop):
-                    stop()
+                    with contextlib.suppress(Exception):
+                        stop()
         finally:
             lines.put(None)
 
@@ -483,6 +484,8 @@ def serve(
             try:
                 if not engine.handle(line):
                     break
+            except BrokenPipeError:  # the GUI went away: end quietly
+                break
             finally:
                 busy.clear()
     finally:
