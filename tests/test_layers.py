@@ -11,16 +11,16 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "othellolab"
 RANK = {
     "core": 0,
     "records": 1,
-    "protocols": 1,
-    "datasets": 2,
-    "nn": 3,
-    "players": 4,
-    "arena": 5,
-    "training": 6,
-    "envs": 7,
-    "ui": 7,
-    "cli": 8,
-    "testing": 8,
+    "protocols": 2,
+    "datasets": 3,
+    "nn": 4,
+    "players": 5,
+    "arena": 6,
+    "training": 7,
+    "envs": 8,
+    "ui": 8,
+    "cli": 9,
+    "testing": 9,
 }
 
 

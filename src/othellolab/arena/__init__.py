@@ -1,6 +1,37 @@
-"""Games between players: the match kernel, openings, and match summaries."""
+"""Games between players: the match kernel, openings, resumable tournaments and ratings."""
 
 from othellolab.arena.match import MatchResult, play_game, play_match
-from othellolab.arena.openings import read_openings
+from othellolab.arena.openings import opening_set, random_openings, read_openings
+from othellolab.arena.ratings import Rating, RatingError, Ratings, fit_ratings, write_report
+from othellolab.arena.tournament import (
+    Entrant,
+    TournamentConfig,
+    TournamentError,
+    load_config,
+    load_results,
+    pairing_results,
+    run_tournament,
+    schedule,
+)
 
-__all__ = ["MatchResult", "play_game", "play_match", "read_openings"]
+__all__ = [
+    "Entrant",
+    "MatchResult",
+    "Rating",
+    "RatingError",
+    "Ratings",
+    "TournamentConfig",
+    "TournamentError",
+    "fit_ratings",
+    "load_config",
+    "load_results",
+    "opening_set",
+    "pairing_results",
+    "play_game",
+    "play_match",
+    "random_openings",
+    "read_openings",
+    "run_tournament",
+    "schedule",
+    "write_report",
+]

@@ -1,10 +1,17 @@
-"""Opening sets for matches: XOT-style lists of short transcripts, one per line."""
+"""Opening sets for matches: XOT-style lists of short transcripts, random openings of a given
+number of plies, and ``opening_set``, which names either in one string."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from othellolab.core import OthelloError, parse_transcript
+import numpy as np
+
+from othellolab.core import Board, ConfigError, OthelloError, parse_transcript
+
+MAX_RANDOM_PLIES = 20
+"""Longest random opening ``opening_set`` accepts (``random:N``)."""
 
 
 def read_openings(path: str | Path, *, size: int = 8) -> list[tuple[int, ...]]:
@@ -24,3 +31,88 @@ def read_openings(path: str | Path, *, size: int = 8) -> list[tuple[int, ...]]:
             except OthelloError as e:
                 raise type(e)(f"{p}, line {number}: {e}") from None
     return out
+
+
+def random_openings(
+    count: int, plies: int, *, size: int = 8, rng: np.random.Generator
+) -> list[tuple[int, ...]]:
+    """``count`` openings of ``plies`` uniformly random legal moves each (passes included when
+    forced), distinct as long as the game tree allows, none of which ends the game.
+
+    Random openings are not balanced one by one; a match plays each twice with colours swapped,
+    which cancels the opening's advantage between the two players.
+
+    >>> len(random_openings(3, 4, rng=np.random.default_rng(1)))
+    3
+    """
+    if count < 0 or plies < 0:
+        raise ValueError(f"random_openings: need count >= 0 and plies >= 0, got {count}, {plies}")
+    out: list[tuple[int, ...]] = []
+    seen: set[tuple[int, ...]] = set()
+    attempts = 0
+    while len(out) < count:
+        attempts += 1
+        board = Board(size=size)
+        moves: list[int] = []
+        while len(moves) < plies and not board.is_game_over():
+            actions = board.legal_actions()
+            a = actions[int(rng.integers(len(actions)))]
+            board = board.play(a)
+            moves.append(a)
+        if board.is_game_over() or len(moves) < plies:
+            if attempts > 100 * (count + 10):
+                raise ValueError(f"no random opening of {plies} plies leaves a {size}x{size} game")
+            continue
+        opening = tuple(moves)
+        # After many failed draws the tree is exhausted: accept repeats rather than loop forever.
+        if opening in seen and attempts <= 100 * (count + 10):
+            continue
+        seen.add(opening)
+        out.append(opening)
+    return out
+
+
+def opening_set(
+    text: str, count: int, *, size: int = 8, seed: int = 0, where: str = "openings"
+) -> list[tuple[int, ...]]:
+    """``count`` openings named by ``text``: ``none`` (the start position), ``random:N``
+    (random openings of N plies) or the path of an opening list (XOT format), from which
+    ``count`` are drawn without replacement (with replacement only when the list is shorter),
+    in an order fixed by ``seed``.
+
+    Raises ``ConfigError`` (option ``where``) for a bad name or a missing file.
+    """
+    rng = np.random.default_rng(seed)
+    name = text.strip()
+    if name.lower() in ("", "none", "start"):
+        return [()] * count
+    if name.lower().startswith("random:"):
+        value = name.split(":", 1)[1]
+        if not value.isdigit() or not 0 <= int(value) <= MAX_RANDOM_PLIES:
+            raise ConfigError(
+                f"{name!r}: random:N needs N in 0..{MAX_RANDOM_PLIES} plies", option=where
+            )
+        return random_openings(count, int(value), size=size, rng=rng)
+    path = Path(name).expanduser()
+    if not path.is_file():
+        raise ConfigError(
+            f"{name!r} is not a file of openings, 'random:N' or 'none'",
+            option=where,
+            allowed="a path to an opening list (one transcript a line), random:N or none",
+        )
+    try:
+        pool = read_openings(path, size=size)
+    except OthelloError as e:
+        raise ConfigError(str(e), option=where) from None
+    if not pool:
+        raise ConfigError(f"{path} holds no openings", option=where)
+    return _draw(pool, count, rng)
+
+
+def _draw(
+    pool: Sequence[tuple[int, ...]], count: int, rng: np.random.Generator
+) -> list[tuple[int, ...]]:
+    order: list[int] = []
+    while len(order) < count:
+        order.extend(rng.permutation(len(pool)).tolist())
+    return [pool[i] for i in order[:count]]

@@ -14,8 +14,10 @@ import click
 import typer
 from typer.core import TyperGroup
 
+from othellolab.cli import arena as _arena
 from othellolab.cli import dataset as _dataset
 from othellolab.cli import evaluate as _evaluate
+from othellolab.cli import nboard as _nboard
 from othellolab.cli import play as _play
 from othellolab.cli import records as _records
 from othellolab.cli import serve as _serve
@@ -79,6 +81,8 @@ app.command("serve")(_serve.serve)
 app.add_typer(train_app, name="train")
 app.add_typer(_evaluate.app, name="evaluate")
 app.add_typer(rl_app, name="rl")
+app.add_typer(_arena.app, name="arena")
+app.command("nboard")(_nboard.nboard)
 
 
 def main() -> None:

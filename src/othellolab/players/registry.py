@@ -91,7 +91,11 @@ def _parse_value(text: str) -> Any:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Split ``"name:k=v,k2=v2"`` into the name and its typed options."""
+    """Split ``"name:k=v,k2=v2"`` into the name and its typed options.
+
+    A value in single or double quotes is taken literally as a string (quotes removed), so it
+    may hold commas, ``=`` and spaces: ``nboard:cmd='edax -n 1',depth=8``.
+    """
     if not isinstance(spec, str):
         raise ConfigError(f"expected a player spec string, got {type(spec).__name__}")
     if len(spec) > MAX_SPEC_LENGTH:
@@ -100,20 +104,38 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         )
     name, _, rest = spec.strip().partition(":")
     options: dict[str, Any] = {}
-    if rest:
-        for item in rest.split(","):
-            if not item.strip():
-                continue
-            key, eq, value = item.partition("=")
-            if not eq or not key.strip():
-                raise ConfigError(
-                    f"option {item!r} is not KEY=VALUE", where=f"player spec {spec!r}"
-                )
-            key = key.strip().replace("-", "_")
-            if key in options:
-                raise ConfigError("given twice", where=f"player spec {spec!r}", option=key)
-            options[key] = _parse_value(value.strip())
+    for item in _split_options(rest, spec):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ConfigError(f"option {item!r} is not KEY=VALUE", where=f"player spec {spec!r}")
+        key = key.strip().replace("-", "_")
+        if key in options:
+            raise ConfigError("given twice", where=f"player spec {spec!r}", option=key)
+        value = value.strip()
+        quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+        options[key] = value[1:-1] if quoted else _parse_value(value)
     return name.strip().lower(), options
+
+
+def _split_options(rest: str, spec: str) -> list[str]:
+    """The ``KEY=VALUE`` items of a spec's option part: split on commas outside quotes."""
+    items: list[str] = []
+    current: list[str] = []
+    quote = ""
+    for ch in rest:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == ",":
+            items.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    if quote:
+        raise ConfigError(f"unclosed {quote} quote", where=f"player spec {spec!r}")
+    items.append("".join(current))
+    return [item for item in items if item.strip()]
 
 
 def get_entry(name: str) -> PlayerEntry:
@@ -192,7 +214,7 @@ def _load_builtin() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from othellolab.players import alphabeta, endgame, mcts, montecarlo, network, simple
+    from othellolab.players import alphabeta, endgame, external, mcts, montecarlo, network, simple
 
     register_player("random", simple.RandomPlayer, "uniformly random legal move", strength=0)
     register_player(
@@ -242,4 +264,10 @@ def _load_builtin() -> None:
         network.ValuePlayer,
         "one-ply search on a value network; shipped model or model=DIR",
         strength=25,
+    )
+    register_player(
+        "nboard",
+        external.NBoardPlayer,
+        "an external engine over the NBoard protocol: cmd='edax -n 1' (or config=FILE), depth",
+        strength=-1,
     )

@@ -23,11 +23,13 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from othellolab.arena.ladder import shipped_ratings
 from othellolab.core import Board, OthelloError
 from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players import available_players, strongest_player_spec
 from othellolab.players.registry import describe_options
 from othellolab.ui.web.games import (
+    EXTERNAL_PLAYERS,
     GameStore,
     Gone,
     PlayerFailed,
@@ -282,8 +284,10 @@ def create_app(
                     options={k: describe_value(v) for k, v in e.spec_options().items()},
                     defaults={k: describe_value(v) for k, v in e.defaults.items()},
                     ranges=describe_options(e),
+                    rating=shipped_ratings().get(e.name),
                 )
                 for e in available_players()
+                if e.name not in EXTERNAL_PLAYERS
             ],
             default_opponent=store.default_opponent,
             hint_player=store.hint_spec,

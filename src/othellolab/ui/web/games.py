@@ -40,6 +40,7 @@ from othellolab.core import (
 )
 from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players import Player, make_player
+from othellolab.players.registry import get_entry, parse_spec
 from othellolab.records.ggf import parse_ggf
 from othellolab.ui.web.limits import MAX_NODES, MAX_THINK_TIME
 from othellolab.ui.web.models import Evaluation, GameState, NewGame, Result
@@ -63,6 +64,10 @@ class Conflict(WebError):
     """The request does not fit the game's state: out of turn, game over, the AI is thinking."""
 
     status = 409
+
+
+EXTERNAL_PLAYERS = frozenset({"nboard"})
+"""Players that start outside programs: never built from a web request."""
 
 
 class Unprocessable(WebError):
@@ -527,8 +532,13 @@ class GameStore:
         return game
 
     def make_player(self, spec: str, what: str) -> Player:
-        """The player of ``spec``, its model names resolved in this server's catalog only."""
+        """The player of ``spec``, its model names resolved in this server's catalog only; an
+        external engine (which would run a command on this machine) is refused."""
         try:
+            if get_entry(parse_spec(spec)[0]).name in EXTERNAL_PLAYERS:
+                raise Unprocessable(
+                    f"{what} {spec[:200]!r}: the web board does not start external engines"
+                )
             return make_player(spec, models=self.models)
         except OthelloError as e:
             raise Unprocessable(f"{what} {spec[:200]!r}: {e}") from None

@@ -147,6 +147,10 @@ class PlayerInfo(BaseModel):
     ranges: dict[str, str] = Field(
         default_factory=dict, description="each option's allowed values, in words"
     )
+    rating: dict[str, Any] | None = Field(
+        None,
+        description="the ladder's rating of its default setting (elo, low, high, spec, games)",
+    )
 
 
 class ServerLimits(BaseModel):

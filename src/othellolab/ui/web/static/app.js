@@ -430,6 +430,10 @@ async function init() {
     const opt = document.createElement("option");
     opt.value = p.name;
     opt.textContent = p.name;
+    if (p.rating) {  // the strength ladder's rating of its default setting (docs/arena.md)
+      opt.textContent += ` (Elo ${Math.round(p.rating.elo)})`;
+      opt.title = `${p.rating.spec}: Elo ${Math.round(p.rating.low)} to ${Math.round(p.rating.high)}`;
+    }
     select.appendChild(opt);
   }
   select.value = playersInfo.default_opponent.split(":")[0];

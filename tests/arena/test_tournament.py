@@ -1,0 +1,230 @@
+"""Tournaments: the schedule, config checks, and results files that survive kill -9 with nothing
+lost and nothing counted twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from othellolab.arena.openings import opening_set, random_openings
+from othellolab.arena.tournament import (
+    Entrant,
+    ResultsFile,
+    TournamentConfig,
+    TournamentError,
+    load_config,
+    load_results,
+    record_game,
+    record_key,
+    run_tournament,
+    schedule,
+)
+from othellolab.core import Board, ConfigError, Limit
+from othellolab.records.ggf import read_ggf
+
+from helpers import shared_file
+
+PLAYERS = (Entrant("random", "random:seed=1"), Entrant("greedy", "greedy:seed=2"))
+
+
+def config(**kw: object) -> TournamentConfig:
+    base: dict[str, object] = {"players": PLAYERS, "games": 4, "size": 4, "openings": "random:2"}
+    base.update(kw)
+    return TournamentConfig(**base)  # type: ignore[arg-type]
+
+
+def test_round_robin_schedule_swaps_colours_on_each_opening() -> None:
+    three = (*PLAYERS, Entrant("mc", "montecarlo:playouts=4"))
+    jobs = schedule(config(players=three, games=6))
+    assert len(jobs) == 3 * 6 and len({j.key for j in jobs}) == len(jobs)
+    for k in range(3):
+        rnd = [j for j in jobs if j.round == k]
+        assert len({j.opening for j in rnd}) == 1  # one opening per round, for every pairing
+        for a, b in {j.pairing for j in rnd}:
+            assert {(j.black, j.white) for j in rnd if j.pairing == (a, b)} == {(a, b), (b, a)}
+    # Rounds come in order, so a tournament stopped early is still balanced.
+    assert [j.round for j in jobs] == sorted(j.round for j in jobs)
+
+
+def test_gauntlet_plays_the_tested_against_the_rest_and_mutual_adds_their_game() -> None:
+    four = (*PLAYERS, Entrant("a", "random"), Entrant("b", "random"))
+    g = config(players=four, mode="gauntlet", gauntlet=("a", "b"))
+    assert sorted(g.pairings()) == [
+        ("a", "greedy"),
+        ("a", "random"),
+        ("b", "greedy"),
+        ("b", "random"),
+    ]
+    m = config(players=four, mode="gauntlet", gauntlet=("a", "b"), mutual=True)
+    assert sorted(m.pairings()) == sorted([*g.pairings(), ("a", "b")])
+
+
+def test_xot_openings_are_drawn_reproducibly_and_prefix_stable() -> None:
+    path = str(shared_file("xot/openingssmall.txt"))
+    three = opening_set(path, 3, seed=5)
+    assert three == opening_set(path, 5, seed=5)[:3]  # more games keep the first openings
+    assert three != opening_set(path, 3, seed=6)
+    assert all(len(o) == 8 for o in three)
+    rand = random_openings(4, 6, size=6, rng=__import__("numpy").random.default_rng(0))
+    assert len(set(rand)) == 4 and all(len(o) == 6 for o in rand)
+    for o in rand:
+        Board.from_transcript(
+            "".join(__import__("othellolab").square_name(a, 6) for a in o), size=6
+        )
+
+
+@pytest.mark.parametrize(
+    ("change", "option", "message"),
+    [
+        ({"games": 3}, "games", "odd"),
+        ({"games": 0}, "games", r"not an integer in \[2, 100000\]"),
+        ({"mode": "swiss"}, "mode", "swiss"),
+        ({"mode": "gauntlet"}, "gauntlet", "needs labels"),
+        ({"gauntlet": ("random",)}, "gauntlet", "only for mode"),
+        ({"size": 5}, "size", "5"),
+        ({"workers": 0}, "workers", "not an integer"),
+        ({"players": (PLAYERS[0], Entrant("random", "greedy"))}, "players", "duplicate labels"),
+        ({"players": PLAYERS[:1]}, "players", "at least two"),
+    ],
+)
+def test_bad_configs_name_the_option(change: dict, option: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message) as info:
+        config(**change)
+    assert info.value.option == option
+
+
+def test_toml_config_rejects_unknown_keys_bad_limits_and_unquoted_dotted_labels(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "t.toml"
+    base = 'games = 2\nsize = 4\n[players]\nrandom = "random"\ngreedy = "greedy"\n'
+    path.write_text(base)
+    assert load_config(path).labels == ["random", "greedy"]
+    for text, message in [
+        ("colour = 1\n" + base, r"unknown keys \['colour'\]"),
+        (
+            base.replace("[players]", "limit = {time = nan}\n[players]"),
+            r"limit.time: nan is not a finite",
+        ),
+        (base.replace("[players]", "limit = {depth = 2.5}\n[players]"), "limit.depth"),
+        (base.replace("[players]", "limit = {moves = 2}\n[players]"), r"unknown keys \['moves'\]"),
+        (base + 'ab.1 = "greedy"\n', "quote the label"),
+        (base.replace("games = 2", 'games = "2"'), "not an integer"),
+    ]:
+        path.write_text(text)
+        with pytest.raises(ConfigError, match=message):
+            load_config(path)
+    path.write_text(base.replace("[players]", "limit = {time = 0.5, nodes = 1000}\n[players]"))
+    assert load_config(path).limit == Limit(time=0.5, nodes=1000)
+
+
+def test_run_resume_and_ggf_agree(tmp_path: Path) -> None:
+    cfg = config(games=6)
+    first = run_tournament(cfg, tmp_path, max_games=5)
+    assert first.played == 5 and not first.complete
+    rest = run_tournament(cfg, tmp_path)
+    assert rest.played == len(schedule(cfg)) - 5 and rest.complete
+    again = run_tournament(cfg, tmp_path)
+    assert again.played == 0
+    records = load_results(tmp_path)
+    assert [record_key(r) for r in records] == [j.key for j in schedule(cfg)]
+    games = list(read_ggf(tmp_path / "games.ggf"))
+    assert len(games) == len(records)
+    for game, r in zip(games, records, strict=True):
+        assert game.score() == r["score"] == game.recorded_score
+        assert (
+            game.headers["black"] == r["black"] and game.transcript() == record_game(r).transcript()
+        )
+    assert json.loads((tmp_path / "tournament.json").read_text())["players"] == {
+        "random": "random:seed=1",
+        "greedy": "greedy:seed=2",
+    }
+
+
+def test_a_torn_last_line_is_dropped_and_the_game_replayed(tmp_path: Path) -> None:
+    cfg = config(games=4)
+    run_tournament(cfg, tmp_path, max_games=3)
+    results = tmp_path / "results.jsonl"
+    whole = results.read_bytes()
+    results.write_bytes(whole + whole.splitlines(keepends=True)[0][:40])  # a write cut short
+    run = run_tournament(cfg, tmp_path)
+    assert run.played == len(schedule(cfg)) - 3
+    assert results.read_bytes().startswith(whole)
+    assert len(load_results(tmp_path)) == len({record_key(r) for r in load_results(tmp_path)}) == 4
+
+
+def test_corrupt_results_and_changed_terms_are_refused(tmp_path: Path) -> None:
+    cfg = config(games=4)
+    run_tournament(cfg, tmp_path, max_games=2)
+    with pytest.raises(TournamentError, match="greedy was played as 'greedy:seed=2'"):
+        run_tournament(config(players=(PLAYERS[0], Entrant("greedy", "greedy"))), tmp_path)
+    with pytest.raises(TournamentError, match="differs from the scheduled"):
+        run_tournament(config(games=4, seed=9), tmp_path)
+    with pytest.raises(TournamentError, match="limit"):
+        run_tournament(config(limit=Limit(time=1.0)), tmp_path)
+    results = tmp_path / "results.jsonl"
+    results.write_text("not json\n" + results.read_text())
+    with pytest.raises(TournamentError, match="line 1 is not a results record"):
+        run_tournament(cfg, tmp_path)
+
+
+def test_one_writer_at_a_time(tmp_path: Path) -> None:
+    with ResultsFile(tmp_path), pytest.raises(TournamentError, match="another tournament"):
+        ResultsFile(tmp_path)
+    ResultsFile(tmp_path).close()  # the lock went with the first
+
+
+def test_two_workers_play_the_same_games(tmp_path: Path) -> None:
+    cfg = config(games=8, size=6, openings="random:4")
+    run = run_tournament(cfg, tmp_path / "two", workers=2)
+    assert run.complete and run.played == 8
+    keys = sorted(record_key(r) for r in run.records)
+    assert keys == sorted(j.key for j in schedule(cfg))
+    assert {r["opening"] for r in run.records} == {
+        r["opening"] for r in run_tournament(cfg, tmp_path / "one").records
+    }
+
+
+def test_kill_9_mid_tournament_then_resume_loses_nothing_and_repeats_nothing(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "match"
+    argv = [
+        sys.executable, "-m", "othellolab.cli", "arena", "match", "montecarlo:playouts=8,seed=1",
+        "greedy:seed=2", "--games", "200", "--size", "6", "--openings", "random:4", "--out",
+        str(out), "--quiet",
+    ]  # fmt: skip
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if results.exists() and results.read_bytes().count(b"\n") >= 10:
+            break
+        time.sleep(0.01)
+    assert proc.poll() is None, "the match finished before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = results.read_bytes()
+    kept = before[: before.rfind(b"\n") + 1]  # a torn last line is the only thing lost
+    assert 10 <= kept.count(b"\n") < 200
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    after = results.read_bytes()
+    assert after.startswith(kept)
+    records = load_results(out)
+    assert len(records) == 200 == len({record_key(r) for r in records})
+    assert len(list(read_ggf(out / "games.ggf"))) == 200
+
+
+def test_a_failing_player_stops_the_tournament_naming_the_game(tmp_path: Path) -> None:
+    cfg = config(players=(PLAYERS[1], Entrant("lost", "policy:model=/nonexistent/model")))
+    with pytest.raises(TournamentError, match=r"greedy \(black\) vs lost \(white\), round 1: "):
+        run_tournament(cfg, tmp_path)
+    assert load_results(tmp_path) == []  # nothing half-played was recorded
