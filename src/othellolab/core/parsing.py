@@ -1,0 +1,99 @@
+"""Numbers read from files and requests: ASCII digits only, a bounded length, a stated range.
+
+Python's ``int``, ``float`` and ``str.isdigit`` accept more than a record format means by a
+number: any Unicode digit (``int("５") == 5``; ``"²".isdigit()`` but ``int("²")`` fails),
+``"inf"``, ``"nan"``, exponents and underscores, and ``int`` refuses more than 4,300 digits with
+a bare ``ValueError``. Readers parse their numbers here instead, so that a bad number is a
+``NumberError`` saying what was expected; the reader turns it into its own error naming the
+file, the game and the field. ``clip`` shortens a value echoed in a message.
+
+>>> parse_int("-04", lo=-64, hi=64)
+-4
+>>> parse_decimal(" +2.5", lo=-64, hi=64)
+2.5
+>>> parse_int("５", lo=0, hi=9, what="board size")
+Traceback (most recent call last):
+...
+othellolab.core.parsing.NumberError: board size '５' is not a whole number written in ASCII digits
+>>> parse_decimal("inf", lo=-64, hi=64, what="komi")
+Traceback (most recent call last):
+...
+othellolab.core.parsing.NumberError: komi 'inf' is not a finite decimal number written in ASCII digits (like -1.5)
+"""
+
+from __future__ import annotations
+
+import re
+
+from othellolab.core.errors import OthelloError
+
+MAX_NUMBER_LENGTH = 40
+"""Longest number text accepted (sign, leading zeros and decimals included): far more than any
+field needs, far below Python's 4,300-digit limit, and never an infinite float."""
+
+_SPACE = " \t\r\n\v\f"
+_INT = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
+class NumberError(OthelloError):
+    """A number field that is not a number in the expected form or range; ``text`` is what was
+    written, ``lo`` and ``hi`` the range."""
+
+    def __init__(self, what: str, *, text: str, lo: float, hi: float) -> None:
+        self.text = text
+        self.lo = lo
+        self.hi = hi
+        super().__init__(what)
+
+
+def parse_int(text: str, *, lo: int, hi: int, what: str = "value") -> int:
+    """The whole number ``[+-]digits`` written in ``text`` (ASCII digits, surrounding ASCII
+    white space allowed), if it lies in ``lo..hi``; else ``NumberError`` naming ``what``."""
+    s = text.strip(_SPACE)
+    if len(s) > MAX_NUMBER_LENGTH or _INT.fullmatch(s) is None:
+        raise NumberError(
+            f"{what} {clip(text)!r} is not a whole number written in ASCII digits",
+            text=text,
+            lo=lo,
+            hi=hi,
+        )
+    value = int(s)
+    if not lo <= value <= hi:
+        raise NumberError(f"{what} {s} is off the {lo}..{hi} range", text=text, lo=lo, hi=hi)
+    return value
+
+
+def parse_decimal(text: str, *, lo: float, hi: float, what: str = "value") -> float:
+    """The decimal number ``[+-]digits[.digits]`` written in ``text`` (ASCII digits, no
+    exponent, no ``inf``/``nan``; surrounding ASCII white space allowed), if it lies in
+    ``lo..hi``; else ``NumberError`` naming ``what``."""
+    s = text.strip(_SPACE)
+    if len(s) > MAX_NUMBER_LENGTH or _DECIMAL.fullmatch(s) is None:
+        raise NumberError(
+            f"{what} {clip(text)!r} is not a finite decimal number written in ASCII digits "
+            "(like -1.5)",
+            text=text,
+            lo=lo,
+            hi=hi,
+        )
+    value = float(s)
+    if not lo <= value <= hi:
+        raise NumberError(
+            f"{what} {s} is off the {_num(lo)}..{_num(hi)} range", text=text, lo=lo, hi=hi
+        )
+    return value
+
+
+def clip(value: object, limit: int = 40) -> str:
+    """``value`` (a string, or the ``repr`` of anything else) cut to ``limit`` characters with
+    ``...``, for echoing user input in an error message."""
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except ValueError:  # an int too long for repr
+        text = f"<{type(value).__name__} too large to show>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
