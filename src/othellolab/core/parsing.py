@@ -27,9 +27,9 @@ import re
 
 from othellolab.core.errors import OthelloError
 
-MAX_NUMBER_LENGTH = 40
-"""Longest number text accepted (sign, leading zeros and decimals included): far more than any
-field needs, far below Python's 4,300-digit limit, and never an infinite float."""
+MAX_DIGITS = 30
+"""Most significant digits (leading zeros aside) before the decimal point: far more than any
+field needs, far below Python's 4,300-digit limit for ``int``, and never an infinite float."""
 
 _SPACE = " \t\r\n\v\f"
 _INT = re.compile(r"[+-]?[0-9]+")
@@ -51,16 +51,17 @@ def parse_int(text: str, *, lo: int, hi: int, what: str = "value") -> int:
     """The whole number ``[+-]digits`` written in ``text`` (ASCII digits, surrounding ASCII
     white space allowed), if it lies in ``lo..hi``; else ``NumberError`` naming ``what``."""
     s = text.strip(_SPACE)
-    if len(s) > MAX_NUMBER_LENGTH or _INT.fullmatch(s) is None:
+    if _INT.fullmatch(s) is None:
         raise NumberError(
             f"{what} {clip(text)!r} is not a whole number written in ASCII digits",
             text=text,
             lo=lo,
             hi=hi,
         )
-    value = int(s)
-    if not lo <= value <= hi:
-        raise NumberError(f"{what} {s} is off the {lo}..{hi} range", text=text, lo=lo, hi=hi)
+    digits = s.lstrip("+-").lstrip("0") or "0"
+    value = None if len(digits) > MAX_DIGITS else int(digits) * (-1 if s[0] == "-" else 1)
+    if value is None or not lo <= value <= hi:
+        raise NumberError(f"{what} {clip(s)} is off the {lo}..{hi} range", text=text, lo=lo, hi=hi)
     return value
 
 
@@ -69,7 +70,7 @@ def parse_decimal(text: str, *, lo: float, hi: float, what: str = "value") -> fl
     exponent, no ``inf``/``nan``; surrounding ASCII white space allowed), if it lies in
     ``lo..hi``; else ``NumberError`` naming ``what``."""
     s = text.strip(_SPACE)
-    if len(s) > MAX_NUMBER_LENGTH or _DECIMAL.fullmatch(s) is None:
+    if _DECIMAL.fullmatch(s) is None:
         raise NumberError(
             f"{what} {clip(text)!r} is not a finite decimal number written in ASCII digits "
             "(like -1.5)",
@@ -77,10 +78,11 @@ def parse_decimal(text: str, *, lo: float, hi: float, what: str = "value") -> fl
             lo=lo,
             hi=hi,
         )
-    value = float(s)
-    if not lo <= value <= hi:
+    whole = s.lstrip("+-").lstrip("0").split(".", 1)[0]
+    value = None if len(whole) > MAX_DIGITS else float(s)
+    if value is None or not lo <= value <= hi:
         raise NumberError(
-            f"{what} {s} is off the {_num(lo)}..{_num(hi)} range", text=text, lo=lo, hi=hi
+            f"{what} {clip(s)} is off the {_num(lo)}..{_num(hi)} range", text=text, lo=lo, hi=hi
         )
     return value
 
