@@ -143,7 +143,7 @@ def text_lines(
     number = 0
     with open_text(p, encoding=encoding, errors="surrogateescape") as f:
         try:
-            for number, line in enumerate(f, 1):  # noqa: B007
+            for number, line in enumerate(f, 1):
                 yield number, line
         except CORRUPT_DATA as e:
             after = f" after line {number}" if number else ""
