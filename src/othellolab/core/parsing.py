@@ -38,12 +38,16 @@ _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 
 class NumberError(OthelloError):
     """A number field that is not a number in the expected form or range; ``text`` is what was
-    written, ``lo`` and ``hi`` the range."""
+    written, ``lo`` and ``hi`` the range; ``out_of_range`` tells a well-formed number outside
+    the range from text that is no such number."""
 
-    def __init__(self, what: str, *, text: str, lo: float, hi: float) -> None:
+    def __init__(
+        self, what: str, *, text: str, lo: float, hi: float, out_of_range: bool = False
+    ) -> None:
         self.text = text
         self.lo = lo
         self.hi = hi
+        self.out_of_range = out_of_range
         super().__init__(what)
 
 
@@ -61,7 +65,13 @@ def parse_int(text: str, *, lo: int, hi: int, what: str = "value") -> int:
     digits = s.lstrip("+-").lstrip("0") or "0"
     value = None if len(digits) > MAX_DIGITS else int(digits) * (-1 if s[0] == "-" else 1)
     if value is None or not lo <= value <= hi:
-        raise NumberError(f"{what} {clip(s)} is off the {lo}..{hi} range", text=text, lo=lo, hi=hi)
+        raise NumberError(
+            f"{what} {clip(s)} is off the {lo}..{hi} range",
+            text=text,
+            lo=lo,
+            hi=hi,
+            out_of_range=True,
+        )
     return value
 
 
@@ -82,7 +92,11 @@ def parse_decimal(text: str, *, lo: float, hi: float, what: str = "value") -> fl
     value = None if len(whole) > MAX_DIGITS else float(s)
     if value is None or not lo <= value <= hi:
         raise NumberError(
-            f"{what} {clip(s)} is off the {_num(lo)}..{_num(hi)} range", text=text, lo=lo, hi=hi
+            f"{what} {clip(s)} is off the {_num(lo)}..{_num(hi)} range",
+            text=text,
+            lo=lo,
+            hi=hi,
+            out_of_range=True,
         )
     return value
 

@@ -193,8 +193,8 @@ class ModelConfig:
             if "family" not in data:
                 raise ModelConfigError("give 'preset' (a named size) or 'family'")
             return cls(**data)
-        except ModelConfigError as e:
-            raise e.at(where) from None
+        except ModelConfigError as e:  # located at ``where`` instead of "model config"
+            raise ModelConfigError(e.what, where=where, option=e.option) from None
         except TypeError as e:
             raise ModelConfigError(str(e), where=where) from None
 

@@ -314,17 +314,23 @@ def _recorded_score(headers: Mapping[str, Any], err: Any, size: int) -> int | No
     if m is None:
         raise err(f"RE[{clip(raw)}]: expected black's disc difference like +12 or -4.000:r")
     n = size * size
+
+    def off_range(shown: str) -> GgfError:
+        with_komi = f" with KM[{komi_text}]" if komi else ""
+        return err(  # type: ignore[no-any-return]
+            f"RE[{clip(raw)}]{with_komi}: black's disc difference {shown} is off the "
+            f"-{n}..{n} range of a {size}x{size} board"
+        )
+
     try:
         value = parse_decimal(m.group(1), lo=-n - MAX_KOMI, hi=n + MAX_KOMI, what="result")
     except NumberError as e:
+        if e.out_of_range:
+            raise off_range(clip(m.group(1))) from None
         raise err(f"RE[{clip(raw)}]: {e.what}") from None
     value += komi
     if not -n <= value <= n:
-        with_komi = f" with KM[{komi_text}]" if komi else ""
-        raise err(
-            f"RE[{clip(raw)}]{with_komi}: black's disc difference {value:+g} is off the "
-            f"-{n}..{n} range of a {size}x{size} board"
-        )
+        raise off_range(f"{value:+g}")
     score = round(value)
     return score if abs(value - score) < 0.01 else None
 
