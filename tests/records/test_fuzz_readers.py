@@ -9,6 +9,7 @@ counts what it skips instead of raising. The reproducers of issue #24 are explic
 from __future__ import annotations
 
 import gzip
+import re
 import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -137,19 +138,39 @@ def _ggf_seeds() -> list[str]:
     return games
 
 
-GGF_SEEDS = _ggf_seeds()
-VALUES = st.one_of(nasty, st.text(max_size=12), st.floats().map(str), st.integers().map(str))
-
-
 def _game_with(props: dict[str, str]) -> str:
     body = "".join(f"{k}[{v.replace(']', '')}]" for k, v in props.items())
     return f"(;GM[Othello]{body}B[f5]W[d6];)"
 
 
+def set_values(text: str, changes: list[tuple[str, int, str]]) -> str:
+    """``text`` with, for each (key, i, piece) of ``changes``, the value of the i-th ``key``
+    property (counted modulo their number) made ``piece``, or ``key[piece]`` added to the first
+    game when it has no such property."""
+    for key, i, piece in changes:
+        value = piece.replace("]", "")
+        spans = [m.span(1) for m in re.finditer(rf"\b{key}\[([^\]]*)\]", text)]
+        if spans:
+            a, b = spans[i % len(spans)]
+            text = text[:a] + value + text[b:]
+        else:
+            text = text.replace("(;GM[Othello]", f"(;GM[Othello]{key}[{value}]", 1)
+    return text
+
+
+GGF_SEEDS = _ggf_seeds()
+VALUES = st.one_of(nasty, st.text(max_size=12), st.floats().map(str), st.integers().map(str))
+PROPERTY_KEYS = ["RE", "KM", "TY", "BO", "B", "W", "GM", "PB", "DT"]
+
+
 @FUZZ
-@given(st.sampled_from(GGF_SEEDS), edits)
-def test_ggf_mutations(tmp_path: Path, seed: str, changes: list) -> None:
-    text = mutate(seed, changes)
+@given(
+    st.sampled_from(GGF_SEEDS),
+    st.lists(st.tuples(st.sampled_from(PROPERTY_KEYS), st.integers(0, 100), VALUES), max_size=3),
+    edits,
+)
+def test_ggf_mutations(tmp_path: Path, seed: str, values: list, changes: list) -> None:
+    text = mutate(set_values(seed, values), changes)
     with no_hang(), suppress(GgfError):
         list(parse_ggf(text, source="fuzz.ggf"))
     path = tmp_path / "fuzz.ggf"
