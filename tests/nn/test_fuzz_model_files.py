@@ -288,3 +288,24 @@ def test_limits_are_checked_without_building() -> None:
     with pytest.raises(ModelConfigError, match="filters=1025") as info:
         ModelConfig("resnet", blocks=1, filters=1025)
     assert info.value.option == "filters"
+
+
+def test_docs_table_gives_the_limits_of_the_code() -> None:
+    """docs/supervised.md's model-limits table states the constants the checks use."""
+    import importlib
+    import re
+
+    from helpers import REPO
+
+    doc = (REPO / "docs" / "supervised.md").read_text()
+    body = re.search(r"<!-- spec:model-limits -->\n(.*?)<!-- /spec:model-limits -->", doc, re.S)
+    assert body is not None
+    rows = [line.split("|")[3].strip(" `") for line in body.group(1).splitlines()[2:] if line]
+    for cell in rows:
+        name, value = (part.strip(" `") for part in cell.split("="))
+        module, constant = name.split(".")[1], name.split(".", 2)[2]
+        holder, _, key = constant.partition("[")
+        actual = getattr(importlib.import_module(f"othellolab.nn.{module}"), holder)
+        if key:
+            actual = actual[key.strip('"]')]
+        assert str(actual) == value, cell
