@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
@@ -99,8 +99,11 @@ def _load(d: Path) -> None:
             info = read_model_info(d)
             if parameter_count(info.config) <= BUILD_LIMIT:
                 load_model(d)
-        except ModelFileError:
-            pass
+                event("loaded")
+            else:
+                event("config accepted (too large to build here)")
+        except ModelFileError as e:
+            event(f"ModelFileError ({e.key or 'file'})")
 
 
 json_scalars = st.one_of(

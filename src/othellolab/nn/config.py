@@ -16,7 +16,7 @@ from __future__ import annotations
 import operator
 import re
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, NoReturn
 
 from othellolab.core import ConfigError, OthelloError
 from othellolab.core.parsing import NumberError, clip, parse_int
@@ -229,7 +229,7 @@ def parameter_count(config: ModelConfig) -> int:
     return trunk + heads + dense(vh, 1) * (1 + scores)
 
 
-def _fail(key: str, value: Any, expected: str) -> None:
+def _fail(key: str, value: Any, expected: str) -> NoReturn:
     shown = clip(repr(value) if isinstance(value, str) else value)
     raise ModelConfigError(f"{key}={shown}; {expected}", where="model config", option=key)
 
