@@ -111,9 +111,7 @@ def deliver(
             if isinstance(item, Game):
                 mismatch = item.result_mismatch()
                 if mismatch is not None:
-                    rep.mismatch(
-                        name, item.headers.get("game"), mismatch, item.headers.get("line")
-                    )
+                    rep.mismatch(name, item.headers.get("game"), mismatch, item.headers.get("line"))
             rep.games += 1
             yield item
     except RecordError as e:

@@ -65,10 +65,10 @@ MAX_VALUE_LENGTH = 1 << 16
 
 _HEADER_OF = {k: h for k, (h, _) in PROPERTIES.items() if h is not None}
 _KEY_OF = {h: k for k, h in _HEADER_OF.items()}
-_PROP = re.compile(r"([A-Za-z]+)\[((?:\\.|[^\]\\])*)\]", re.S)
+_PROP = re.compile(r"\s*([A-Za-z]+)\[((?:\\.|[^\]\\])*)\]", re.S)
 _OPEN_PROP = re.compile(r"([A-Za-z]+)\[")
-_END = re.compile(r";\)")
-_START = re.compile(r"(?:[0-9]+\s*)?\(;")
+_END = re.compile(r"\s*;\)")
+_START = re.compile(r"\s*(?:[0-9]+\s*)?\(;")
 _SPACE = re.compile(r"\s*")
 _RESULT = re.compile(r"^\s*([+-]?[0-9]+(?:\.[0-9]*)?)\s*(?::\s*(\w+))?\s*$")
 _SIZE = re.compile(r"[0-9]+")
@@ -124,18 +124,24 @@ def _items(blocks: Iterator[str], source: str | Path) -> Iterator[Game | RecordE
         state["line"] += state["buf"].count("\n", state["pos"], new_pos)
         state["pos"] = new_pos
 
-    def skip_space() -> None:
+    def skip_space() -> bool:
+        """Step over white space, reading past the buffer's end; whether there was any. The
+        patterns skip white space themselves: this is for a run longer than the lookahead."""
+        skipped = False
         while True:
-            end = _SPACE.match(state["buf"], state["pos"]).end()  # type: ignore[union-attr]
-            advance(end)
+            pos = state["pos"]
+            end = _SPACE.match(state["buf"], pos).end()  # type: ignore[union-attr]
+            if end > pos:
+                skipped = True
+                advance(end)
             if end < len(state["buf"]) or not fill():
-                return
+                return skipped
 
     def match(pattern: re.Pattern[str]) -> re.Match[str] | None:
-        """Match after white space, with the lookahead (or the rest of the file) in the buffer."""
-        skip_space()
-        while len(state["buf"]) - state["pos"] < _LOOKAHEAD and fill():
-            pass
+        """Match with the lookahead (or the rest of the file) in the buffer."""
+        if len(state["buf"]) - state["pos"] < _LOOKAHEAD:
+            while len(state["buf"]) - state["pos"] < _LOOKAHEAD and fill():
+                pass
         return pattern.match(state["buf"], state["pos"])
 
     def ahead() -> str:
@@ -148,6 +154,8 @@ def _items(blocks: Iterator[str], source: str | Path) -> Iterator[Game | RecordE
     while True:
         m = match(_START)
         if m is None:
+            if skip_space():
+                continue
             if ahead():
                 yield syntax_error(f"expected '(;' to start a game, found {ahead()!r}", number + 1)
             return
@@ -163,6 +171,8 @@ def _items(blocks: Iterator[str], source: str | Path) -> Iterator[Game | RecordE
                 break
             prop = match(_PROP)
             if prop is None or len(prop.group(2)) > MAX_VALUE_LENGTH:
+                if skip_space() and prop is None:
+                    continue
                 key = _OPEN_PROP.match(state["buf"], state["pos"])
                 rest = len(state["buf"]) - state["pos"]
                 if key is not None and (prop is not None or rest >= _LOOKAHEAD):

@@ -31,6 +31,9 @@ from othellolab.records.report import ReadReport, RecordError
 SIGNS = {"+": 0, "-": 1}
 """Move prefix -> colour (0 black, 1 white)."""
 
+MAX_SCORE = 64
+"""Largest score (black's disc difference) in absolute value."""
+
 MAX_DEPTH = 99
 """Largest search depth a line may give (the public book gives 10 throughout)."""
 
@@ -104,11 +107,20 @@ def parse_logistello_line(
 
 
 def _numbers(m: re.Match[str], source: str | Path | None, line: int | None) -> tuple[int, int]:
-    """(score, depth) of a matched line: black's disc difference within -64..64, a depth
-    within 0..``MAX_DEPTH``."""
+    """(score, depth) of a matched line: black's disc difference within ``-MAX_SCORE..MAX_SCORE``,
+    a depth within ``0..MAX_DEPTH``.
+
+    ``_LINE`` matched them as ASCII digits, so a short one is converted directly (the hot path:
+    121,123 lines in the public book); anything else goes through ``core.parsing`` for the
+    bounds and the message."""
+    score_text, depth_text = m.group(2, 3)
+    if len(score_text) <= 4 and len(depth_text) <= 3:
+        score, depth = int(score_text), int(depth_text)
+        if -MAX_SCORE <= score <= MAX_SCORE and 0 <= depth <= MAX_DEPTH:
+            return score, depth
     try:
-        score = parse_int(m.group(2), lo=-64, hi=64, what="score")
-        depth = parse_int(m.group(3), lo=0, hi=MAX_DEPTH, what="depth")
+        score = parse_int(score_text, lo=-MAX_SCORE, hi=MAX_SCORE, what="score")
+        depth = parse_int(depth_text, lo=0, hi=MAX_DEPTH, what="depth")
     except NumberError as e:
         raise LogistelloError(e.what, source=source, game=line, line=line) from None
     return score, depth
