@@ -173,14 +173,14 @@ def undecodable(line: str, encoding: str) -> str | None:
 
 
 def open_text(path: str | Path, *, encoding: str = "utf-8", errors: str = "strict") -> IO[str]:
-    """Open a text file for reading, gunzipping it transparently when it is gzip-compressed."""
+    """Open a text file for reading, gunzipping it transparently when it is gzip-compressed.
+
+    Closing the text stream closes the file (a ``GzipFile`` given a file object would leave
+    that open)."""
     p = Path(path)
-    raw = p.open("rb")
-    stream: IO[bytes] = raw
-    compressed = raw.read(2) == b"\x1f\x8b"
-    raw.seek(0)
-    if compressed:
-        stream = gzip.GzipFile(fileobj=raw)  # type: ignore[assignment]
+    with p.open("rb") as probe:
+        compressed = probe.read(2) == b"\x1f\x8b"
+    stream = gzip.open(p, "rb") if compressed else p.open("rb")  # noqa: SIM115 (the caller closes it)
     return io.TextIOWrapper(stream, encoding=encoding, errors=errors, newline="")
 
 
