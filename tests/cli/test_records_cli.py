@@ -53,3 +53,31 @@ def test_convert_between_formats(tmp_path: Path) -> None:
         ["records", "convert", str(shared_file("ggf/nboard_test2.ggf")), str(tmp_path / "x.txt")],
     )
     assert bad.exit_code == 1 and "game 2: a transcript can only hold" in bad.output
+
+
+def test_bad_files_give_messages_not_tracebacks(tmp_path: Path) -> None:
+    import gzip
+
+    bad = {
+        "inf.ggf": b"(;GM[Othello]KM[inf]RE[+2];)\n",
+        "huge.ggf": b"(;GM[Othello]TY[" + b"8" * 5000 + b"];)\n",
+        "binary.txt": bytes(range(256)),
+        "cut.txt.gz": gzip.compress(b"f5d6\n" * 3000)[:-30],
+        "digits.gam": b"+f5: " + b"9" * 5000 + b" 10\n",
+        "year0.wtb": b"\x14\x18\x01\x01" + bytes(6) + bytes(6),
+        "latin1.obf": b"\xe9\n",
+    }
+    for name, data in bad.items():
+        (tmp_path / name).write_bytes(data)
+    paths = [str(tmp_path / name) for name in bad]
+    for command in (["validate"], ["stats"]):
+        result = runner.invoke(app, ["records", *command, *paths])
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+        assert "Traceback" not in result.output
+    result = runner.invoke(app, ["records", "validate", *paths])
+    assert result.exit_code == 1 and "KM[inf]: komi 'inf' is not a finite decimal" in result.output
+    assert "year0.wtb: bad header: year 0" in result.output
+    for name in bad:
+        converted = runner.invoke(app, ["records", "convert", str(tmp_path / name), "x.ggf"])
+        assert converted.exit_code == 1 and name in converted.output, converted.output
+        assert converted.exception is None or isinstance(converted.exception, SystemExit)

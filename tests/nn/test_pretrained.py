@@ -63,3 +63,17 @@ def test_top1_on_held_out_2023_games_is_far_above_uniform() -> None:
     uniform = float(np.mean(1.0 / (priors > 0).sum(axis=1)))
     assert uniform < 0.25
     assert top1 > 0.4 and top1 > 2 * uniform, (top1, uniform)
+
+
+@pytest.mark.parametrize("name", available_models())
+def test_every_shipped_model_records_the_checksum_of_its_weights(name: str) -> None:
+    import warnings
+
+    from othellolab.nn.files import file_sha256
+    from othellolab.nn.io import read_model_info
+
+    path = model_dir(name)
+    assert read_model_info(path).weights_sha256 == file_sha256(path / "model.safetensors")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no UnverifiedWeightsWarning
+        load_model(path)

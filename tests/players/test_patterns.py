@@ -4,6 +4,7 @@ files, the ``evaluate`` dispatch and the 8x8-only rule."""
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import numpy as np
@@ -179,3 +180,18 @@ def test_alphabeta_player_with_patterns() -> None:
         make_player("alphabeta:evaluation=network")
     with pytest.raises(ValueError, match="8x8"):
         make_player("alphabeta:evaluation=patterns,depth=2,endgame=0").choose(Board(size=6))
+
+
+def test_shipped_weights_record_their_checksum_and_saved_ones_too(tmp_path: Path) -> None:
+    import warnings
+
+    from othellolab.nn.files import file_sha256
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no UnverifiedWeightsWarning
+        w = load_pattern_weights()
+    directory = Path(_pattern_kernel.__file__).parent / "data" / "patterns-wthor"
+    assert w.config["weights_sha256"] == file_sha256(directory / "weights.safetensors")
+    saved = save_pattern_weights(tmp_path / "w", np.zeros((1, full_to_compact()[1])))
+    config = json.loads((saved / "config.json").read_text())
+    assert config["weights_sha256"] == file_sha256(saved / "weights.safetensors")

@@ -54,3 +54,15 @@ def test_text_format_tables_name_the_tokens_the_code_uses() -> None:
     assert all(f"`{t}`" in obf_rows["pass"] for t in ("PS", "PA", "--"))
     log = dict((r[0], r[1]) for r in table("logistello"))
     assert all(f"`{s}`" in log["move"] for s in logistello.SIGNS)
+
+
+def test_limits_table_gives_the_constants_of_the_code() -> None:
+    import importlib
+
+    rows = [r for r in table("limits") if r[3]]
+    assert len(rows) >= 6
+    for row in rows:
+        name, value = (part.strip(" `") for part in row[3].split("="))
+        module, constant = name.rsplit(".", 1)
+        actual = getattr(importlib.import_module(f"othellolab.{module}"), constant)
+        assert repr(actual) == value, row

@@ -129,3 +129,21 @@ def test_lenient_skips_bad_games(tmp_path: Path) -> None:
     assert [g.headers["game"] for g in games] == [1, 3]
     assert report.skipped[0].game == 2 and report.skipped[0].line == 2
     assert "illegal move a1" in str(report.skipped[0])
+
+
+def test_long_properties_across_read_blocks(tmp_path: Path) -> None:
+    """The reader scans 1 MiB blocks: a property crossing a block boundary is read whole (one
+    longer than 64 characters was a false syntax error), and one over the limit is an error."""
+    game = f"(;GM[Othello]PB[a]PW[b]C[{'x' * 300}]{START_8}B[d3]W[c3];)\n"
+    path = tmp_path / "big.ggf"
+    path.write_text(game * ((3 << 20) // len(game)))
+    games = list(read_ggf(path))
+    assert len(games) == (3 << 20) // len(game) and games[-1].headers["C"] == "x" * 300
+    path.write_text(f"(;GM[Othello]C[{'x' * 70_000}];)")
+    with pytest.raises(GgfError, match=r"big.ggf: game 1 \(line 1\): property C\[...\] is longer"):
+        list(read_ggf(path))
+    with pytest.raises(GgfError, match=r"property C\[...\] is longer than 65536 characters"):
+        list(parse_ggf(f"(;GM[Othello]C[{'x' * 70_000}];)"))
+    path.write_text("(;GM[Othello]B[d3")
+    with pytest.raises(GgfError, match=r"truncated game \(the file ends inside B\[...\]\)"):
+        list(read_ggf(path))

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from othellolab.core import Board, ConfigError, OthelloError, parse_transcript
+from othellolab.core import Board, ConfigError, OthelloError
+from othellolab.records.transcript import read_transcripts
 
 MAX_RANDOM_PLIES = 20
 """Longest random opening ``opening_set`` accepts (``random:N``)."""
@@ -17,20 +18,10 @@ MAX_RANDOM_PLIES = 20
 def read_openings(path: str | Path, *, size: int = 8) -> list[tuple[int, ...]]:
     """Read openings (transcripts like ``f5d6c4d3c2b3b4b5``), checking each is legal.
 
-    Blank lines and lines starting with ``#`` are skipped; errors name the file and line.
+    Blank lines and lines starting with ``#`` are skipped; a bad line raises the transcript
+    reader's ``TranscriptError`` naming the file, the line and the move.
     """
-    p = Path(path)
-    out: list[tuple[int, ...]] = []
-    with p.open(encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            text = line.strip()
-            if not text or text.startswith("#"):
-                continue
-            try:
-                out.append(tuple(parse_transcript(text, size=size)))
-            except OthelloError as e:
-                raise type(e)(f"{p}, line {number}: {e}") from None
-    return out
+    return [game.moves for game in read_transcripts(path, size=size)]
 
 
 def random_openings(

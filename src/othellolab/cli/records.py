@@ -10,10 +10,10 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from othellolab.core import OthelloError
 from othellolab.records import (
     Game,
     ReadReport,
-    RecordError,
     format_of,
     name_table,
     read_games,
@@ -28,6 +28,12 @@ app = typer.Typer(help="Read, check and convert game records (WTHOR, GGF, transc
 Files = Annotated[
     list[Path], typer.Argument(help="Record files (.wtb, .ggf, .gam[.gz], .txt, .obf).")
 ]
+
+
+FILE_ERRORS = (OthelloError, OSError)
+"""What reading or writing one file may raise: a record error (every reader raises its format's
+``RecordError`` for bad input), another othellolab error, or an OS error (missing, unreadable).
+Each names the file; the command reports it and goes on with the next file, or exits 1."""
 
 
 def _progress() -> Progress:
@@ -47,7 +53,7 @@ def _is_obf(path: Path) -> bool:
 def _total(path: Path) -> int | None:
     try:
         return read_header(path).n_games if format_of(path) == "wthor" else None
-    except (RecordError, OSError):
+    except FILE_ERRORS:
         return None
 
 
@@ -88,7 +94,7 @@ def stats(files: Files) -> None:
                         _count(item, years, players, results)
                     else:
                         positions += 1
-            except (RecordError, OSError) as e:
+            except FILE_ERRORS as e:
                 failed += 1
                 _fail(path, e)
     games = report.games - positions
@@ -143,7 +149,7 @@ def validate(
             try:
                 for _ in _read(path, report, progress):
                     pass
-            except (RecordError, OSError) as e:
+            except FILE_ERRORS as e:
                 failed += 1
                 _fail(path, e)
     for problem in report.skipped[:show]:
@@ -184,7 +190,7 @@ def convert(
             write_names(target.with_suffix(".TRN"), tournaments)
             options = {"players": players, "tournaments": tournaments}
         count = write_games(target, games, **options)
-    except (RecordError, OSError) as e:
+    except FILE_ERRORS as e:
         _fail(source, e)
         raise typer.Exit(1) from None
     typer.echo(f"wrote {count} games to {target} ({len(report.skipped)} skipped)")

@@ -93,9 +93,10 @@ def parse_square(name: str, size: int = 8) -> Square:
     """Index of a square name, ``parse_square("f5") == 37``; case-insensitive."""
     check_size(size)
     s = name.strip().lower()
-    if len(s) == 2 and s[0] in FILE_NAMES[:size] and s[1].isdigit():
-        row = int(s[1]) - 1
-        if 0 <= row < size:
+    # The row is one ASCII digit: str.isdigit and int would also take '５' (and fail on '²').
+    if len(s) == 2 and s[0] in FILE_NAMES[:size] and "1" <= s[1] <= "9":
+        row = ord(s[1]) - ord("1")
+        if row < size:
             return row * size + FILE_NAMES.index(s[0])
     raise InvalidMoveError(
         f"invalid square name {name!r}: expected a column a-{FILE_NAMES[size - 1]} "

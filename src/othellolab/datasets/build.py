@@ -72,7 +72,7 @@ CONVENTIONS = {
 
 def parse_year_range(text: str) -> tuple[int, int]:
     """``"2001-2015"`` or ``"2004"`` as an inclusive ``(first, last)`` pair."""
-    m = re.fullmatch(r"\s*(\d{4})\s*(?:-\s*(\d{4})\s*)?", text)
+    m = re.fullmatch(r"\s*([0-9]{4})\s*(?:-\s*([0-9]{4})\s*)?", text)  # ASCII digits only
     if not m:
         raise ValueError(f"invalid year range {text!r}: expected YYYY or YYYY-YYYY")
     first, last = int(m.group(1)), int(m.group(2) or m.group(1))

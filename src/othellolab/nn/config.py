@@ -13,11 +13,13 @@ model. Named sizes follow KataGo's habit of short names that say the shape:
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, NoReturn
 
-from othellolab.core import ConfigError
+from othellolab.core import ConfigError, OthelloError
+from othellolab.core.parsing import NumberError, clip, parse_int
 
 FAMILIES = ("mlp", "cnn", "resnet")
 """Model families: a multilayer perceptron, a plain convolution stack, a residual network."""
@@ -32,9 +34,31 @@ MLP_INPUTS = ("planes", "board")
 
 SIZES = (8, 6, 4)
 
+LIMITS = {
+    "layers": 64,
+    "blocks": 64,
+    "filters": 1024,
+    "hidden": 65536,
+    "hidden layers": 64,
+    "policy_channels": 1024,
+    "value_channels": 1024,
+    "value_hidden": 65536,
+}
+"""Largest value of each size field (``hidden``: each width; ``hidden layers``: how many), so
+that a config cannot ask for a network that does not fit in memory or takes hours to build."""
+
+MAX_PARAMETERS = 100_000_000
+"""Most trainable parameters a config may describe (400 MB of float32 weights); checked from
+the config alone, before any tensor is allocated."""
+
 
 class ModelConfigError(ConfigError):
-    """A model config that is malformed; the message names the key and what was expected."""
+    """A model config that is malformed; ``option`` names the key at fault, when there is one.
+
+    The message is ``where: key=value; what was expected``."""
+
+    def _message(self) -> str:
+        return OthelloError._message(self)
 
 
 @dataclass(frozen=True)
@@ -64,36 +88,61 @@ class ModelConfig:
     name: str = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "planes", tuple(self.planes))
-        object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
+        object.__setattr__(self, "planes", _sequence("planes", self.planes))
+        hidden = _sequence("hidden", self.hidden)
+        object.__setattr__(self, "hidden", tuple(_as_int(h) for h in hidden))
         self.validate()
 
     def validate(self) -> None:
-        """Raise ``ModelConfigError`` naming the first bad field."""
+        """Raise ``ModelConfigError`` naming the first bad field: a wrong type, a name not
+        allowed, a size outside ``LIMITS`` (the family's own sizes at least 1, the others at
+        least 0), or more than ``MAX_PARAMETERS`` parameters in all."""
         _choice("family", self.family, FAMILIES)
-        _choice("size", self.size, SIZES)
+        if not _is_int(self.size) or self.size not in SIZES:
+            _fail("size", self.size, f"expected one of {list(SIZES)}")
         if self.planes[:2] != ("player", "opponent"):
             raise ModelConfigError(
-                f"model config: planes must start with 'player', 'opponent'; got {list(self.planes)}"
+                f"planes must start with 'player', 'opponent'; got {clip(list(self.planes), 80)}",
+                where="model config",
+                option="planes",
             )
         for plane in self.planes:
             _choice("planes", plane, PLANE_NAMES)
         if len(set(self.planes)) != len(self.planes):
-            raise ModelConfigError(f"model config: planes repeat a name: {list(self.planes)}")
-        for key in ("policy_channels", "value_channels", "value_hidden"):
-            _positive(key, getattr(self, key))
+            raise ModelConfigError(
+                f"planes repeat a name: {list(self.planes)}", where="model config", option="planes"
+            )
+        for key in ("batch_norm", "score_head"):
+            if not isinstance(getattr(self, key), bool):
+                _fail(key, getattr(self, key), "expected true or false")
+        if not isinstance(self.name, str):
+            _fail("name", self.name, "expected a string")
+        own = {"mlp": ("hidden",), "cnn": ("layers", "filters"), "resnet": ("blocks", "filters")}
+        for key in ("layers", "blocks", "filters", "policy_channels", "value_channels"):
+            needed = key in own[self.family] or key.endswith("_channels")
+            _bounded(key, getattr(self, key), 1 if needed else 0)
+        _bounded("value_hidden", self.value_hidden, 1)
+        if self.family == "mlp" and not self.hidden:
+            raise ModelConfigError(
+                "an mlp needs at least one 'hidden' width", where="model config", option="hidden"
+            )
+        if len(self.hidden) > LIMITS["hidden layers"]:
+            raise ModelConfigError(
+                f"{len(self.hidden)} hidden widths; at most {LIMITS['hidden layers']}",
+                where="model config",
+                option="hidden",
+            )
+        for h in self.hidden:
+            _bounded("hidden", h, 1)
         if self.family == "mlp":
-            if not self.hidden:
-                raise ModelConfigError("model config: an mlp needs at least one 'hidden' width")
-            for h in self.hidden:
-                _positive("hidden", h)
             _choice("mlp_input", self.mlp_input, MLP_INPUTS)
-        else:
-            _positive("filters", self.filters)
-            if self.family == "cnn":
-                _positive("layers", self.layers)
-            else:
-                _positive("blocks", self.blocks)
+        n = parameter_count(self)
+        if n > MAX_PARAMETERS:
+            raise ModelConfigError(
+                f"this network would have {n:,} parameters; at most {MAX_PARAMETERS:,} are "
+                "allowed (see nn.config.LIMITS)",
+                where="model config",
+            )
 
     @property
     def channels(self) -> int:
@@ -135,27 +184,85 @@ class ModelConfig:
         preset = data.pop("preset", None)
         try:
             if preset is not None:
-                base = model_config(str(preset))
+                if not isinstance(preset, str):
+                    _fail("preset", preset, f"expected a named size: {', '.join(PRESETS)}")
+                base = model_config(preset)
                 if set(data) & _SHAPE_KEYS and "name" not in data:
                     data["name"] = ""
                 return replace(base, **data)
             if "family" not in data:
-                raise ModelConfigError(f"{where}: give 'preset' (a named size) or 'family'")
+                raise ModelConfigError("give 'preset' (a named size) or 'family'")
             return cls(**data)
-        except ModelConfigError as e:
-            raise ModelConfigError(f"{where}: {e}") from None
+        except ModelConfigError as e:  # located at ``where`` instead of "model config"
+            raise ModelConfigError(e.what, where=where, option=e.option) from None
         except TypeError as e:
-            raise ModelConfigError(f"{where}: {e}") from None
+            raise ModelConfigError(str(e), where=where) from None
+
+
+def parameter_count(config: ModelConfig) -> int:
+    """Trainable parameters of the network ``config`` describes, computed from the config alone
+    (``nn.models.count_parameters`` of the built model gives the same number)."""
+    n2 = config.size * config.size
+    bn = config.batch_norm
+
+    def conv(cin: int, cout: int, k: int) -> int:
+        return cin * cout * k * k + (2 * cout if bn else cout)
+
+    def dense(cin: int, cout: int) -> int:
+        return cin * cout + cout
+
+    scores = 1 if config.score_head else 0
+    if config.family == "mlp":
+        width = n2 if config.mlp_input == "board" else config.channels * n2
+        total = 0
+        for h in config.hidden:
+            total += dense(width, h)
+            width = h
+        return total + dense(width, n2 + 1) + dense(width, 1) * (1 + scores)
+    f = config.filters
+    if config.family == "cnn":
+        trunk = sum(conv(config.channels if i == 0 else f, f, 3) for i in range(config.layers))
+    else:
+        trunk = conv(config.channels, f, 3) + config.blocks * 2 * conv(f, f, 3)
+    pc, vc, vh = config.policy_channels, config.value_channels, config.value_hidden
+    heads = conv(f, pc, 1) + dense(pc * n2, n2 + 1) + conv(f, vc, 1) + dense(vc * n2, vh)
+    return trunk + heads + dense(vh, 1) * (1 + scores)
+
+
+def _fail(key: str, value: Any, expected: str) -> NoReturn:
+    shown = clip(repr(value) if isinstance(value, str) else value)
+    raise ModelConfigError(f"{key}={shown}; {expected}", where="model config", option=key)
 
 
 def _choice(key: str, value: Any, allowed: tuple[Any, ...]) -> None:
-    if value not in allowed:
-        raise ModelConfigError(f"model config: {key}={value!r}; expected one of {list(allowed)}")
+    if not isinstance(value, str) or value not in allowed:
+        _fail(key, value, f"expected one of {list(allowed)}")
 
 
-def _positive(key: str, value: Any) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ModelConfigError(f"model config: {key}={value!r}; expected a positive integer")
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _bounded(key: str, value: Any, lo: int) -> None:
+    """``value`` must be an integer in ``lo..LIMITS[key]``."""
+    if not _is_int(value) or not lo <= value <= LIMITS[key]:
+        _fail(key, value, f"expected an integer in {lo}..{LIMITS[key]}")
+
+
+def _sequence(key: str, value: Any) -> tuple[Any, ...]:
+    if not isinstance(value, list | tuple):
+        _fail(key, value, "expected a list")
+    return tuple(value)
+
+
+def _as_int(value: Any) -> Any:
+    """An integer-like value (a numpy integer) as an int; anything else unchanged."""
+    if isinstance(value, bool | str):
+        return value
+    try:
+        return operator.index(value)
+    except TypeError:
+        return value
 
 
 _SHAPE_KEYS = frozenset({"family", "layers", "blocks", "filters", "hidden", "mlp_input"})
@@ -164,13 +271,23 @@ _NAMED = {
     "mlp-classic": dict(family="mlp", hidden=(100, 100), mlp_input="board", batch_norm=False),
 }
 _PATTERNS = (
-    (re.compile(r"resnet-b(\d+)c(\d+)"), lambda b, c: dict(family="resnet", blocks=b, filters=c)),
     (
-        re.compile(r"cnn-(\d+)x(\d+)"),
+        re.compile(r"resnet-b([0-9]+)c([0-9]+)"),
+        ("blocks", "filters"),
+        lambda b, c: dict(family="resnet", blocks=b, filters=c),
+    ),
+    (
+        re.compile(r"cnn-([0-9]+)x([0-9]+)"),
+        ("layers", "filters"),
         lambda n, c: dict(family="cnn", layers=n, filters=c, batch_norm=False),
     ),
-    (re.compile(r"mlp-(\d+)x(\d+)"), lambda d, w: dict(family="mlp", hidden=(w,) * d)),
+    (
+        re.compile(r"mlp-([0-9]+)x([0-9]+)"),
+        ("hidden layers", "hidden"),
+        lambda d, w: dict(family="mlp", hidden=(w,) * d),
+    ),
 )
+"""Named sizes: pattern, the ``LIMITS`` key of each number, and the fields they make."""
 
 PRESETS = (
     "mlp-classic",
@@ -188,14 +305,21 @@ def model_config(name: str, **overrides: Any) -> ModelConfig:
     if key in _NAMED:
         base: dict[str, Any] = dict(_NAMED[key])
     else:
-        for pattern, make in _PATTERNS:
+        for pattern, keys, make in _PATTERNS:
             m = pattern.fullmatch(key)
             if m:
-                base = make(*(int(g) for g in m.groups()))
+                try:
+                    numbers = [
+                        parse_int(g, lo=0, hi=LIMITS[k], what=k)
+                        for g, k in zip(m.groups(), keys, strict=True)
+                    ]
+                except NumberError as e:
+                    raise ModelConfigError(f"model name {clip(name)!r}: {e.what}") from None
+                base = make(*numbers)
                 break
         else:
             raise ModelConfigError(
-                f"unknown model name {name!r}; expected one of: {', '.join(PRESETS)}"
+                f"unknown model name {clip(name)!r}; expected one of: {', '.join(PRESETS)}"
             )
     base["name"] = key
     base.update(overrides)

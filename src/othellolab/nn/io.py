@@ -5,8 +5,12 @@ or does not match its config raises ``ModelFileError`` naming the file and the t
 
 ``config.json`` holds ``format`` (``"othellolab-model"``), ``format_version``, ``model`` (the
 ``ModelConfig`` fields), ``planes`` and ``size`` (repeated for readers that do not build the
-model), ``policy_size``, ``outputs`` and ``training`` (free-form metadata: run, samples, rows,
-metrics).
+model), ``policy_size``, ``outputs``, ``training`` (free-form metadata: run, samples, rows,
+metrics) and ``weights_sha256`` (the SHA-256 of ``model.safetensors``).
+
+Nothing is trusted before it is checked (``nn.files``): the config's size and nesting depth,
+then its values (``ModelConfig`` bounds its sizes and parameter count), before a tensor is
+allocated; then every tensor's name, shape, dtype and values, then the weights' checksum.
 """
 
 from __future__ import annotations
@@ -21,11 +25,20 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
-from othellolab.core import OthelloError
+from othellolab.core.parsing import clip
 from othellolab.nn.config import ModelConfig, ModelConfigError
+from othellolab.nn.files import (
+    CHECKSUM_KEY,
+    ModelFileError,
+    expected_checksum,
+    file_sha256,
+    read_config,
+    verify_weights,
+)
 from othellolab.nn.models import PolicyValueNet, build_model
 
 __all__ = [
+    "CHECKSUM_KEY",
     "CONFIG_NAME",
     "FORMAT",
     "FORMAT_VERSION",
@@ -43,17 +56,15 @@ WEIGHTS_NAME = "model.safetensors"
 CONFIG_NAME = "config.json"
 
 
-class ModelFileError(OthelloError):
-    """A model directory that cannot be loaded; the message names the file (and tensor)."""
-
-
 @dataclass(frozen=True)
 class ModelInfo:
-    """What ``config.json`` says: the model config and the training metadata."""
+    """What ``config.json`` says: the model config, the training metadata and the weights'
+    SHA-256 (``None`` in a directory saved before checksums)."""
 
     config: ModelConfig
     training: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    weights_sha256: str | None = None
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -76,6 +87,7 @@ def save_model(
     cfg = model.config
     tmp = d / (WEIGHTS_NAME + ".tmp")
     save_file(state_tensors(model), str(tmp), metadata={"format": FORMAT})
+    digest = file_sha256(tmp)
     os.replace(tmp, d / WEIGHTS_NAME)
     meta = {
         "format": FORMAT,
@@ -86,6 +98,7 @@ def save_model(
         "policy_size": cfg.policy_size,
         "outputs": ["policy_logits", "value", *(["score"] if cfg.score_head else [])],
         "training": training or {},
+        CHECKSUM_KEY: digest,
     }
     _atomic_write_bytes(d / CONFIG_NAME, (json.dumps(meta, indent=2) + "\n").encode())
     return d
@@ -95,66 +108,90 @@ def read_model_info(directory: str | Path) -> ModelInfo:
     """Read and validate ``config.json`` of a model directory (no torch tensors are loaded)."""
     d = Path(directory)
     path = d / CONFIG_NAME
+    where = str(path)
     if not d.is_dir():
-        raise ModelFileError(f"{d}: not a model directory (it does not exist or is a file)")
+        raise ModelFileError("not a model directory (it does not exist or is a file)", where=str(d))
     if not path.exists():
         raise ModelFileError(
-            f"{path}: missing; a model directory holds {CONFIG_NAME} and {WEIGHTS_NAME}"
+            f"missing; a model directory holds {CONFIG_NAME} and {WEIGHTS_NAME}", where=where
         )
-    try:
-        meta = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ModelFileError(f"{path}: not valid JSON ({e})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ModelFileError(f"{path}: not an othellolab model config (format is not {FORMAT!r})")
-    version = meta.get("format_version")
-    if version != FORMAT_VERSION:
+    meta = read_config(path)
+    if meta.get("format") != FORMAT:
         raise ModelFileError(
-            f"{path}: format_version {version!r} is not supported (this othellolab reads {FORMAT_VERSION})"
+            f"not an othellolab model config (format is not {FORMAT!r})", where=where, key="format"
+        )
+    version = meta.get("format_version")
+    if version != FORMAT_VERSION or isinstance(version, bool):
+        raise ModelFileError(
+            f"format_version {clip(version)} is not supported (this othellolab reads "
+            f"{FORMAT_VERSION})",
+            where=where,
+            key="format_version",
         )
     try:
         cfg = ModelConfig.from_dict(meta.get("model"), where=f"{path}: model")
     except ModelConfigError as e:
-        raise ModelFileError(str(e)) from None
-    return ModelInfo(cfg, dict(meta.get("training") or {}), d)
+        key = f"model.{e.option}" if e.option else "model"
+        raise ModelFileError(e.what, where=e.where, key=key) from None
+    training = meta.get("training") or {}
+    if not isinstance(training, dict):
+        raise ModelFileError(
+            f"training must be an object of metadata, got {type(training).__name__}",
+            where=where,
+            key="training",
+        )
+    return ModelInfo(cfg, dict(training), d, expected_checksum(meta, path))
 
 
 def load_state(model: torch.nn.Module, path: Path) -> None:
     """Load safetensors weights into ``model``, checking every tensor's name, shape and dtype."""
+    where = str(path)
     if not path.exists():
-        raise ModelFileError(f"{path}: missing weights file")
+        raise ModelFileError("missing weights file", where=where)
     try:
         tensors = load_file(str(path))
     except (SafetensorError, OSError, ValueError) as e:
-        raise ModelFileError(f"{path}: corrupted or not a safetensors file ({e})") from None
+        raise ModelFileError(f"corrupted or not a safetensors file ({e})", where=where) from None
     expected = model.state_dict()
     missing = sorted(set(expected) - set(tensors))
     if missing:
-        raise ModelFileError(f"{path}: tensor {missing[0]!r} is missing ({len(missing)} missing)")
+        raise ModelFileError(
+            f"tensor {missing[0]!r} is missing ({len(missing)} missing)", where=where
+        )
     extra = sorted(set(tensors) - set(expected))
     if extra:
         raise ModelFileError(
-            f"{path}: unexpected tensor {extra[0]!r} ({len(extra)} not in the model of this config)"
+            f"unexpected tensor {clip(extra[0])!r} ({len(extra)} not in the model of this config)",
+            where=where,
         )
     for name, want in expected.items():
         got = tensors[name]
         if tuple(got.shape) != tuple(want.shape):
             raise ModelFileError(
-                f"{path}: tensor {name!r} has shape {tuple(got.shape)}, the config needs {tuple(want.shape)}"
+                f"tensor {name!r} has shape {tuple(got.shape)}, the config needs "
+                f"{tuple(want.shape)}",
+                where=where,
             )
         if got.dtype != want.dtype:
             raise ModelFileError(
-                f"{path}: tensor {name!r} has dtype {got.dtype}, expected {want.dtype}"
+                f"tensor {name!r} has dtype {got.dtype}, expected {want.dtype}", where=where
             )
         if got.is_floating_point() and not bool(torch.isfinite(got).all()):
-            raise ModelFileError(f"{path}: tensor {name!r} holds NaN or infinite values")
+            raise ModelFileError(f"tensor {name!r} holds NaN or infinite values", where=where)
     model.load_state_dict(tensors, strict=True)
 
 
 def load_model(directory: str | Path, *, device: str = "cpu") -> tuple[PolicyValueNet, ModelInfo]:
-    """Build the model of a directory's config, load its weights, and put it in eval mode."""
+    """Build the model of a directory's config, load its weights, and put it in eval mode.
+
+    The config is checked before the model is built; the weights are checked tensor by tensor
+    (a missing, misshapen or non-finite tensor is named), then against the config's
+    ``weights_sha256``; a directory saved without one loads with an
+    ``UnverifiedWeightsWarning``."""
     info = read_model_info(directory)
+    d = Path(directory)
     model = build_model(info.config)
-    load_state(model, Path(directory) / WEIGHTS_NAME)
+    load_state(model, d / WEIGHTS_NAME)
+    verify_weights(d / WEIGHTS_NAME, info.weights_sha256, config_path=d / CONFIG_NAME)
     model.to(device).eval()
     return model, info

@@ -27,6 +27,7 @@ True
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -35,6 +36,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from othellolab.core.parsing import clip
+from othellolab.nn.files import (
+    CHECKSUM_KEY,
+    ModelFileError,
+    expected_checksum,
+    read_config,
+    verify_weights,
+)
 from othellolab.players._pattern_kernel import pattern_value, pattern_value_pext
 from othellolab.players._pattern_tables import (
     _CLASS_PERMS,
@@ -61,10 +70,12 @@ __all__ = [
     "CLASS_SIZES",
     "DEFAULT_PATTERNS",
     "INSTANCES",
+    "MAX_PHASES",
     "N_FEATURES",
     "N_INSTANCES",
     "N_PHASES",
     "PHASE_WIDTH",
+    "WEIGHTS_FILE",
     "PatternClass",
     "PatternWeights",
     "available_pattern_sets",
@@ -87,6 +98,12 @@ DEFAULT_PATTERNS = "patterns-wthor"
 
 N_PHASES = 12
 """Phases of the shipped weights (1-5, 6-10, ..., 56-60 empties)."""
+
+MAX_PHASES = 64
+"""Most weight rows (phases) a weights file may hold."""
+
+WEIGHTS_FILE = "weights.safetensors"
+"""The weights file of a pattern-weights directory (beside its ``config.json``)."""
 
 _DATA = Path(__file__).resolve().parent / "data"
 
@@ -178,6 +195,7 @@ def save_pattern_weights(
     peak = float(np.abs(compact).max()) or 1.0
     scale = peak / 32767.0
     q = np.clip(np.rint(compact / scale), -32767, 32767).astype(np.int16)
+    data = save({"weights": q, "scale": np.array([scale], dtype=np.float64)})
     config = {
         **_pattern_config(),
         "phases": int(compact.shape[0]),
@@ -185,10 +203,10 @@ def save_pattern_weights(
         "scale": scale,
         "created": datetime.date.today().isoformat(),
         **(info or {}),
+        CHECKSUM_KEY: hashlib.sha256(data).hexdigest(),
     }
-    tensors = {"weights": q, "scale": np.array([scale], dtype=np.float64)}
-    with atomic_writer(d / "weights.safetensors", binary=True) as f:
-        f.write(save(tensors))
+    with atomic_writer(d / WEIGHTS_FILE, binary=True) as f:
+        f.write(data)
     with atomic_writer(d / "config.json") as f:
         json.dump(config, f, indent=2)
         f.write("\n")
@@ -203,7 +221,12 @@ def available_pattern_sets() -> list[str]:
 
 
 def load_pattern_weights(source: str | Path | None = None) -> PatternWeights:
-    """Weights from a directory, or the shipped set of that name (default ``DEFAULT_PATTERNS``)."""
+    """Weights from a directory, or the shipped set of that name (default ``DEFAULT_PATTERNS``).
+
+    The files are checked as a network's are (``nn.files``): the config's size, depth and
+    pattern set, the weights' SHA-256 (a directory without one loads with a warning), their
+    shape and finiteness; a problem is a ``ModelFileError`` naming the file."""
+    from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
     if source is None or str(source) == "":
@@ -216,22 +239,40 @@ def load_pattern_weights(source: str | Path | None = None) -> PatternWeights:
             f"{d}: no pattern weights (config.json); shipped: "
             f"{', '.join(available_pattern_sets()) or 'none'}"
         )
-    config = json.loads((d / "config.json").read_text())
+    config_path = d / "config.json"
+    config = read_config(config_path)
     expected = _pattern_config()
     for key in ("board_size", "phase_width", "classes"):
         if config.get(key) != expected[key]:
-            raise ValueError(
-                f"{d / 'config.json'}: {key} {config.get(key)!r} differs from this version's "
-                f"pattern set {expected[key]!r}"
+            raise ModelFileError(
+                f"{key} {clip(config.get(key))} differs from this version's pattern set "
+                f"{clip(expected[key])}",
+                where=str(config_path),
+                key=key,
             )
-    tensors = load_file(str(d / "weights.safetensors"))
-    q = tensors["weights"]
-    scale = float(tensors["scale"][0]) if "scale" in tensors else 1.0
+    path = d / WEIGHTS_FILE
+    verify_weights(path, expected_checksum(config, config_path), config_path=config_path)
+    try:
+        tensors = load_file(str(path))
+    except (SafetensorError, OSError, ValueError) as e:
+        raise ModelFileError(
+            f"corrupted or not a safetensors file ({e})", where=str(path)
+        ) from None
+    q = tensors.get("weights")
+    scale_array = tensors.get("scale", np.ones(1))
+    n = expected["compact_features"]
+    if q is None or q.ndim != 2 or q.shape[1] != n or not 1 <= q.shape[0] <= MAX_PHASES:
+        shape = None if q is None else q.shape
+        raise ModelFileError(
+            f"tensor 'weights' has shape {shape}, expected (phases, {n}) with 1..{MAX_PHASES} "
+            "phases",
+            where=str(path),
+        )
+    scale = float(scale_array.reshape(-1)[0]) if scale_array.size == 1 else float("nan")
     compact = q.astype(np.float64) * scale
-    if compact.shape[1] != expected["compact_features"]:
-        raise ValueError(
-            f"{d / 'weights.safetensors'}: {compact.shape[1]} columns, "
-            f"expected {expected['compact_features']}"
+    if not (np.isfinite(scale) and scale > 0 and np.isfinite(compact).all()):
+        raise ModelFileError(
+            "tensor 'scale' must be one positive number and the weights finite", where=str(path)
         )
     return PatternWeights(compact=compact, config=config)
 

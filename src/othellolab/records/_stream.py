@@ -1,12 +1,15 @@
-"""Plumbing shared by the readers: build a checked ``Game``, then raise or skip and count."""
+"""Plumbing shared by the readers: build a checked ``Game``, then raise or skip and count; read
+text that may be gzip-compressed, undecodable or corrupt without losing track of the line."""
 
 from __future__ import annotations
 
 import gzip
 import io
+import re
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import numpy as np
 
@@ -78,46 +81,107 @@ def build_games(
         yield game
 
 
+T = TypeVar("T")
+
+
 def deliver(
-    items: Iterable[Game | RecordError],
+    items: Iterable[T | RecordError],
     *,
     source: str | Path,
     lenient: bool,
     report: ReadReport | None,
-) -> Iterator[Game]:
-    """Yield the games of ``items``; an error item is raised (strict) or skipped and counted.
+) -> Iterator[T]:
+    """Yield the records of ``items``; an error item is raised (strict) or skipped and counted.
 
-    Games whose recorded score disagrees with the replay are yielded and noted in the report.
-    Without a report, a lenient read warns once about what it skipped.
+    An error raised by ``items`` itself ends the file the same way: raised, or counted. Games
+    whose recorded score disagrees with the replay are yielded and noted in the report. Without
+    a report, a lenient read warns once about what it skipped.
     """
     rep = report if report is not None else ReadReport()
     rep.files += 1
     before = len(rep.skipped)
     name = str(source)
-    for item in items:
-        if isinstance(item, RecordError):
-            if not lenient:
-                raise item
-            rep.skip(item)
-            continue
-        mismatch = item.result_mismatch()
-        if mismatch is not None:
-            rep.mismatch(name, item.headers.get("game"), mismatch, item.headers.get("line"))
-        rep.games += 1
-        yield item
+    try:
+        for item in items:
+            if isinstance(item, RecordError):
+                if not lenient:
+                    raise item
+                rep.skip(item)
+                continue
+            if isinstance(item, Game):
+                mismatch = item.result_mismatch()
+                if mismatch is not None:
+                    rep.mismatch(name, item.headers.get("game"), mismatch, item.headers.get("line"))
+            rep.games += 1
+            yield item
+    except RecordError as e:
+        if not lenient:
+            raise
+        rep.skip(e)
     if report is None:
         warn_skipped(rep, name, before)
 
 
-def open_text(path: str | Path, *, encoding: str = "utf-8") -> IO[str]:
-    """Open a text file for reading, gunzipping it transparently when it is gzip-compressed."""
+CORRUPT_DATA = (EOFError, zlib.error, gzip.BadGzipFile)
+"""What reading a damaged gzip file raises (a truncated stream, bad data, a bad CRC)."""
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def text_lines(
+    path: str | Path, *, encoding: str = "utf-8", error: type[RecordError] = RecordError
+) -> Iterator[tuple[int, str]]:
+    """Numbered lines (1-based, line ends kept) of a text file, gzip read transparently.
+
+    Bytes that are not valid ``encoding`` come through as lone surrogates, so that one bad line
+    does not end the file (``undecodable`` says why a line is bad); damaged compressed data
+    raises ``error`` naming the file and the last line read whole.
+    """
     p = Path(path)
-    raw = p.open("rb")
-    if raw.read(2) == b"\x1f\x8b":
-        raw.seek(0)
-        return io.TextIOWrapper(gzip.GzipFile(fileobj=raw), encoding=encoding, newline="")
-    raw.seek(0)
-    return io.TextIOWrapper(raw, encoding=encoding, newline="")
+    number = 0
+    with open_text(p, encoding=encoding, errors="surrogateescape") as f:
+        try:
+            for number, line in enumerate(f, 1):
+                yield number, line
+        except CORRUPT_DATA as e:
+            after = f" after line {number}" if number else ""
+            raise error(f"damaged compressed data{after} ({e})", source=p) from None
+
+
+def text_blocks(
+    path: str | Path, *, encoding: str, size: int, error: type[RecordError] = RecordError
+) -> Iterator[str]:
+    """The text of a file in blocks of ``size`` characters, gzip read transparently; damaged
+    compressed data raises ``error`` naming the file."""
+    p = Path(path)
+    with open_text(p, encoding=encoding, errors="surrogateescape") as f:
+        try:
+            while block := f.read(size):
+                yield block
+        except CORRUPT_DATA as e:
+            raise error(f"damaged compressed data ({e})", source=p) from None
+
+
+def undecodable(line: str, encoding: str) -> str | None:
+    """Why a line of ``text_lines`` is not valid ``encoding`` text, or None when it is."""
+    if line.isascii():
+        return None
+    m = _SURROGATE.search(line)
+    if m is None:
+        return None
+    return f"not {encoding} text: byte 0x{ord(m.group()) - 0xDC00:02x} at column {m.start() + 1}"
+
+
+def open_text(path: str | Path, *, encoding: str = "utf-8", errors: str = "strict") -> IO[str]:
+    """Open a text file for reading, gunzipping it transparently when it is gzip-compressed.
+
+    Closing the text stream closes the file (a ``GzipFile`` given a file object would leave
+    that open)."""
+    p = Path(path)
+    with p.open("rb") as probe:
+        compressed = probe.read(2) == b"\x1f\x8b"
+    stream = gzip.open(p, "rb") if compressed else p.open("rb")  # noqa: SIM115 (the caller closes it)
+    return io.TextIOWrapper(stream, encoding=encoding, errors=errors, newline="")
 
 
 def atomic_writer(path: str | Path, *, binary: bool = False) -> AtomicFile:

@@ -6,6 +6,11 @@ count before a game (``1 (;GM[Othello]...;)``). ``RE`` is black's disc differenc
 with a suffix such as ``:r`` (resigned); in a komi game (``KM``) it is the disc difference minus
 the komi. Properties the reader does not know are kept in the headers under their own key.
 
+Numbers are ASCII digits (``core.parsing``): the board size of ``TY`` and ``BO`` is 8, 6 or 4,
+``KM`` a decimal within ``-MAX_KOMI..MAX_KOMI``, and ``RE`` plus ``KM`` a disc difference within
+the board's ``-size*size..size*size``. A property value holds at most ``MAX_VALUE_LENGTH``
+characters. Any other value is a ``GgfError`` naming the file, the game and the property.
+
 >>> game = next(parse_ggf("(;GM[Othello]PB[a]PW[b]TY[4]RE[-2]BO[4 ---- -O*- -*O- ---- *]"
 ...                       "B[a2]W[a1];)"))
 >>> game.headers["black"], game.size, game.transcript(), game.recorded_score
@@ -19,8 +24,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from othellolab.core import BLACK, WHITE, Board, OthelloError, parse_move, square_name
-from othellolab.records._stream import atomic_writer, build_game, deliver, open_text
+from othellolab.core import BLACK, SIZES, WHITE, Board, OthelloError, parse_move, square_name
+from othellolab.core.parsing import NumberError, clip, parse_decimal, parse_int
+from othellolab.records._stream import atomic_writer, build_game, deliver, text_blocks
 from othellolab.records.game import Game
 from othellolab.records.report import ReadReport, RecordError
 
@@ -51,14 +57,24 @@ BOARD_CELLS = {"*": BLACK, "O": WHITE, "-": None}
 PASS_TOKENS = ("PA", "pass")
 """How a pass is written in a move property (the writer uses the first)."""
 
+MAX_KOMI = 64
+"""Largest komi (``KM``) in absolute value: a komi beyond the disc range means nothing."""
+
+MAX_VALUE_LENGTH = 1 << 16
+"""Longest property value in characters (a GGF game is a few kilobytes)."""
+
 _HEADER_OF = {k: h for k, (h, _) in PROPERTIES.items() if h is not None}
 _KEY_OF = {h: k for k, h in _HEADER_OF.items()}
 _PROP = re.compile(r"\s*([A-Za-z]+)\[((?:\\.|[^\]\\])*)\]", re.S)
+_OPEN_PROP = re.compile(r"([A-Za-z]+)\[")
 _END = re.compile(r"\s*;\)")
-_START = re.compile(r"\s*(?:(\d+)\s*)?\(;")
-_RESULT = re.compile(r"^\s*([+-]?\d+(?:\.\d*)?)\s*(?::\s*(\w+))?\s*$")
-_SIZE = re.compile(r"(\d+)")
+_START = re.compile(r"\s*(?:[0-9]+\s*)?\(;")
+_SPACE = re.compile(r"\s*")
+_RESULT = re.compile(r"^\s*([+-]?[0-9]+(?:\.[0-9]*)?)\s*(?::\s*(\w+))?\s*$")
+_SIZE = re.compile(r"[0-9]+")
+_TYPE_NUMBER = re.compile(r"\d+")  # any Unicode digits: a non-ASCII size is an error, not a flag
 _BLOCK = 1 << 20
+_LOOKAHEAD = 2 * MAX_VALUE_LENGTH
 
 
 class GgfError(RecordError):
@@ -84,13 +100,15 @@ def parse_ggf(text: str, *, source: str = "<string>") -> Iterator[Game]:
 
 
 def _open_blocks(p: Path) -> Iterator[str]:
-    with open_text(p, encoding="latin-1") as f:
-        while block := f.read(_BLOCK):
-            yield block
+    return text_blocks(p, encoding="latin-1", size=_BLOCK, error=GgfError)
 
 
 def _items(blocks: Iterator[str], source: str | Path) -> Iterator[Game | RecordError]:
-    """Scan games out of text blocks; a syntax error ends the file (nothing after it is sure)."""
+    """Scan games out of text blocks; a syntax error ends the file (nothing after it is sure).
+
+    The scanner keeps ``_LOOKAHEAD`` characters ahead of its position in its buffer (or the rest
+    of the file), so that a property is matched whole even where it crosses a block boundary.
+    """
     name = Path(source).name
     state = {"buf": "", "pos": 0, "line": 1}
 
@@ -106,35 +124,40 @@ def _items(blocks: Iterator[str], source: str | Path) -> Iterator[Game | RecordE
         state["line"] += state["buf"].count("\n", state["pos"], new_pos)
         state["pos"] = new_pos
 
-    def match(pattern: re.Pattern[str]) -> re.Match[str] | None:
-        """Match at the current position, reading more text while the match could grow."""
+    def skip_space() -> bool:
+        """Step over white space, reading past the buffer's end; whether there was any. The
+        patterns skip white space themselves: this is for a run longer than the lookahead."""
+        skipped = False
         while True:
-            m = pattern.match(state["buf"], state["pos"])
-            if (m is None and len(state["buf"]) - state["pos"] > 64) or (
-                m is not None and m.end() < len(state["buf"])
-            ):
-                return m
-            if not fill():
-                return m
+            pos = state["pos"]
+            end = _SPACE.match(state["buf"], pos).end()  # type: ignore[union-attr]
+            if end > pos:
+                skipped = True
+                advance(end)
+            if end < len(state["buf"]) or not fill():
+                return skipped
 
-    def skip_space() -> str:
-        buf = state["buf"]
-        rest = buf[state["pos"] :]
-        advance(state["pos"] + len(rest) - len(rest.lstrip()))
+    def match(pattern: re.Pattern[str]) -> re.Match[str] | None:
+        """Match with the lookahead (or the rest of the file) in the buffer."""
+        if len(state["buf"]) - state["pos"] < _LOOKAHEAD:
+            while len(state["buf"]) - state["pos"] < _LOOKAHEAD and fill():
+                pass
+        return pattern.match(state["buf"], state["pos"])
+
+    def ahead() -> str:
         return state["buf"][state["pos"] : state["pos"] + 20]
+
+    def syntax_error(message: str, game: int) -> GgfError:
+        return GgfError(message, source=source, game=game, line=state["line"])
 
     number = 0
     while True:
         m = match(_START)
         if m is None:
-            ahead = skip_space()
-            if ahead:
-                yield GgfError(
-                    f"expected '(;' to start a game, found {ahead!r}",
-                    source=source,
-                    game=number + 1,
-                    line=state["line"],
-                )
+            if skip_space():
+                continue
+            if ahead():
+                yield syntax_error(f"expected '(;' to start a game, found {ahead()!r}", number + 1)
             return
         number += 1
         advance(state["buf"].index("(;", m.start()))
@@ -147,16 +170,23 @@ def _items(blocks: Iterator[str], source: str | Path) -> Iterator[Game | RecordE
                 advance(end.end())
                 break
             prop = match(_PROP)
-            if prop is None:
-                ahead = skip_space()
-                yield GgfError(
-                    f"expected a property KEY[value] or ';)', found {ahead!r}"
-                    if ahead
-                    else "truncated game (the file ends before ';)')",
-                    source=source,
-                    game=number,
-                    line=state["line"],
-                )
+            if prop is None or len(prop.group(2)) > MAX_VALUE_LENGTH:
+                if skip_space() and prop is None:
+                    continue
+                key = _OPEN_PROP.match(state["buf"], state["pos"])
+                rest = len(state["buf"]) - state["pos"]
+                if key is not None and (prop is not None or rest >= _LOOKAHEAD):
+                    message = (
+                        f"property {key.group(1)[:20]}[...] is longer than {MAX_VALUE_LENGTH} "
+                        "characters (or its ']' is missing)"
+                    )
+                elif key is not None:
+                    message = f"truncated game (the file ends inside {key.group(1)[:20]}[...])"
+                elif ahead():
+                    message = f"expected a property KEY[value] or ';)', found {ahead()!r}"
+                else:
+                    message = "truncated game (the file ends before ';)')"
+                yield syntax_error(message, number)
                 return
             advance(prop.end())
             props.append((prop.group(1).upper(), _unescape(prop.group(2))))
@@ -191,31 +221,30 @@ def _game(
             start = _parse_board(value, err)
         elif key == "GM":
             if value.strip().lower() != "othello":
-                raise err(f"GM[{value}]: not an Othello game")
+                raise err(f"GM[{clip(value)}]: not an Othello game")
         elif key in _HEADER_OF:
             headers[_HEADER_OF[key]] = value
         else:
             headers[key] = value
-    type_size = _SIZE.search(headers.get("type", ""))
+    type_size = _type_size(headers.get("type"), err)
     if start is None:
-        size = int(type_size.group(1)) if type_size else 8
-        if size not in (4, 6, 8):
-            raise err(f"TY[{headers['type']}]: board size {size} is not supported (8, 6 or 4)")
-        start = Board(size=size)
-    elif type_size and int(type_size.group(1)) != start.size:
-        raise err(f"TY[{headers['type']}] disagrees with the {start.size}x{start.size} BO board")
+        start = Board(size=type_size or 8)
+    elif type_size and type_size != start.size:
+        raise err(
+            f"TY[{clip(headers['type'])}] disagrees with the {start.size}x{start.size} BO board"
+        )
     actions: list[str] = []
     for i, (colour, value) in enumerate(moves):
         to_move = "B" if start.turn ^ (i & 1) == BLACK else "W"
         token = value.split("/", 1)[0].strip()
         if colour != to_move:
             raise err(
-                f"{colour}[{value}] but {'black' if to_move == 'B' else 'white'} is to move "
+                f"{colour}[{clip(value)}] but {'black' if to_move == 'B' else 'white'} is to move "
                 "(GGF writes passes as PA)",
                 move=i + 1,
             )
         actions.append("pass" if token.lower() in ("pa", "pass") else token)
-    recorded = _recorded_score(headers, err)
+    recorded = _recorded_score(headers, err, start.size)
     headers.update(source=name, game=number, line=line)
     game = build_game(
         actions, source=source, game=number, line=line, start=start, headers=headers,
@@ -228,13 +257,32 @@ def _game(
     return game
 
 
+def _type_size(value: str | None, err: Any) -> int | None:
+    """The board size that ``TY`` gives (its first number: ``8``, ``s8r20``), if any."""
+    m = _TYPE_NUMBER.search(value) if value else None
+    if m is None:
+        return None
+    return _board_size(m.group(), f"TY[{clip(value)}]", err)
+
+
+def _board_size(text: str, field: str, err: Any) -> int:
+    """A supported board size written as ASCII digits, else an error naming ``field``."""
+    try:
+        size = parse_int(text, lo=0, hi=99, what="board size")
+    except NumberError as e:
+        if _SIZE.fullmatch(text):  # digits, but too many of them
+            raise err(f"{field}: board size {clip(text)} is not supported (8, 6 or 4)") from None
+        raise err(f"{field}: {e.what}") from None
+    if size not in SIZES:
+        raise err(f"{field}: board size {size} is not supported (8, 6 or 4)")
+    return size
+
+
 def _parse_board(value: str, err: Any) -> Board:
     parts = value.split()
-    if len(parts) < 3 or not parts[0].isdigit():
-        raise err(f"BO[{value}]: expected a size, the rows and the side to move")
-    size = int(parts[0])
-    if size not in (4, 6, 8):
-        raise err(f"BO[{value[:20]}...]: board size {size} is not supported (8, 6 or 4)")
+    if len(parts) < 3:
+        raise err(f"BO[{clip(value)}]: expected a size, the rows and the side to move")
+    size = _board_size(parts[0], f"BO[{clip(value, 20)}]", err)
     cells = "".join(parts[1:-1])
     side = parts[-1]
     if len(cells) != size * size:
@@ -257,21 +305,42 @@ def _parse_board(value: str, err: Any) -> Board:
         raise err(f"BO: {e}") from None
 
 
-def _recorded_score(headers: Mapping[str, Any], err: Any) -> int | None:
-    """Black's disc difference from ``RE`` (and ``KM``), or None when it is not a whole number."""
+def _recorded_score(headers: Mapping[str, Any], err: Any, size: int) -> int | None:
+    """Black's disc difference from ``RE`` (and ``KM``), or None when it is not a whole number.
+
+    ``KM`` must be a decimal within ``-MAX_KOMI..MAX_KOMI`` and ``RE`` plus ``KM`` a disc
+    difference within ``-size*size..size*size``."""
+    komi_text = headers.get("komi")
+    komi = 0.0
+    if komi_text is not None and komi_text.strip():
+        try:
+            komi = parse_decimal(komi_text, lo=-MAX_KOMI, hi=MAX_KOMI, what="komi")
+        except NumberError as e:
+            raise err(f"KM[{clip(komi_text)}]: {e.what}") from None
     raw = headers.get("result")
     if raw is None or not raw.strip() or raw.strip() == "?":
         return None
     m = _RESULT.match(raw)
     if m is None:
-        raise err(f"RE[{raw}]: expected black's disc difference like +12 or -4.000:r")
-    value = float(m.group(1))
-    komi = headers.get("komi")
-    if komi:
-        try:
-            value += float(komi)
-        except ValueError:
-            raise err(f"KM[{komi}]: not a number") from None
+        raise err(f"RE[{clip(raw)}]: expected black's disc difference like +12 or -4.000:r")
+    n = size * size
+
+    def off_range(shown: str) -> GgfError:
+        with_komi = f" with KM[{komi_text}]" if komi else ""
+        return err(  # type: ignore[no-any-return]
+            f"RE[{clip(raw)}]{with_komi}: black's disc difference {shown} is off the "
+            f"-{n}..{n} range of a {size}x{size} board"
+        )
+
+    try:
+        value = parse_decimal(m.group(1), lo=-n - MAX_KOMI, hi=n + MAX_KOMI, what="result")
+    except NumberError as e:
+        if e.out_of_range:
+            raise off_range(clip(m.group(1))) from None
+        raise err(f"RE[{clip(raw)}]: {e.what}") from None
+    value += komi
+    if not -n <= value <= n:
+        raise off_range(f"{value:+g}")
     score = round(value)
     return score if abs(value - score) < 0.01 else None
 

@@ -17,14 +17,27 @@ import numba
 import numpy as np
 
 from othellolab.core import Board, square_name
-from othellolab.records._stream import atomic_writer, build_games, deliver, open_text
+from othellolab.core.parsing import NumberError, parse_int
+from othellolab.records._stream import (
+    atomic_writer,
+    build_games,
+    deliver,
+    text_lines,
+    undecodable,
+)
 from othellolab.records.game import Game
 from othellolab.records.report import ReadReport, RecordError
 
 SIGNS = {"+": 0, "-": 1}
 """Move prefix -> colour (0 black, 1 white)."""
 
-_LINE = re.compile(r"^((?:[+-][a-hA-H][1-8])*)\s*:\s*([+-]?\d+)\s+(\d+)\s*$")
+MAX_SCORE = 64
+"""Largest score (black's disc difference) in absolute value."""
+
+MAX_DEPTH = 99
+"""Largest search depth a line may give (the public book gives 10 throughout)."""
+
+_LINE = re.compile(r"^((?:[+-][a-hA-H][1-8])*)\s*:\s*([+-]?[0-9]+)\s+([0-9]+)\s*$", re.ASCII)
 _PASS = 64
 _CHUNK = 4096
 
@@ -90,7 +103,27 @@ def parse_logistello_line(
         )
     repeats = np.nonzero(colour[1:] == colour[:-1])[0] + 1
     actions = np.insert(squares, repeats, _PASS) if len(repeats) else squares
-    return actions, int(m.group(2)), int(m.group(3))
+    return actions, *_numbers(m, source, line)
+
+
+def _numbers(m: re.Match[str], source: str | Path | None, line: int | None) -> tuple[int, int]:
+    """(score, depth) of a matched line: black's disc difference within ``-MAX_SCORE..MAX_SCORE``,
+    a depth within ``0..MAX_DEPTH``.
+
+    ``_LINE`` matched them as ASCII digits, so a short one is converted directly (the hot path:
+    121,123 lines in the public book); anything else goes through ``core.parsing`` for the
+    bounds and the message."""
+    score_text, depth_text = m.group(2, 3)
+    if len(score_text) <= 4 and len(depth_text) <= 3:
+        score, depth = int(score_text), int(depth_text)
+        if -MAX_SCORE <= score <= MAX_SCORE and 0 <= depth <= MAX_DEPTH:
+            return score, depth
+    try:
+        score = parse_int(score_text, lo=-MAX_SCORE, hi=MAX_SCORE, what="score")
+        depth = parse_int(depth_text, lo=0, hi=MAX_DEPTH, what="depth")
+    except NumberError as e:
+        raise LogistelloError(e.what, source=source, game=line, line=line) from None
+    return score, depth
 
 
 def read_logistello(
@@ -106,27 +139,31 @@ def read_logistello(
 
 
 def _items(p: Path) -> Iterator[Game | RecordError]:
-    with open_text(p, encoding="ascii") as f:
-        batch: list[tuple[int, str, dict[str, Any]] | RecordError] = []
-        for line_no, raw in enumerate(f, 1):
-            text = raw.strip()
-            if not text:
-                continue
-            m = _LINE.match(text)
-            if m is None or len(m.group(1)) > 180:
-                batch.append(_bad_line(text, p, line_no))
+    batch: list[tuple[int, str, dict[str, Any]] | RecordError] = []
+    for line_no, raw in text_lines(p, encoding="ascii", error=LogistelloError):
+        text = raw.strip()
+        if not text:
+            continue
+        m = _LINE.match(text)
+        if m is None or len(m.group(1)) > 180:
+            batch.append(_bad_line(text, p, line_no))
+        else:
+            try:
+                score, depth = _numbers(m, p, line_no)
+            except RecordError as e:
+                batch.append(e)
             else:
-                headers = {"source": p.name, "game": line_no, "line": line_no}
-                headers["depth"] = int(m.group(3))
-                fields = {"headers": headers, "recorded_score": int(m.group(2))}
-                batch.append((line_no, m.group(1), fields))
-            if len(batch) >= _CHUNK:
-                yield from _check(p, batch)
-                batch = []
-        yield from _check(p, batch)
+                headers = {"source": p.name, "game": line_no, "line": line_no, "depth": depth}
+                batch.append((line_no, m.group(1), {"headers": headers, "recorded_score": score}))
+        if len(batch) >= _CHUNK:
+            yield from _check(p, batch)
+            batch = []
+    yield from _check(p, batch)
 
 
 def _bad_line(text: str, p: Path, line_no: int) -> RecordError:
+    if reason := undecodable(text, "ASCII"):
+        return LogistelloError(reason, source=p, game=line_no, line=line_no)
     try:
         parse_logistello_line(text, source=p, line=line_no)
     except RecordError as e:

@@ -18,11 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from othellolab.core import Board, OthelloError, parse_move, square_name
-from othellolab.records._stream import atomic_writer, open_text
-from othellolab.records.report import ReadReport, RecordError, warn_skipped
+from othellolab.core.parsing import NumberError, clip, parse_int
+from othellolab.records._stream import atomic_writer, deliver, text_lines, undecodable
+from othellolab.records.report import ReadReport, RecordError
 
 NO_VALUE = -127
 """Score that marks a slot without a value (Edax writes ``--:-127``)."""
+
+SCORE_LIMIT = 127
+"""A score must be written as a whole number in ``-SCORE_LIMIT..SCORE_LIMIT`` (one signed byte,
+``NO_VALUE`` included); a real score must then lie within the board's disc range."""
 
 COMMENT_PREFIXES = ("#", "%")
 """Lines starting with these are comments."""
@@ -86,27 +91,29 @@ def parse_obf_line(
             continue
         name, colon, value = item.partition(":")
         if not colon:
-            raise err("expected MOVE:SCORE like G8:+18", k, item)
+            raise err("expected MOVE:SCORE like G8:+18", k, clip(item))
         try:
-            score = int(value)
-        except ValueError:
-            raise err(f"score {value!r} is not a whole number", k, item) from None
+            score = parse_int(value, lo=-SCORE_LIMIT, hi=SCORE_LIMIT, what="score")
+        except NumberError as e:
+            raise err(e.what, k, clip(item)) from None
         try:
             action = parse_move(name.strip(), board.size)
         except OthelloError as e:
-            raise err(str(e), k, item) from None
+            raise err(str(e), k, clip(item)) from None
         if action == board.pass_action and score == NO_VALUE:
             continue
         if not -board.pass_action <= score <= board.pass_action:
             raise err(
-                f"score {score} is off the -{board.pass_action}..{board.pass_action} range", k, item
+                f"score {score} is off the -{board.pass_action}..{board.pass_action} range",
+                k,
+                clip(item),
             )
         if action not in legal:
             names = ", ".join(square_name(a, board.size) for a in legal) or "none"
             raise err(
                 f"{square_name(action, board.size)} is not legal here; legal moves: {names}",
                 k,
-                item,
+                clip(item),
             )
         moves.append((action, score))
     return ObfEntry(board, tuple(moves), line_number)
@@ -128,25 +135,21 @@ def read_obf(
     comment lines are skipped. Strict by default; ``lenient=True`` skips bad lines and counts
     them in ``report``."""
     p = Path(path)
-    rep = report if report is not None else ReadReport()
-    rep.files += 1
-    before = len(rep.skipped)
-    with open_text(p) as f:
-        for number, raw in enumerate(f, 1):
-            text = raw.strip()
-            if not text or text.startswith(COMMENT_PREFIXES):
-                continue
-            try:
-                entry = parse_obf_line(text, line_number=number, source=p)
-            except ObfError as e:
-                if not lenient:
-                    raise
-                rep.skip(e)
-                continue
-            rep.games += 1
-            yield entry
-    if report is None:
-        warn_skipped(rep, str(p), before)
+    return deliver(_items(p), source=p, lenient=lenient, report=report)
+
+
+def _items(p: Path) -> Iterator[ObfEntry | RecordError]:
+    for number, raw in text_lines(p, error=ObfError):
+        text = raw.strip()
+        if not text or text.startswith(COMMENT_PREFIXES):
+            continue
+        if reason := undecodable(text, "UTF-8"):
+            yield ObfError(reason, source=p, line=number)
+            continue
+        try:
+            yield parse_obf_line(text, line_number=number, source=p)
+        except ObfError as e:
+            yield e
 
 
 def write_obf(path: str | Path, entries: Iterable[ObfEntry]) -> int:

@@ -17,14 +17,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from othellolab.core import Board, OthelloError, parse_transcript
-from othellolab.records._stream import atomic_writer, deliver, open_text
+from othellolab.records._stream import atomic_writer, deliver, text_lines, undecodable
 from othellolab.records.game import Game
 from othellolab.records.report import ReadReport, RecordError
 
 COMMENT_PREFIX = "#"
 """Lines starting with this (after spaces) are comments."""
 
-_MOVE_NUMBER = re.compile(r"^transcript move (\d+)(?: '([^']*)')?: (.*)$", re.S)
+_MOVE_NUMBER = re.compile(r"^transcript move ([0-9]+)(?: '([^']*)')?: (.*)$", re.S)
 
 
 class TranscriptError(RecordError):
@@ -76,19 +76,21 @@ def read_transcripts(
 
 def _items(p: Path, size: int) -> Iterator[Game | RecordError]:
     number = 0
-    with open_text(p) as f:
-        for line_no, raw in enumerate(f, 1):
-            text = raw.strip()
-            if not text or text.startswith(COMMENT_PREFIX):
-                continue
-            number += 1
-            headers = {"source": p.name, "game": number, "line": line_no}
-            try:
-                yield parse_transcript_line(
-                    text, size=size, source=p, game=number, line=line_no, headers=headers
-                )
-            except RecordError as e:
-                yield e
+    for line_no, raw in text_lines(p, error=TranscriptError):
+        text = raw.strip()
+        if not text or text.startswith(COMMENT_PREFIX):
+            continue
+        number += 1
+        if reason := undecodable(text, "UTF-8"):
+            yield TranscriptError(reason, source=p, game=number, line=line_no)
+            continue
+        headers = {"source": p.name, "game": number, "line": line_no}
+        try:
+            yield parse_transcript_line(
+                text, size=size, source=p, game=number, line=line_no, headers=headers
+            )
+        except RecordError as e:
+            yield e
 
 
 def write_transcripts(

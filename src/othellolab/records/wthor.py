@@ -48,6 +48,13 @@ GAME_FIELDS: tuple[tuple[str, int, int, str], ...] = (
 )
 """(name, byte offset, size, type) of one 68-byte game record, little-endian."""
 
+YEARS = (1977, 2100)
+"""First and last year a header may give, as the games' year (``.wtb``) or the creation date
+(every file): WTHOR starts in 1977; a year outside means the file is not a WTHOR file."""
+
+MAX_DEPTH = 60
+"""Largest depth (in empty squares) of the theoretical score a ``.wtb`` header may give."""
+
 HEADER_SIZE = 16
 GAME_SIZE = 68
 MAX_MOVES = 60
@@ -128,10 +135,33 @@ def parse_header(data: bytes, path: str = "<bytes>", *, games: bool = True) -> W
             f"bad header: board size byte {size} (offset 12); {what}; only 8x8 WTHOR files are read",
             source=path,
         )
-    return WthorHeader(
+    if year2 > 99:
+        raise WthorError(
+            f"bad header: creation year byte {year2} (offset 1) is over 99", source=path
+        )
+    header = WthorHeader(
         (century * 100 + year2, month, day), n1, n2, year, 8 if size in (0, 8) else size,
         gtype, depth, reserved,
     )  # fmt: skip
+    problem = header_problem(header, games=games)
+    if problem:
+        raise WthorError(f"bad header: {problem}", source=path)
+    return header
+
+
+def header_problem(header: WthorHeader, *, games: bool = True) -> str | None:
+    """What is implausible in a header, or None: a creation date outside ``YEARS`` or not a
+    calendar month and day, and for a ``.wtb`` header (``games``) a year outside ``YEARS`` or a
+    depth over ``MAX_DEPTH``. The reader and the writer both check headers with it."""
+    lo, hi = YEARS
+    y, m, d = header.created
+    if not (lo <= y <= hi and 1 <= m <= 12 and 1 <= d <= 31):
+        return f"creation date {y}-{m:02d}-{d:02d} (offsets 0-3) is not a date in {lo}..{hi}"
+    if games and not lo <= header.year <= hi:
+        return f"year {header.year} (offset 10) is outside {lo}..{hi}"
+    if games and header.depth > MAX_DEPTH:
+        return f"depth {header.depth} (offset 14) is over {MAX_DEPTH} empty squares"
+    return None
 
 
 def read_header(path: str | Path) -> WthorHeader:
@@ -190,6 +220,9 @@ def write_names(
             raise WthorError(f"name {i} {name!r} is longer than {size} bytes", source=p)
         records.append(raw.ljust(size, b"\0"))
     header = WthorHeader(created or _today(), 0, len(names), 0, 0, 0, 0)
+    problem = header_problem(header, games=False)
+    if problem:
+        raise WthorError(f"cannot write this header: {problem}", source=p)
     with atomic_writer(p, binary=True) as f:
         f.write(header.to_bytes()[:12] + b"\0\0\0\0")
         f.write(b"".join(records))
@@ -476,6 +509,9 @@ def write_wthor(
             game_type,
             depth if depth is not None else int(h0.get("theoretical_depth", 0)),
         )
+        problem = header_problem(header)
+        if problem:
+            raise WthorError(f"cannot write this header: {problem}", source=p)
         f.seek(0)
         f.write(header.to_bytes())
     return count

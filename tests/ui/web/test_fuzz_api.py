@@ -113,3 +113,10 @@ def test_a_model_path_error_does_not_tell_whether_the_path_exists(client) -> Non
         r = client.post("/api/games", json={"opponent": f"policy:model={path}"})
         answers.append(r.json()["detail"].replace(path, "PATH"))
     assert len(set(answers)) == 1, answers
+
+
+@pytest.mark.parametrize("length", ["²", "9" * 5000, "-1", "1e3", "99999999"])
+def test_a_strange_content_length_is_refused(client, length: str) -> None:
+    headers = {"Content-Type": "application/json", "Content-Length": length.encode("latin-1")}
+    r = client.post("/api/games", content=b"{}", headers=headers)
+    assert r.status_code in (400, 413, 422), r.text

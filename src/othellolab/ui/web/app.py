@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from othellolab.arena.ladder import shipped_ratings
 from othellolab.core import Board, OthelloError
+from othellolab.core.parsing import clip, parse_int
 from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players import available_players, strongest_player_spec
 from othellolab.players.registry import describe_options
@@ -80,8 +81,10 @@ class BodyLimit:
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 text = value.decode("latin-1")
-                if not text.isdigit() or int(text) > self.max_bytes:
-                    await self._refuse(scope, send, f"Content-Length {text!r}")
+                try:
+                    parse_int(text, lo=0, hi=self.max_bytes, what="Content-Length")
+                except OthelloError:
+                    await self._refuse(scope, send, f"Content-Length {clip(text)!r}")
                     return
         chunks: list[bytes] = []
         seen = 0

@@ -1,0 +1,115 @@
+"""Numbers read from files and requests: ASCII digits only, a bounded length, a stated range.
+
+Python's ``int``, ``float`` and ``str.isdigit`` accept more than a record format means by a
+number: any Unicode digit (``int("５") == 5``; ``"²".isdigit()`` but ``int("²")`` fails),
+``"inf"``, ``"nan"``, exponents and underscores, and ``int`` refuses more than 4,300 digits with
+a bare ``ValueError``. Readers parse their numbers here instead, so that a bad number is a
+``NumberError`` saying what was expected; the reader turns it into its own error naming the
+file, the game and the field. ``clip`` shortens a value echoed in a message.
+
+>>> parse_int("-04", lo=-64, hi=64)
+-4
+>>> parse_decimal(" +2.5", lo=-64, hi=64)
+2.5
+>>> parse_int("５", lo=0, hi=9, what="board size")
+Traceback (most recent call last):
+...
+othellolab.core.parsing.NumberError: board size '５' is not a whole number written in ASCII digits
+>>> parse_decimal("inf", lo=-64, hi=64, what="komi")
+Traceback (most recent call last):
+...
+othellolab.core.parsing.NumberError: komi 'inf' is not a finite decimal number written in ASCII digits (like -1.5)
+"""
+
+from __future__ import annotations
+
+import re
+
+from othellolab.core.errors import OthelloError
+
+MAX_DIGITS = 30
+"""Most significant digits (leading zeros aside) before the decimal point: far more than any
+field needs, far below Python's 4,300-digit limit for ``int``, and never an infinite float."""
+
+_SPACE = " \t\r\n\v\f"
+_INT = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
+class NumberError(OthelloError):
+    """A number field that is not a number in the expected form or range; ``text`` is what was
+    written, ``lo`` and ``hi`` the range; ``out_of_range`` tells a well-formed number outside
+    the range from text that is no such number."""
+
+    def __init__(
+        self, what: str, *, text: str, lo: float, hi: float, out_of_range: bool = False
+    ) -> None:
+        self.text = text
+        self.lo = lo
+        self.hi = hi
+        self.out_of_range = out_of_range
+        super().__init__(what)
+
+
+def parse_int(text: str, *, lo: int, hi: int, what: str = "value") -> int:
+    """The whole number ``[+-]digits`` written in ``text`` (ASCII digits, surrounding ASCII
+    white space allowed), if it lies in ``lo..hi``; else ``NumberError`` naming ``what``."""
+    s = text.strip(_SPACE)
+    if _INT.fullmatch(s) is None:
+        raise NumberError(
+            f"{what} {clip(text)!r} is not a whole number written in ASCII digits",
+            text=text,
+            lo=lo,
+            hi=hi,
+        )
+    digits = s.lstrip("+-").lstrip("0") or "0"
+    value = None if len(digits) > MAX_DIGITS else int(digits) * (-1 if s[0] == "-" else 1)
+    if value is None or not lo <= value <= hi:
+        raise NumberError(
+            f"{what} {clip(s)} is off the {lo}..{hi} range",
+            text=text,
+            lo=lo,
+            hi=hi,
+            out_of_range=True,
+        )
+    return value
+
+
+def parse_decimal(text: str, *, lo: float, hi: float, what: str = "value") -> float:
+    """The decimal number ``[+-]digits[.digits]`` written in ``text`` (ASCII digits, no
+    exponent, no ``inf``/``nan``; surrounding ASCII white space allowed), if it lies in
+    ``lo..hi``; else ``NumberError`` naming ``what``."""
+    s = text.strip(_SPACE)
+    if _DECIMAL.fullmatch(s) is None:
+        raise NumberError(
+            f"{what} {clip(text)!r} is not a finite decimal number written in ASCII digits "
+            "(like -1.5)",
+            text=text,
+            lo=lo,
+            hi=hi,
+        )
+    whole = s.lstrip("+-").lstrip("0").split(".", 1)[0]
+    value = None if len(whole) > MAX_DIGITS else float(s)
+    if value is None or not lo <= value <= hi:
+        raise NumberError(
+            f"{what} {clip(s)} is off the {_num(lo)}..{_num(hi)} range",
+            text=text,
+            lo=lo,
+            hi=hi,
+            out_of_range=True,
+        )
+    return value
+
+
+def clip(value: object, limit: int = 40) -> str:
+    """``value`` (a string, or the ``repr`` of anything else) cut to ``limit`` characters with
+    ``...``, for echoing user input in an error message."""
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except ValueError:  # an int too long for repr
+        text = f"<{type(value).__name__} too large to show>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
