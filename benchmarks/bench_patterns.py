@@ -30,9 +30,9 @@ from bench_core import machine, write_section
 
 from othellolab.arena import play_match, read_openings
 from othellolab.players import make_player
-from othellolab.players.patterns import load_pattern_weights
 from othellolab.players.search.evaluation import EVAL_HEURISTIC, EVAL_PATTERNS, Evaluation, evaluate
 from othellolab.players.search.heuristic import DEFAULT_WEIGHTS
+from othellolab.players.search.patterns import load_pattern_weights
 from othellolab.records.obf import read_obf
 from othellolab.training.evaluate import load_positions
 from othellolab.training.patterns import Positions, held_out_errors

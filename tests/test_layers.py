@@ -56,3 +56,77 @@ def test_imports_follow_the_layer_rank(path: Path) -> None:
             f"{path.relative_to(PACKAGE)} ({own}, rank {RANK[own]}) imports {module} "
             f"({layer}, rank {RANK[layer]})"
         )
+
+
+SEARCH_ORDER = (
+    "geometry",
+    "state",
+    "heuristic",
+    "_pattern_tables",
+    "_pattern_kernel",
+    "patterns",
+    "evaluation",
+    "table",
+    "lastempties",
+    "ordering",
+    "endgame",
+    "midgame",
+)
+"""The modules of ``players/search`` in the order their docstring gives: each imports only those
+before it."""
+
+
+def test_the_search_package_imports_only_downwards() -> None:
+    folder = PACKAGE / "players" / "search"
+    found = {p.stem for p in folder.glob("*.py")} - {"__init__"}
+    assert found == set(SEARCH_ORDER), f"update SEARCH_ORDER and the package docstring: {found}"
+    for rank, name in enumerate(SEARCH_ORDER):
+        for module in imports(folder / f"{name}.py"):
+            if module.startswith("othellolab.players.search."):
+                other = module.rsplit(".", 1)[1]
+                assert SEARCH_ORDER.index(other) < rank, f"search.{name} imports search.{other}"
+
+
+def test_no_import_circles_between_modules() -> None:
+    """Imports between othellolab's modules form no cycle, lazy ones inside functions included
+    (a module may import its own package, whose ``__init__`` re-exports it)."""
+    names = {
+        ".".join(("othellolab", *p.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(
+            ".__init__"
+        ): p
+        for p in PACKAGE.rglob("*.py")
+    }
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        tree = ast.parse(path.read_text())
+        deps = set()
+        for node in ast.walk(tree):
+            targets = []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            deps |= {t for t in targets if t in names and t != name}
+        graph[name] = deps
+    # A package imports its own modules in its __init__; count a module's edge to its own
+    # package's __init__ only when the package is not its parent (re-exports are not cycles).
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for dep in graph[node]:
+            if node.startswith(dep + "."):
+                continue  # a module importing its parent package
+            if state.get(dep) == 1:
+                cycle = [*stack[stack.index(dep) :], dep]
+                raise AssertionError("import circle: " + " -> ".join(cycle))
+            if dep not in state:
+                visit(dep)
+        stack.pop()
+        state[node] = 2
+
+    for node in graph:
+        if node not in state:
+            visit(node)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from othellolab.cli import app
-from othellolab.players.patterns import load_pattern_weights
+from othellolab.players.search.patterns import load_pattern_weights
 
 from helpers import shared_file
 

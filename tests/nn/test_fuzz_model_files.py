@@ -42,7 +42,7 @@ from othellolab.nn.files import (  # noqa: E402
 )
 from othellolab.nn.io import load_model, read_model_info, save_model  # noqa: E402
 from othellolab.nn.models import build_model, count_parameters  # noqa: E402
-from othellolab.players.patterns import (  # noqa: E402
+from othellolab.players.search.patterns import (  # noqa: E402
     full_to_compact,
     load_pattern_weights,
     save_pattern_weights,

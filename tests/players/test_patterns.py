@@ -13,8 +13,16 @@ import pytest
 from othellolab import Board
 from othellolab.core.jit import HAS_PEXT
 from othellolab.core.kernels import U64, popcount
-from othellolab.players import _pattern_kernel, make_player
-from othellolab.players.patterns import (
+from othellolab.players import make_player
+from othellolab.players.search import _pattern_kernel
+from othellolab.players.search.evaluation import (
+    EVAL_PATTERNS,
+    Evaluation,
+    evaluate,
+    pattern_evaluation,
+)
+from othellolab.players.search.midgame import search
+from othellolab.players.search.patterns import (
     CLASS_OFFSETS,
     CLASSES,
     INSTANCES,
@@ -25,7 +33,6 @@ from othellolab.players.patterns import (
     full_to_compact,
     kernel_source,
     load_pattern_weights,
-    pattern_evaluation,
     pattern_indices,
     pattern_indices_batch,
     pattern_value,
@@ -33,8 +40,6 @@ from othellolab.players.patterns import (
     phase_of,
     save_pattern_weights,
 )
-from othellolab.players.search.evaluation import EVAL_PATTERNS, Evaluation, evaluate
-from othellolab.players.search.midgame import search
 from othellolab.testing import random_game
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from othellolab.core.kernels import popcount_batch
-from othellolab.players.patterns import (
+from othellolab.players.search.patterns import (
     full_to_compact,
     load_pattern_weights,
     pattern_indices_batch,

@@ -21,7 +21,9 @@ import numba
 import numpy as np
 
 from othellolab.core.kernels import popcount_batch
-from othellolab.players.patterns import (
+from othellolab.players.search.evaluation import EVAL_HEURISTIC, EVAL_PATTERNS, evaluate
+from othellolab.players.search.heuristic import DEFAULT_WEIGHTS
+from othellolab.players.search.patterns import (
     N_PHASES,
     PHASE_WIDTH,
     full_to_compact,
@@ -29,8 +31,6 @@ from othellolab.players.patterns import (
     pattern_indices_batch,
     save_pattern_weights,
 )
-from othellolab.players.search.evaluation import EVAL_HEURISTIC, EVAL_PATTERNS, evaluate
-from othellolab.players.search.heuristic import DEFAULT_WEIGHTS
 from othellolab.records._stream import atomic_writer
 from othellolab.training.evaluate import load_positions
 from othellolab.training.progress import StepProgress

@@ -7,9 +7,12 @@ One module per concern, each importing only those listed before it:
   stable discs, neighbours, the move-list helper;
 - ``stats``: a search's statistics and limits in one array (nodes, node limit, abort flag,
   the next look at the clock);
-- ``heuristic``: the hand-written evaluation; ``evaluation``: every evaluation behind one
-  signature (``evaluate(kind, weights, p, o, n)``, ``Evaluation``), the learned patterns
-  included;
+- ``heuristic``: the hand-written evaluation;
+- ``patterns``: the learned 8x8 pattern evaluation (its pattern set and index tables in
+  ``_pattern_tables``, its generated kernel in ``_pattern_kernel``, shipped weights in
+  ``players/search/data``);
+- ``evaluation``: every evaluation behind one signature (``evaluate(kind, weights, p, o, n)``,
+  ``Evaluation``, ``named_evaluation``);
 - ``table``: the transposition table;
 - ``lastempties``: the exact search's last few empties;
 - ``ordering``: the exact search's move ordering (fastest first, table probes, shallow

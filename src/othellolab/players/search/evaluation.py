@@ -7,15 +7,22 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from othellolab.core import Board, ConfigError
 from othellolab.core.jit import FAST_PEXT, hot_kernel
 from othellolab.core.kernels import U64, popcount
-from othellolab.players.patterns import N_FEATURES as _PATTERN_FEATURES
-from othellolab.players.patterns import pattern_evaluation, pattern_value, pattern_value_pext
 from othellolab.players.search.heuristic import DEFAULT_WEIGHTS, heuristic
+from othellolab.players.search.patterns import (
+    DEFAULT_PATTERNS,
+    load_pattern_weights,
+    pattern_value,
+    pattern_value_pext,
+    shipped_table,
+)
+from othellolab.players.search.patterns import N_FEATURES as _PATTERN_FEATURES
 
 _pattern_value = pattern_value_pext if FAST_PEXT else pattern_value
 """The pattern evaluation the kernels call: with ``pext`` where the CPU runs it fast, the
@@ -83,6 +90,17 @@ class Evaluation:
 
 EVALUATION_NAMES = ("heuristic", "patterns", "discs")
 """Evaluations that players and the CLI name (``patterns`` is 8x8 only)."""
+
+
+def pattern_evaluation(name: str | Path | None = None) -> Evaluation:
+    """An ``Evaluation`` (kind ``EVAL_PATTERNS``) for the search kernels, from shipped weights
+    (``None`` = the default set) or a weights directory."""
+    source = str(name) if name is not None else DEFAULT_PATTERNS
+    if Path(source).is_dir():
+        table = load_pattern_weights(source).table
+    else:
+        table = shipped_table(source).copy()
+    return Evaluation(kind=EVAL_PATTERNS, weights=table)
 
 
 def named_evaluation(name: str) -> Evaluation:

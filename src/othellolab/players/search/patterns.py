@@ -18,9 +18,8 @@ The weight table of the kernel is float64 ``(phases, N_FEATURES)``, the Numba ty
 ``search.heuristic.DEFAULT_WEIGHTS``, so it goes through the same ``evaluate`` dispatch
 (``EVAL_PATTERNS``). Files store the tied (compact) weights as int16 with a scale.
 
->>> from othellolab import Board
->>> ev = pattern_evaluation()
->>> abs(ev(Board())) < 8.0
+>>> table = load_pattern_weights().table
+>>> table.shape == (N_PHASES, N_FEATURES)
 True
 """
 
@@ -32,7 +31,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -44,8 +43,8 @@ from othellolab.nn.files import (
     read_config,
     verify_weights,
 )
-from othellolab.players._pattern_kernel import pattern_value, pattern_value_pext
-from othellolab.players._pattern_tables import (
+from othellolab.players.search._pattern_kernel import pattern_value, pattern_value_pext
+from othellolab.players.search._pattern_tables import (
     _CLASS_PERMS,
     CLASS_OFFSETS,
     CLASS_SIZES,
@@ -60,9 +59,6 @@ from othellolab.players._pattern_tables import (
     pattern_indices_batch,
     phase_of,
 )
-
-if TYPE_CHECKING:
-    from othellolab.players.search.evaluation import Evaluation
 
 __all__ = [
     "CLASSES",
@@ -84,7 +80,6 @@ __all__ = [
     "full_to_compact",
     "kernel_source",
     "load_pattern_weights",
-    "pattern_evaluation",
     "pattern_indices",
     "pattern_indices_batch",
     "pattern_value",
@@ -94,7 +89,7 @@ __all__ = [
 ]
 
 DEFAULT_PATTERNS = "patterns-wthor"
-"""The shipped weights that ``pattern_evaluation()`` loads when no name is given."""
+"""The shipped weights loaded when no name is given (``evaluation.pattern_evaluation()``)."""
 
 N_PHASES = 12
 """Phases of the shipped weights (1-5, 6-10, ..., 56-60 empties)."""
@@ -278,18 +273,5 @@ def load_pattern_weights(source: str | Path | None = None) -> PatternWeights:
 
 
 @cache
-def _shipped_table(name: str) -> np.ndarray:
+def shipped_table(name: str) -> np.ndarray:
     return load_pattern_weights(name).table
-
-
-def pattern_evaluation(name: str | Path | None = None) -> Evaluation:
-    """An ``Evaluation`` (kind ``EVAL_PATTERNS``) for the search kernels, from shipped weights
-    (``None`` = the default set) or a weights directory."""
-    from othellolab.players.search.evaluation import EVAL_PATTERNS, Evaluation
-
-    source = str(name) if name is not None else DEFAULT_PATTERNS
-    if Path(source).is_dir():
-        table = load_pattern_weights(source).table
-    else:
-        table = _shipped_table(source).copy()
-    return Evaluation(kind=EVAL_PATTERNS, weights=table)
