@@ -23,6 +23,7 @@ othellolab.core.parsing.NumberError: komi 'inf' is not a finite decimal number w
 
 from __future__ import annotations
 
+import math
 import re
 
 from othellolab.core.errors import OthelloError
@@ -113,3 +114,22 @@ def clip(value: object, limit: int = 40) -> str:
 
 def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
+
+
+_SPEC_INT = re.compile(r"[+-]?[0-9]{1,40}")
+_SPEC_FLOAT = re.compile(
+    r"[+-]?(?:[0-9]{1,400}\.?[0-9]{0,400}|\.[0-9]{1,400})(?:[eE][+-]?[0-9]{1,6})?"
+)
+_SPEC_SPECIAL = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+def parse_number(text: str) -> int | float | None:
+    """``text`` as an int or a float when it is written in ASCII digits (``12``, ``-0.5``,
+    ``1e3``, ``inf``, ``nan``), else ``None``: how a player spec's values are read, before
+    the option they set checks their range (so ``inf`` reads, and is then refused by name).
+    Python's own ``int`` and ``float`` also accept other scripts' digits and underscores."""
+    if _SPEC_INT.fullmatch(text):
+        return int(text)
+    if _SPEC_FLOAT.fullmatch(text):
+        return float(text)
+    return _SPEC_SPECIAL.get(text.lower())

@@ -17,42 +17,28 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from othellolab.core import ConfigError
 
-__all__ = ["SEED", "Option", "checked_options", "device_option", "parse_number"]
+__all__ = ["SEED", "Option", "checked_options", "device_option"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_INT = re.compile(r"[+-]?[0-9]{1,40}")
-_FLOAT = re.compile(r"[+-]?(?:[0-9]{1,400}\.?[0-9]{0,400}|\.[0-9]{1,400})(?:[eE][+-]?[0-9]{1,6})?")
-_SPECIAL = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan}
-
-
-def parse_number(text: str) -> int | float | None:
-    """``text`` as an int or a float when it is written in ASCII digits (``12``, ``-0.5``,
-    ``1e3``, ``inf``, ``nan``), else ``None``. Python's own ``int`` and ``float`` also accept
-    other scripts' digits and underscores; a spec must not."""
-    if _INT.fullmatch(text):
-        return int(text)
-    if _FLOAT.fullmatch(text):
-        return float(text)
-    return _SPECIAL.get(text.lower())
-
 
 def _number(x: float) -> str:
-    """A bound or value in few characters: ``1e7`` for ten million, ``2^63-1`` for the seeds."""
+    """A bound or value in few characters: ``1e7`` for ten million, ``2^63-1`` for the seeds
+    (a number that is not a round power of ten keeps all its digits)."""
     if x == 2**63 - 1:
         return "2^63-1"
-    if abs(x) >= 1e6 and float(x).is_integer():
-        mantissa, exponent = f"{float(x):e}".split("e")
-        if float(mantissa).is_integer():
-            return f"{int(float(mantissa))}e{int(exponent)}"
-    return f"{x:g}" if isinstance(x, float) else str(x)
+    if isinstance(x, float) and not x.is_integer():
+        return f"{x:g}"
+    digits = str(int(x)).lstrip("-")
+    if len(digits) > 6 and digits.rstrip("0") in tuple("123456789"):
+        return ("-" if x < 0 else "") + f"{digits[0]}e{len(digits) - 1}"
+    return str(int(x)) if isinstance(x, int) or abs(x) < 1e16 else f"{x:g}"
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from othellolab.core import ConfigError
+from othellolab.core.parsing import parse_number
 from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players.base import Player
-from othellolab.players.options import Option, parse_number
+from othellolab.players.options import Option
 
 MAX_SPEC_LENGTH = 2000
 """Longest spec accepted (characters)."""
