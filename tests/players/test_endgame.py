@@ -194,7 +194,7 @@ def test_exact_search_ignores_presearch_bounds(number: int, lie: int) -> None:
     ev = default_evaluation(8)
     table = TranspositionTable(20)
     state = endgame.new_state(board, table, ev)
-    stats = state.stats
+    stats = state.shallow.stats
     p, o = np.uint64(board.player), np.uint64(board.opponent)
     stats[SELECT] = 4
     _solve_kernel(p, o, -65, 65, state)

@@ -56,6 +56,7 @@ from othellolab.players.search.state import (
     SELECT,
     SHALLOW_NODES,
     STATS_SIZE,
+    ShallowState,
     SolverState,
     count_node,
 )
@@ -122,12 +123,12 @@ def _mpc_depth(ne: int) -> int:
 @hot_kernel()
 def _nws_deep(p: int, o: int, alpha: int, ne: int, parity: int, st: SolverState) -> int:
     """Null-window search with ``ne >= DEEP_MIN`` empties: fail-soft score around ``alpha``."""
-    n = st.n
+    n = st.shallow.n
     tt_keys = st.keys
     tt_data = st.data
-    buf_sq = st.buf_sq
-    buf_key = st.buf_key
-    stats = st.stats
+    buf_sq = st.shallow.buf_sq
+    buf_key = st.shallow.buf_key
+    stats = st.shallow.stats
     deadline = st.deadline
     if count_node(stats, deadline):
         return 0
@@ -152,10 +153,10 @@ def _nws_deep(p: int, o: int, alpha: int, ne: int, parity: int, st: SolverState)
         # Probable cut (pre-searches only): a shallow search far enough outside the window.
         d = _mpc_depth(ne)
         hi = float(alpha + 1 + sel)
-        if estimate(p, o, hi - 0.01, hi, d, st) >= hi:
+        if estimate(p, o, hi - 0.01, hi, d, st.shallow) >= hi:
             return alpha + 1
         lo = float(alpha - sel)
-        if estimate(p, o, lo, lo + 0.01, d, st) <= lo:
+        if estimate(p, o, lo, lo + 0.01, d, st.shallow) <= lo:
             return alpha
     moves = gen_moves(p, o, n)
     if moves == ZERO:
@@ -215,8 +216,8 @@ def _nws_deep(p: int, o: int, alpha: int, ne: int, parity: int, st: SolverState)
 @hot_kernel()
 def _nws(p: int, o: int, alpha: int, ne: int, parity: int, st: SolverState) -> int:
     """Null-window search at any number of empties."""
-    n = st.n
-    stats = st.stats
+    n = st.shallow.n
+    stats = st.shallow.stats
     if ne >= DEEP_MIN:
         return _nws_deep(p, o, alpha, ne, parity, st)
     return nws_small(p, o, alpha, ne, parity, n, stats)
@@ -231,12 +232,12 @@ def _pvs(
     Returns the fail-soft score and writes the best move to ``pv[ne]`` (-1 if none, the pass
     action ``n*n`` for a forced pass).
     """
-    n = st.n
+    n = st.shallow.n
     tt_keys = st.keys
     tt_data = st.data
-    buf_sq = st.buf_sq
-    buf_key = st.buf_key
-    stats = st.stats
+    buf_sq = st.shallow.buf_sq
+    buf_key = st.shallow.buf_key
+    stats = st.shallow.stats
     deadline = st.deadline
     pv[ne] = -1
     if count_node(stats, deadline):
@@ -304,9 +305,9 @@ def _solve_kernel(p: int, o: int, alpha: int, beta: int, st: SolverState) -> tup
     ``ESTIMATE_ROWS`` (``new_state`` sizes them for a root position)."""
     p = U64(p)
     o = U64(o)
-    ne = popcount(~(p | o) & _FULL[st.n])
+    ne = popcount(~(p | o) & _FULL[st.shallow.n])
     pv = np.full(ne + 2, -1, dtype=np.int64)
-    score = _pvs(p, o, alpha, beta, ne, parity_of(p, o, st.n), st, pv)
+    score = _pvs(p, o, alpha, beta, ne, parity_of(p, o, st.shallow.n), st, pv)
     return score, pv[ne]
 
 
@@ -316,13 +317,13 @@ def _aspiration(p: int, o: int, guess: int, st: SolverState) -> tuple[int, int]:
     score is always even, so that window alone proves or refutes ``guess``), then the same
     narrow window around each fail-soft bound in turn, reusing the table (MTD(f)-like): a
     narrow window cuts far more than a wide one."""
-    cells = st.n * st.n
+    cells = st.shallow.n * st.shallow.n
     score = guess
     while True:
         a = max(-cells - 1, score - 1)
         b = min(cells + 1, score + 1)
         score, move = _solve_kernel(p, o, a, b, st)
-        if st.stats[ABORTED] or a < score < b or score <= -cells or score >= cells:
+        if st.shallow.stats[ABORTED] or a < score < b or score <= -cells or score >= cells:
             return score, move
 
 
@@ -337,17 +338,15 @@ def new_state(
     sized for its empties, ``stats`` (fresh if ``None``), ``deadline`` (a ``perf_counter``
     time, 0 for none) and the ordering ``evaluation``."""
     rows = board.num_empties + 2 + ESTIMATE_ROWS
-    return SolverState(
+    shallow = ShallowState(
         board.size,
-        table.keys,
-        table.data,
         np.empty((rows, MAX_MOVES), dtype=np.int64),
         np.empty((rows, 2 * MAX_MOVES), dtype=np.int64),
         np.zeros(STATS_SIZE, dtype=np.int64) if stats is None else stats,
-        float(deadline),
         evaluation.kind,
         evaluation.weights,
     )
+    return SolverState(shallow, table.keys, table.data, float(deadline))
 
 
 class SolveAborted(RuntimeError):
@@ -457,7 +456,7 @@ def _solve(
         if guess is None:
             # Called from Python, not from the kernel: numba's cache fails to reload a kernel
             # that calls the recursive ``estimate`` both directly and through the solver.
-            e = estimate(p, o, -1.0e9, 1.0e9, GUESS_DEPTH, state)
+            e = estimate(p, o, -1.0e9, 1.0e9, GUESS_DEPTH, state.shallow)
             guess = max(-cells, min(cells, 2 * round(e / 2.0)))
         if presearch and n == 8 and board.num_empties >= PRESEARCH_MIN:
             guess = _presearch(p, o, guess, table, state)
@@ -509,8 +508,8 @@ def _presearch(p: int, o: int, guess: int, table: TranspositionTable, state: Sol
     ``_aspiration``, but its scores are not exact and may contradict each other, so it stops at
     the first window that turns back (at most 8). Afterwards the pre-search bounds are dropped
     from the table, so that a later, less selective search does not trust them."""
-    cells = state.n * state.n
-    stats = state.stats
+    cells = state.shallow.n * state.shallow.n
+    stats = state.shallow.stats
     for margin in PRESEARCH_MARGINS:
         stats[SELECT] = margin
         direction = 0
@@ -540,7 +539,7 @@ def _principal_variation(board: Board, score: int, state: SolverState) -> list[i
     line: list[int] = []
     while not board.is_game_over():
         s, move = _solve_kernel(U64(board.player), U64(board.opponent), score - 1, score + 1, state)
-        if state.stats[ABORTED] or s != score or move < 0:
+        if state.shallow.stats[ABORTED] or s != score or move < 0:
             break
         line.append(int(move))
         board = board.play(int(move))

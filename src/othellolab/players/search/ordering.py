@@ -21,7 +21,7 @@ from othellolab.players.search.geometry import (
     neighbours,
     pick_best,
 )
-from othellolab.players.search.state import SELECT, SHALLOW_NODES, SolverState
+from othellolab.players.search.state import SELECT, SHALLOW_NODES, ShallowState, SolverState
 from othellolab.players.search.table import (
     ENTRY_UPPER,
     bounds_usable,
@@ -72,9 +72,9 @@ def order_moves(
     goes first. When the children (``ne - 1`` empties) have table entries, their slots are
     prefetched on the way.
     """
-    n = st.n
-    buf_sq = st.buf_sq
-    buf_key = st.buf_key
+    n = st.shallow.n
+    buf_sq = st.shallow.buf_sq
+    buf_key = st.shallow.buf_key
     tt_keys = st.keys
     k = 0
     corners = CORNERS[n]
@@ -101,7 +101,7 @@ def order_moves(
 
 
 @hot_kernel(nogil=True)
-def estimate(p: int, o: int, alpha: float, beta: float, depth: int, st: SolverState) -> float:
+def estimate(p: int, o: int, alpha: float, beta: float, depth: int, sh: ShallowState) -> float:
     """Fail-soft alpha-beta to ``depth`` plies with evaluation ``ev_kind``/``ev_w`` and no table, in
     discs for the side to move: a cheap guess of the score, used only to order moves and to
     centre the first window. Nodes visited are counted in ``stats[SHALLOW_NODES]``. The move
@@ -109,12 +109,12 @@ def estimate(p: int, o: int, alpha: float, beta: float, depth: int, st: SolverSt
     which the solver's own nodes never reach. A leaf is evaluated without looking for a pass
     (a move generation, a sixth of its cost), and the last ply evaluates the children in a loop
     instead of a call each."""
-    n = st.n
-    stats = st.stats
-    ev_kind = st.ev_kind
-    ev_w = st.ev_w
-    buf_sq = st.buf_sq
-    buf_key = st.buf_key
+    n = sh.n
+    stats = sh.stats
+    ev_kind = sh.ev_kind
+    ev_w = sh.ev_w
+    buf_sq = sh.buf_sq
+    buf_key = sh.buf_key
     stats[SHALLOW_NODES] += 1
     if depth <= 0:
         return evaluate(ev_kind, ev_w, p, o, n)
@@ -122,7 +122,7 @@ def estimate(p: int, o: int, alpha: float, beta: float, depth: int, st: SolverSt
     if moves == ZERO:
         if gen_moves(o, p, n) == ZERO:
             return float(final_score(p, o, n))
-        return -estimate(o, p, -beta, -alpha, depth, st)
+        return -estimate(o, p, -beta, -alpha, depth, sh)
     if depth == 1:
         best = -1.0e9
         while moves:
@@ -156,7 +156,7 @@ def estimate(p: int, o: int, alpha: float, beta: float, depth: int, st: SolverSt
             sq = buf_sq[row, i]
         bit = ONE << U64(sq)
         f = _flips(p, o, sq, n)
-        s = -estimate(o & ~f, p | f | bit, -beta, -max(alpha, best), depth - 1, st)
+        s = -estimate(o & ~f, p | f | bit, -beta, -max(alpha, best), depth - 1, sh)
         if s > best:
             best = s
             if s >= beta:
@@ -194,12 +194,12 @@ def order_moves_etc(
     best, so the rest only need to be below it), and only estimates above ``alpha -
     SORT_MARGIN`` are told apart at all, since the moves below that all fail low anyway.
     Without ``sort``, fewer flips break ties instead."""
-    n = st.n
+    n = st.shallow.n
     tt_keys = st.keys
     tt_data = st.data
-    stats = st.stats
-    buf_sq = st.buf_sq
-    buf_key = st.buf_key
+    stats = st.shallow.stats
+    buf_sq = st.shallow.buf_sq
+    buf_key = st.shallow.buf_key
     corners = CORNERS[n]
     full = _FULL[n]
     depth = _sort_depth(ne)
@@ -247,7 +247,7 @@ def order_moves_etc(
             sq = pick_best(buf_sq, buf_key, row, j, k)
             bit = ONE << U64(sq)
             f = _flips(p, o, sq, n)
-            e = estimate(o & ~f, p | f | bit, -1.0e9, min(beta, -best), depth, st)
+            e = estimate(o & ~f, p | f | bit, -1.0e9, min(beta, -best), depth, st.shallow)
             buf_key[row, j] -= np.int64(SORT_WEIGHT * e)
             best = max(best, -e)
     return k, -INF - 1

@@ -62,21 +62,28 @@ def count_node(stats: np.ndarray, deadline: float) -> bool:
     return stats[ABORTED] != 0
 
 
-class SolverState(NamedTuple):
-    """The exact solver's state, passed whole to every kernel of the search: the board size,
-    the transposition table's ``keys`` and ``data`` (``table.TranspositionTable``), one move
-    list and one ordering-key list per empty square (rows by empties; the last rows serve the
-    shallow ordering searches), the statistics, the
-    deadline (a ``perf_counter`` time; 0 for none) and the ordering evaluation (its ``kind``
-    and ``weights``, ``evaluation.Evaluation``). Numba passes it as its fields, so it costs
-    nothing over loose arguments."""
+class ShallowState(NamedTuple):
+    """What the shallow searches that order the exact search's moves need (``ordering.estimate``,
+    called about as often as the search's own nodes, so it is passed no more than this): the
+    board size, one move list and one ordering-key list per empty square (rows by empties; the
+    last rows serve the shallow searches), the statistics and the ordering evaluation (its
+    ``kind`` and ``weights``, ``evaluation.Evaluation``)."""
 
     n: int
-    keys: np.ndarray
-    data: np.ndarray
     buf_sq: np.ndarray
     buf_key: np.ndarray
     stats: np.ndarray
-    deadline: float
     ev_kind: int
     ev_w: np.ndarray
+
+
+class SolverState(NamedTuple):
+    """The exact solver's state, passed whole to every kernel of the search: the shallow
+    searches' part, the transposition table's ``keys`` and ``data``
+    (``table.TranspositionTable``) and the deadline (a ``perf_counter`` time; 0 for none).
+    Numba passes a record as its fields, so it costs nothing over loose arguments."""
+
+    shallow: ShallowState
+    keys: np.ndarray
+    data: np.ndarray
+    deadline: float
