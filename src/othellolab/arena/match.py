@@ -58,6 +58,18 @@ class MatchResult:
         """A's points per game (win 1, draw 0.5)."""
         return (self.wins + 0.5 * self.draws) / self.n if self.n else 0.0
 
+    def add(self, score: int, game: Game | None = None) -> None:
+        """Count one game that A finished ``score`` discs ahead (negative: behind)."""
+        self.disc_diff += score
+        if score > 0:
+            self.wins += 1
+        elif score < 0:
+            self.losses += 1
+        else:
+            self.draws += 1
+        if game is not None:
+            self.games.append(game)
+
     def __str__(self) -> str:
         return (
             f"{self.a} vs {self.b}: +{self.wins} ={self.draws} -{self.losses} "
@@ -82,14 +94,5 @@ def play_match(
         a_black = g % 2 == 0
         black, white = (a, b) if a_black else (b, a)
         game = play_game(black, white, opening=opening, size=size, limit=limit)
-        score = game.score() if a_black else -game.score()
-        result.disc_diff += score
-        if score > 0:
-            result.wins += 1
-        elif score < 0:
-            result.losses += 1
-        else:
-            result.draws += 1
-        if keep_games:
-            result.games.append(game)
+        result.add(game.score() if a_black else -game.score(), game if keep_games else None)
     return result

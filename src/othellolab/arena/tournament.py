@@ -776,12 +776,5 @@ def pairing_results(records: Sequence[dict[str, Any]]) -> dict[tuple[str, str], 
     for r in records:
         a, b = sorted((r["black"], r["white"]))
         m = out.setdefault((a, b), MatchResult(a, b))
-        score = int(r["score"]) if r["black"] == a else -int(r["score"])
-        m.disc_diff += score
-        if score > 0:
-            m.wins += 1
-        elif score < 0:
-            m.losses += 1
-        else:
-            m.draws += 1
+        m.add(int(r["score"]) if r["black"] == a else -int(r["score"]))
     return out
