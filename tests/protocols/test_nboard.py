@@ -24,6 +24,7 @@ from othellolab.protocols.nboard import (
     SearchLine,
     format_move,
     position_ggf,
+    serve,
 )
 from othellolab.records.ggf import read_ggf
 
@@ -348,3 +349,38 @@ def test_search_lines_parse_both_pv_styles(
 ) -> None:
     parsed = SearchLine.parse(line)
     assert (parsed.pv, parsed.eval, parsed.depth, parsed.book) == (pv, ev, depth, book)
+
+
+def test_a_ping_while_thinking_stops_the_search() -> None:
+    """NBoard's ``ping`` means "stop thinking": a depth-60 search (hours) answers at once."""
+    import os
+    import threading
+
+    read_end, write_end = os.pipe()
+    source = os.fdopen(read_end, "r")
+    sink = io.StringIO()
+    player = make_player("alphabeta:evaluation=heuristic,endgame=0")
+    done = threading.Event()
+
+    def run() -> None:
+        serve(player, input=source, output=sink)
+        done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    with os.fdopen(write_end, "w") as commands:
+        commands.write("nboard 2\nset depth 60\ngo\n")
+        commands.flush()
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        commands.write("ping 7\n")
+        commands.flush()
+        deadline = time.monotonic() + 10
+        while "pong 7" not in sink.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        answered = time.monotonic() - t0
+        commands.write("quit\n")
+    assert done.wait(10)
+    out = sink.getvalue()
+    assert "===" in out and "pong 7" in out
+    assert out.index("===") < out.index("pong 7")
+    assert answered < 2.0, f"the search went on {answered:.2f} s after the ping"

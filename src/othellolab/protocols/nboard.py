@@ -13,7 +13,8 @@ a hint or an analysis. Evaluations are from the side to move, in discs when the 
 discs. A line this engine cannot use gets ``error TEXT`` and the engine keeps running.
 
 This module sits below ``players``: the engine serves any object with ``choose(board, limit)``
-returning a ``PlayResult`` (and optional ``reset``, ``close``, ``stop``, ``name``).
+returning a ``PlayResult`` (and optional ``reset``, ``close``, ``name``); a ``ping`` while it
+thinks reaches it as ``Limit.stop``.
 
 >>> import io
 >>> class First:
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import math
 import os
 import queue
@@ -52,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Protocol
 
-from othellolab.core import Board, Limit, OthelloError, PlayResult, parse_move, square_name
+from othellolab.core import Board, Limit, OthelloError, PlayResult, Stop, parse_move, square_name
 from othellolab.records.game import Game
 from othellolab.records.ggf import format_ggf, parse_ggf
 
@@ -218,6 +220,7 @@ class NBoardEngine:
         self.board = self.start
         self.learned: list[Game] = []
         self._lock = threading.Lock()
+        self._stop: Stop | None = None
         self._commands: dict[str, Callable[[str, list[str]], None]] = {
             "nboard": self._nboard,
             "set": self._set,
@@ -334,9 +337,21 @@ class NBoardEngine:
         self.learned.append(Game(tuple(self.moves), self.start))
         self.send("learned")
 
+    def stop_search(self) -> None:
+        """Ask the search in progress, if any, to answer now (from the input-reading thread:
+        a GUI's ``ping`` while the engine thinks)."""
+        stop = self._stop
+        if stop is not None:
+            stop.set()
+
     def _think(self, board: Board) -> tuple[PlayResult, float]:
         t0 = time.perf_counter()
-        result = self.chooser.choose(board, self._limit())
+        self._stop = stop = Stop()
+        try:
+            limit = dataclasses.replace(self._limit() or Limit(), stop=stop)
+            result = self.chooser.choose(board, limit)
+        finally:
+            self._stop = None
         seconds = time.perf_counter() - t0
         if not board.is_legal(result.move):
             raise NBoardError(f"the player chose an illegal move ({result.move})")
@@ -460,7 +475,7 @@ def serve(
 ) -> NBoardEngine:
     """Run an NBoard engine over ``input``/``output`` (stdin/stdout) until ``quit`` or the end
     of input; the chooser is closed at the end. A ``ping`` that arrives while the chooser
-    thinks calls its ``stop()``, when it has one, so that it answers sooner."""
+    thinks sets the search's ``Limit.stop``, so that it answers at once with its best move."""
     source = input if input is not None else sys.stdin
     engine = NBoardEngine(chooser, output=output, name=name, limit=limit, use_depth=use_depth)
     lines: queue.Queue[str | None] = queue.Queue()
@@ -470,10 +485,8 @@ def serve(
         try:
             for line in source:
                 lines.put(line)
-                stop = getattr(chooser, "stop", None)
-                if busy.is_set() and line.split()[:1] == ["ping"] and callable(stop):
-                    with contextlib.suppress(Exception):
-                        stop()
+                if busy.is_set() and line.split()[:1] == ["ping"]:
+                    engine.stop_search()
         finally:
             lines.put(None)
 
