@@ -44,6 +44,7 @@ REPRODUCERS = [
     ("mcts:evaluator=x", "has no option evaluator"),
     ("greedy:seed", "is not KEY=VALUE"),
     ("x" * 5000, "too long"),
+    ("nboard:config=", "option config"),  # found by the fuzz run: '' is the current folder
 ]
 
 

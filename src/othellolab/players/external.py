@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from othellolab.core import Board, ConfigError, Limit, PlayResult, Score
+from othellolab.core.parsing import clip
 from othellolab.players.base import Player
 from othellolab.players.options import Option, checked_options
 from othellolab.protocols.nboard import MAX_DEPTH, NBoardClient, NBoardError, format_move
@@ -128,6 +129,10 @@ def _read_config(path: Path) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError("no such file", where="nboard", option="config") from None
+    except OSError as e:
+        raise ConfigError(
+            f"{clip(str(path))!r}: {e.strerror or e}", where="nboard", option="config"
+        ) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"not valid TOML: {e}", where=where) from None
     unknown = sorted(set(data) - set(_CONFIG_KEYS))
