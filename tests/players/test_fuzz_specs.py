@@ -45,6 +45,8 @@ REPRODUCERS = [
     ("greedy:seed", "is not KEY=VALUE"),
     ("x" * 5000, "too long"),
     ("nboard:config=", "option config"),  # found by the fuzz run: '' is the current folder
+    ("nboard:cmd=\x00", "option cmd: contains a NUL"),  # found by the fuzz run
+    ("policy:model=a\x00b", "option model"),
 ]
 
 

@@ -102,6 +102,8 @@ class Option:
             raise ConfigError(f"expected {self.describe()}, got {value!r}", option=name)
         if len(value) > 1000:
             raise ConfigError(f"{len(value)} characters is too long (1000 at most)", option=name)
+        if "\x00" in value:
+            raise ConfigError("contains a NUL character", option=name)
         if self.choices and value.lower() not in self.choices:
             raise ConfigError(
                 f"expected {self.describe()}, got {value!r}",
