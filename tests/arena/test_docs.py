@@ -20,7 +20,7 @@ from othellolab.arena.tournament import (
     load_results,
     play_job,
 )
-from othellolab.protocols.nboard import NBoardEngine
+from othellolab.protocols.nboard_engine import NBoardEngine
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = (REPO / "docs" / "arena.md").read_text()

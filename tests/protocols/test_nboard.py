@@ -18,14 +18,13 @@ from othellolab.core import Board, Limit, PlayResult, Score
 from othellolab.players import make_player
 from othellolab.protocols.nboard import (
     EngineTimeout,
-    NBoardClient,
-    NBoardEngine,
     NBoardError,
     SearchLine,
     format_move,
     position_ggf,
-    serve,
 )
+from othellolab.protocols.nboard_client import NBoardClient
+from othellolab.protocols.nboard_engine import NBoardEngine, serve
 from othellolab.records.ggf import read_ggf
 
 from helpers import shared_file

@@ -33,7 +33,7 @@ def nboard(
 
     from othellolab.core import ConfigError, Limit
     from othellolab.players import make_player, strongest_player_spec
-    from othellolab.protocols.nboard import serve
+    from othellolab.protocols.nboard_engine import serve
 
     if time is not None and not (math.isfinite(time) and 0.001 <= time <= 3600):
         raise ConfigError(f"{time!r} is not a number of seconds in [0.001, 3600]", option="--time")

@@ -19,7 +19,8 @@ from othellolab.core import Board, ConfigError, Limit, PlayResult, Score
 from othellolab.core.parsing import clip
 from othellolab.players.base import Player
 from othellolab.players.options import Option, checked_options
-from othellolab.protocols.nboard import MAX_DEPTH, NBoardClient, NBoardError, format_move
+from othellolab.protocols.nboard import MAX_DEPTH, NBoardError, format_move
+from othellolab.protocols.nboard_client import NBoardClient
 
 __all__ = ["NBoardError", "NBoardPlayer"]
 
