@@ -16,7 +16,8 @@ from pathlib import Path
 
 from bench_core import machine, write_section
 
-from othellolab.arena.tournament import Entrant, TournamentConfig, run_tournament
+from othellolab.arena.tournament import run_tournament
+from othellolab.arena.tournament_config import Entrant, TournamentConfig
 
 PLAYERS = (
     Entrant("mc", "montecarlo:playouts=800,seed=1"),

@@ -12,14 +12,9 @@ import pytest
 
 from othellolab.arena.ladder import LADDER_JSON, REPRESENTATIVES, shipped_ratings
 from othellolab.arena.ratings import fit_ratings, games_from_records
-from othellolab.arena.tournament import (
-    GameJob,
-    TournamentConfig,
-    _Players,
-    load_config,
-    load_results,
-    play_job,
-)
+from othellolab.arena.results import load_results
+from othellolab.arena.tournament import PlayerCache, play_job
+from othellolab.arena.tournament_config import GameJob, TournamentConfig, load_config
 from othellolab.protocols.nboard_engine import NBoardEngine
 
 REPO = Path(__file__).resolve().parents[2]
@@ -47,7 +42,7 @@ def test_config_table_lists_every_key() -> None:
 
 def test_record_table_lists_every_field() -> None:
     job = GameJob(("greedy", "random"), 0, "greedy", "random", "greedy", "random", (), 4)
-    record = play_job(job, _Players())
+    record = play_job(job, PlayerCache())
     assert first_column("record") == set(record)
 
 

@@ -14,16 +14,14 @@ from pathlib import Path
 import pytest
 
 from othellolab.arena.openings import opening_set, random_openings
-from othellolab.arena.tournament import (
+from othellolab.arena.results import ResultsFile, load_results, record_game
+from othellolab.arena.tournament import run_tournament
+from othellolab.arena.tournament_config import (
     Entrant,
-    ResultsFile,
     TournamentConfig,
     TournamentError,
     load_config,
-    load_results,
-    record_game,
     record_key,
-    run_tournament,
     schedule,
 )
 from othellolab.core import Board, ConfigError, Limit

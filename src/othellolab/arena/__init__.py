@@ -3,14 +3,13 @@
 from othellolab.arena.match import MatchResult, play_game, play_match
 from othellolab.arena.openings import opening_set, random_openings, read_openings
 from othellolab.arena.ratings import Rating, RatingError, Ratings, fit_ratings, write_report
-from othellolab.arena.tournament import (
+from othellolab.arena.results import load_results
+from othellolab.arena.tournament import pairing_results, run_tournament
+from othellolab.arena.tournament_config import (
     Entrant,
     TournamentConfig,
     TournamentError,
     load_config,
-    load_results,
-    pairing_results,
-    run_tournament,
     schedule,
 )
 

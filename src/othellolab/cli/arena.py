@@ -51,7 +51,7 @@ def match(
     quiet: Annotated[bool, _QUIET] = False,
 ) -> None:
     """Play A against B on openings with colours swapped; results resume after a kill."""
-    from othellolab.arena.tournament import Entrant, TournamentConfig, _parse_limit
+    from othellolab.arena.tournament_config import Entrant, TournamentConfig, parse_limit
 
     la, lb = (a, b) if a != b else (f"{a} #1", f"{b} #2")
     limit = {k: v for k, v in (("time", time), ("depth", depth), ("nodes", nodes)) if v is not None}
@@ -61,7 +61,7 @@ def match(
         openings=openings,
         size=size,
         seed=seed,
-        limit=_parse_limit(limit, "arena match"),
+        limit=parse_limit(limit, "arena match"),
         workers=workers,
         name=f"{_slug(la)}-vs-{_slug(lb)}",
     )
@@ -85,7 +85,7 @@ def tournament(
     quiet: Annotated[bool, _QUIET] = False,
 ) -> None:
     """Play a round-robin or gauntlet tournament from a config; resumes where it stopped."""
-    from othellolab.arena.tournament import load_config
+    from othellolab.arena.tournament_config import load_config
 
     config = load_config(config_file, workers=workers)
     _run(config, out or Path("arena") / config.name, quiet=quiet, max_games=max_games)
@@ -165,7 +165,7 @@ def _rate(
     **options: Any,
 ) -> None:
     from othellolab.arena.ratings import fit_ratings, games_from_records, write_report
-    from othellolab.arena.tournament import load_results
+    from othellolab.arena.results import load_results
 
     records = load_results(*results)
     specs = {}

@@ -1,0 +1,313 @@
+"""A tournament's terms and schedule: the entrants, the games per pairing, the openings and the
+per-move limit (``TournamentConfig``, read from TOML with unknown keys refused), and the games
+they make (``schedule``), each identified by its pairing, its round and who plays black.
+
+>>> config = TournamentConfig(
+...     players=(Entrant("r", "random:seed=1"), Entrant("g", "greedy:seed=2")),
+...     games=2, size=4, openings="none")
+>>> [(job.black, job.white) for job in schedule(config)]
+[('g', 'r'), ('r', 'g')]
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from othellolab.arena.openings import opening_set
+from othellolab.core import (
+    SIZES,
+    ConfigError,
+    Limit,
+    OthelloError,
+)
+
+RESULTS = "results.jsonl"
+GAMES = "games.ggf"
+CONFIG = "tournament.json"
+MODES = ("round-robin", "gauntlet")
+MAX_GAMES = 100_000
+"""Most games per pairing a config may ask for."""
+MAX_WORKERS = 256
+
+RECORD_VERSION = 1
+
+
+class TournamentError(OthelloError):
+    """A tournament that cannot go on: a locked or corrupt results file, results that disagree
+    with the config, or a game that failed (its pairing, round and colours in ``where``)."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A player in a tournament: a unique ``label`` (its name in results and ratings) and the
+    player ``spec`` that builds it."""
+
+    label: str
+    spec: str
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """What to play: entrants, ``mode`` (``round-robin``: every pair; ``gauntlet``: each label
+    of ``gauntlet`` against every other entrant, and against each other when ``mutual``),
+    ``games`` per pairing (even: colour-swapped
+    pairs, one opening per pair), ``openings`` (a list file, ``random:N`` or ``none``, see
+    ``opening_set``), board ``size``, a per-move ``limit`` passed to every player (``None``: each
+    player's own settings) and ``workers`` (processes playing games at once)."""
+
+    players: tuple[Entrant, ...]
+    games: int = 2
+    mode: str = "round-robin"
+    gauntlet: tuple[str, ...] = ()
+    mutual: bool = False
+    openings: str = "none"
+    seed: int = 0
+    size: int = 8
+    limit: Limit | None = None
+    workers: int = 1
+    name: str = "tournament"
+
+    def __post_init__(self) -> None:
+        where = f"tournament {self.name!r}"
+        labels = [e.label for e in self.players]
+        if len(labels) < 2:
+            raise ConfigError("needs at least two players", where=where, option="players")
+        for e in self.players:
+            if not e.label.strip() or e.label != e.label.strip() or "\n" in e.label:
+                raise ConfigError(f"bad label {e.label!r}", where=where, option="players")
+            if not isinstance(e.spec, str) or not e.spec.strip():
+                raise ConfigError(f"{e.label}: empty spec", where=where, option="players")
+        dupes = sorted({x for x in labels if labels.count(x) > 1})
+        if dupes:
+            raise ConfigError(f"duplicate labels {dupes}", where=where, option="players")
+        check_int(self.games, 2, MAX_GAMES, where, "games")
+        if self.games % 2:
+            raise ConfigError(
+                f"{self.games} is odd; games are played in colour-swapped pairs",
+                where=where,
+                option="games",
+            )
+        if self.mode not in MODES:
+            raise ConfigError(
+                f"{self.mode!r}", where=where, option="mode", allowed=" or ".join(MODES)
+            )
+        if self.mode == "gauntlet":
+            unknown = sorted(set(self.gauntlet) - set(labels))
+            if not self.gauntlet or unknown:
+                raise ConfigError(
+                    f"needs labels of the players under test, got {list(self.gauntlet)}"
+                    + (f" ({unknown} unknown)" if unknown else ""),
+                    where=where,
+                    option="gauntlet",
+                )
+            if set(self.gauntlet) == set(labels):
+                raise ConfigError("names every player: nobody left to play", where=where)
+        elif self.gauntlet or self.mutual:
+            option = "gauntlet" if self.gauntlet else "mutual"
+            raise ConfigError("is only for mode = 'gauntlet'", where=where, option=option)
+        if self.size not in SIZES:
+            raise ConfigError(f"{self.size!r}", where=where, option="size", allowed="8, 6 or 4")
+        check_int(self.workers, 1, MAX_WORKERS, where, "workers")
+        check_int(self.seed, 0, 2**63 - 1, where, "seed")
+
+    @property
+    def labels(self) -> list[str]:
+        return [e.label for e in self.players]
+
+    def spec_of(self, label: str) -> str:
+        return next(e.spec for e in self.players if e.label == label)
+
+    def pairings(self) -> list[tuple[str, str]]:
+        """Every pairing, each as its two labels sorted, in config order."""
+        labels = self.labels
+        if self.mode == "gauntlet":
+            pairs = [(g, o) for g in self.gauntlet for o in labels if o not in self.gauntlet]
+            if self.mutual:
+                tested = [x for x in labels if x in self.gauntlet]
+                pairs += [(a, b) for i, a in enumerate(tested) for b in tested[i + 1 :]]
+        else:
+            pairs = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :]]
+        return [(a, b) if a <= b else (b, a) for a, b in pairs]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The config as plain JSON-able data (what ``tournament.json`` holds)."""
+        out = asdict(self)
+        out["players"] = {e.label: e.spec for e in self.players}
+        out["gauntlet"] = list(self.gauntlet)
+        out["limit"] = limit_dict(self.limit)
+        return out
+
+    @classmethod
+    def from_dict(
+        cls, data: dict[str, Any], *, where: str = "tournament config"
+    ) -> TournamentConfig:
+        """A config from TOML/JSON data; unknown keys are rejected."""
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(
+                f"unknown keys {unknown}", where=where, allowed=", ".join(sorted(known))
+            )
+        values = dict(data)
+        players = values.pop("players", None)
+        if not isinstance(players, dict):
+            raise ConfigError('expected a table of LABEL = "SPEC"', where=where, option="players")
+        entrants = []
+        for label, spec in players.items():
+            if not isinstance(spec, str):
+                hint = (
+                    " (a TOML key with a dot is a table: quote the label)"
+                    if isinstance(spec, dict)
+                    else ""
+                )
+                raise ConfigError(
+                    f"{label}: spec must be a string{hint}", where=where, option="players"
+                )
+            entrants.append(Entrant(str(label), spec))
+        limit = values.pop("limit", None)
+        gauntlet = values.pop("gauntlet", ())
+        if isinstance(gauntlet, str):
+            gauntlet = (gauntlet,)
+        for key, kind in (("games", int), ("seed", int), ("size", int), ("workers", int)):
+            if key in values and (type(values[key]) is not kind):
+                raise ConfigError(f"{values[key]!r} is not an integer", where=where, option=key)
+        if "mutual" in values and type(values["mutual"]) is not bool:
+            raise ConfigError(
+                f"{values['mutual']!r} is not true or false", where=where, option="mutual"
+            )
+        for key in ("mode", "openings", "name"):
+            if key in values and not isinstance(values[key], str):
+                raise ConfigError(f"{values[key]!r} is not a string", where=where, option=key)
+        return cls(
+            players=tuple(entrants),
+            gauntlet=tuple(str(g) for g in gauntlet),
+            limit=parse_limit(limit, where),
+            **values,
+        )
+
+
+def check_int(value: Any, lo: int, hi: int, where: str, option: str) -> None:
+    if type(value) is not int or not lo <= value <= hi:
+        raise ConfigError(
+            f"{value!r} is not an integer in [{lo}, {hi}]", where=where, option=option
+        )
+
+
+_LIMIT_RANGES: dict[str, tuple[float, float, type]] = {
+    "time": (0.001, 3600.0, float),
+    "depth": (1, 60, int),
+    "nodes": (1, 10**12, int),
+    "simulations": (1, 10**9, int),
+}
+
+
+def parse_limit(data: Any, where: str) -> Limit | None:
+    """A per-move ``Limit`` from a table like ``{time = 0.5}``; every value range-checked."""
+    if data is None or data == {}:
+        return None
+    if not isinstance(data, dict):
+        raise ConfigError("expected a table like {time = 0.5}", where=where, option="limit")
+    unknown = sorted(set(data) - set(_LIMIT_RANGES))
+    if unknown:
+        raise ConfigError(
+            f"unknown keys {unknown}", where=where, option="limit", allowed=", ".join(_LIMIT_RANGES)
+        )
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        lo, hi, kind = _LIMIT_RANGES[key]
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        ok = ok and math.isfinite(value) and lo <= value <= hi
+        if kind is int:
+            ok = ok and float(value).is_integer()
+        if not ok:
+            raise ConfigError(
+                f"{value!r} is not a finite number in [{lo}, {hi}]",
+                where=where,
+                option=f"limit.{key}",
+            )
+        values[key] = kind(value)
+    return Limit(**values)
+
+
+def limit_dict(limit: Limit | None) -> dict[str, Any] | None:
+    if limit is None:
+        return None
+    return {k: getattr(limit, k) for k in _LIMIT_RANGES if getattr(limit, k) is not None}
+
+
+def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
+    """Read a tournament config from TOML (see ``configs/ladder.toml``); ``overrides`` replace
+    top-level keys (``workers=2``)."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError("no such file", where=str(p)) from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"not valid TOML: {e}", where=str(p)) from None
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    return TournamentConfig.from_dict(data, where=str(p))
+
+
+# ----------------------------------------------------------------------------------------------
+# The schedule
+
+
+@dataclass(frozen=True)
+class GameJob:
+    """One game to play: who plays which colour, from which opening, under which limit."""
+
+    pairing: tuple[str, str]
+    round: int
+    black: str
+    white: str
+    black_spec: str
+    white_spec: str
+    opening: tuple[int, ...]
+    size: int = 8
+    limit: Limit | None = None
+    tournament: str = "tournament"
+
+    @property
+    def key(self) -> tuple[str, str, int, str]:
+        """What identifies the game in a results file: pairing, round, black's label."""
+        return (self.pairing[0], self.pairing[1], self.round, self.black)
+
+    def describe(self) -> str:
+        return f"{self.black} (black) vs {self.white} (white), round {self.round + 1}"
+
+
+def schedule(config: TournamentConfig) -> list[GameJob]:
+    """Every game of the tournament, round by round: in round ``k`` each pairing plays opening
+    ``k`` twice, colours swapped, so that a tournament stopped early is still balanced."""
+    rounds = config.games // 2
+    openings = opening_set(config.openings, rounds, size=config.size, seed=config.seed)
+    jobs = []
+    for k in range(rounds):
+        for a, b in config.pairings():
+            for black, white in ((a, b), (b, a)):
+                jobs.append(
+                    GameJob(
+                        pairing=(a, b),
+                        round=k,
+                        black=black,
+                        white=white,
+                        black_spec=config.spec_of(black),
+                        white_spec=config.spec_of(white),
+                        opening=openings[k],
+                        size=config.size,
+                        limit=config.limit,
+                        tournament=config.name,
+                    )
+                )
+    return jobs
+
+
+def record_key(record: dict[str, Any]) -> tuple[str, str, int, str]:
+    """The key of a results record (see ``GameJob.key``)."""
+    a, b = record["pairing"]
+    return (a, b, int(record["round"]), record["black"])
