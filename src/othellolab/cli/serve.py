@@ -41,7 +41,7 @@ def serve(
     ] = 3600.0,
     max_games: Annotated[
         int, typer.Option(help="Most games held at once.", min=1, max=100_000)
-    ] = 1000,
+    ] = 100,
     think_time: Annotated[
         float | None,
         typer.Option(

@@ -429,7 +429,7 @@ class GameStore:
         default_opponent: str,
         hint_spec: str,
         ttl: float = 3600.0,
-        max_games: int = 1000,
+        max_games: int = 100,
         think_time: float | None = None,
         max_think_time: float = MAX_THINK_TIME,
         max_nodes: int = MAX_NODES,
