@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
 
-from othellolab.core import Board  # noqa: E402
+from othellolab.core import Board, ConfigError  # noqa: E402
 from othellolab.nn.config import model_config  # noqa: E402
 from othellolab.nn.io import save_model  # noqa: E402
 from othellolab.nn.models import build_model  # noqa: E402
@@ -29,7 +29,10 @@ def model_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
     return out
 
 
-@pytest.mark.parametrize("spec", ["policy", "policy:temperature=1.0,seed=2", "value:seed=1"])
+@pytest.mark.parametrize(
+    "spec",
+    ["policy", "policy:temperature=1.0,seed=2", "value:seed=1", "alphazero:sims=8,seed=3"],
+)
 @pytest.mark.parametrize("size", [8, 6, 4])
 def test_check_player(model_dirs: dict[int, Path], spec: str, size: int) -> None:
     sep = "," if ":" in spec else ":"
@@ -82,3 +85,22 @@ def test_importing_players_does_not_import_torch() -> None:
         "assert 'torch' not in sys.modules, 'torch was imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_model_of_another_board_size_is_refused(model_dirs: dict[int, Path]) -> None:
+    for spec in ("policy", "value", "alphazero:sims=4"):
+        player = make_player(f"{spec}{',' if ':' in spec else ':'}model={model_dirs[6]}")
+        with pytest.raises(ConfigError, match=r"plays 6x6 boards, not 8x8") as info:
+            player.choose(Board())
+        assert info.value.option == "model" and str(model_dirs[6]) not in str(info.value)
+
+
+def test_alphazero_finds_the_move_that_wins_at_once(model_dirs: dict[int, Path]) -> None:
+    """Whatever an untrained network says, the search sees the finished games below the root:
+    on 4x4, a position where one move wins outright (its value is exact) gets the visits."""
+    board = Board.from_obf("----XXXO-XOO-OOO O")
+    wins = [a for a in board.legal_actions() if board.play(a).outcome() is not None
+            and board.play(a).outcome().result(board.turn) == 1]  # fmt: skip
+    assert wins, "the test position must have a move that wins at once"
+    player = make_player(f"alphazero:sims=200,model={model_dirs[4]}")
+    assert player.choose(board).move in wins

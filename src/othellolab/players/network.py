@@ -1,5 +1,6 @@
-"""Players driven by a trained network directory: ``policy`` (the policy head) and ``value``
-(one ply of search on the value head).
+"""Players driven by a trained network directory: ``policy`` (the policy head), ``value`` (one
+ply of search on the value head) and ``alphazero`` (the network inside MCTS: PUCT with the
+policy head's priors and the value head's values).
 
 torch loads only when such a player is built, never when this module is imported.
 """
@@ -11,9 +12,9 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from othellolab.core import Board, Limit, PlayResult, Score
+from othellolab.core import Board, ConfigError, Limit, PlayResult, Score
 from othellolab.core import kernels as _k
-from othellolab.nn.pretrained import resolve
+from othellolab.nn.pretrained import DEFAULT_MODEL, resolve
 from othellolab.players.base import Player, uniform_policy
 from othellolab.players.options import SEED, Option, checked_options, device_option
 
@@ -24,7 +25,7 @@ _CACHE = Option(int, 0, 1_000_000, help="positions remembered (0: no cache)")
 if TYPE_CHECKING:
     from othellolab.nn.inference import NetworkEvaluator
 
-__all__ = ["PolicyPlayer", "ValuePlayer"]
+__all__ = ["AlphaZeroPlayer", "PolicyPlayer", "ValuePlayer"]
 
 
 def _evaluator(model: str | Path | None, device: str, cache_size: int) -> NetworkEvaluator:
@@ -70,6 +71,7 @@ class PolicyPlayer(Player):
     ) -> None:
         self.evaluator = _evaluator(model, device, cache_size)
         self.model = str(resolve(model))
+        self.model_name = Path(model).name if model else DEFAULT_MODEL
         self.temperature = float(temperature)
         self.rng = np.random.default_rng(seed)
 
@@ -77,6 +79,7 @@ class PolicyPlayer(Player):
         actions = board.legal_actions()
         if not actions:
             raise ValueError(f"no legal move: the game is over\n{board}")
+        check_model_size(self, board)
         ev = self.evaluator.evaluate_boards([board])
         priors = ev.priors[0]
         legal = np.asarray(actions)
@@ -118,12 +121,14 @@ class ValuePlayer(Player):
     ) -> None:
         self.evaluator = _evaluator(model, device, cache_size)
         self.model = str(resolve(model))
+        self.model_name = Path(model).name if model else DEFAULT_MODEL
         self.rng = np.random.default_rng(seed)
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
         actions = board.legal_actions()
         if not actions:
             raise ValueError(f"no legal move: the game is over\n{board}")
+        check_model_size(self, board)
         size = board.size
         p = np.full(len(actions), board.player, dtype=np.uint64)
         o = np.full(len(actions), board.opponent, dtype=np.uint64)
@@ -141,3 +146,73 @@ class ValuePlayer(Player):
             score=_score(float(mine[i]), sc, size),
             info={"values": dict(zip(actions, mine.round(4).tolist(), strict=True))},
         )
+
+
+def check_model_size(player: PolicyPlayer | ValuePlayer | AlphaZeroPlayer, board: Board) -> None:
+    """A ``ConfigError`` when the player's network was trained for another board size than
+    ``board``'s (named by the model's name, never by its path on this machine)."""
+    size = player.evaluator.config.size
+    if size != board.size:
+        raise ConfigError(
+            f"the model {player.model_name!r} plays {size}x{size} boards, "
+            f"not {board.size}x{board.size}",
+            where=f"player {player.name!r}",
+            option="model",
+        )
+
+
+class AlphaZeroPlayer(Player):
+    """The network inside Monte Carlo tree search, as AlphaZero plays: PUCT selection with the
+    policy head's priors, the value head's value at the leaves (exact results at the end of the
+    game), ``sims`` simulations a move (a ``Limit`` overrides them), ``batch`` leaves per network
+    call (with virtual loss), the most visited move (``temperature`` 0) or one sampled from the
+    visits. The tree is kept between moves of a game (``reuse``)."""
+
+    name = "alphazero"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "model": _MODEL,
+        "sims": Option(int, 1, 1_000_000, help="simulations per move"),
+        "c": Option(float, 0, 100, optional=True, help="PUCT exploration constant"),
+        "batch": Option(int, 1, 1024, help="leaves per network call"),
+        "temperature": Option(float, 0, 100, help="0: the most visited move; > 0: sample"),
+        "reuse": Option(bool, help="keep the tree between moves"),
+        "seed": SEED,
+        "device": _DEVICE,
+        "cache_size": _CACHE,
+    }
+
+    @checked_options
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        sims: int = 200,
+        c: float | None = None,
+        batch: int = 8,
+        temperature: float = 0.0,
+        reuse: bool = True,
+        seed: int | None = None,
+        device: str = "cpu",
+        cache_size: int = 4096,
+    ) -> None:
+        from othellolab.players.mcts import MCTSPlayer
+
+        self.evaluator = _evaluator(model, device, cache_size)
+        self.model = str(resolve(model))
+        self.model_name = Path(model).name if model else DEFAULT_MODEL
+        self.search = MCTSPlayer(
+            sims=sims,
+            c=c,
+            batch=batch,
+            temperature=temperature,
+            reuse=reuse,
+            seed=seed,
+            evaluator=self.evaluator,
+        )
+
+    def reset(self) -> None:
+        self.search.reset()
+
+    def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
+        check_model_size(self, board)
+        return self.search.choose(board, limit)

@@ -261,6 +261,14 @@ def _load_builtin() -> None:
         aliases=("network",),
     )
     register_player(
+        "alphazero",
+        network.AlphaZeroPlayer,
+        "network + MCTS (PUCT): priors from the policy head, values from the value head; "
+        "shipped model or model=DIR",
+        strength=60,
+        aliases=("az",),
+    )
+    register_player(
         "value",
         network.ValuePlayer,
         "one-ply search on a value network; shipped model or model=DIR",
