@@ -1,4 +1,4 @@
-"""The on-disk format: atomic folders, manifest checks, clear errors."""
+"""The on-disk format: manifest checks, clear errors."""
 
 from __future__ import annotations
 
@@ -7,15 +7,14 @@ import json
 import numpy as np
 import pytest
 
+from othellolab.core.files import write_json
 from othellolab.datasets.shards import (
     FORMAT,
     FORMAT_VERSION,
     DatasetFormatError,
-    atomic_dir,
     open_arrays,
     read_manifest,
     write_arrays,
-    write_json,
 )
 
 
@@ -49,19 +48,3 @@ def test_errors_name_the_path(tmp_path) -> None:
     np.save(tmp_path / "train" / "p.npy", np.zeros(4, dtype=np.uint64))
     with pytest.raises(DatasetFormatError, match=r"p.npy: <u8 \[4\], manifest says <u8 \[3\]"):
         open_arrays(tmp_path, "train")
-
-
-def test_atomic_dir_leaves_nothing_on_failure(tmp_path) -> None:
-    target = tmp_path / "out"
-    with pytest.raises(RuntimeError), atomic_dir(target) as tmp:
-        (tmp / "half").write_text("x")
-        raise RuntimeError("interrupted")
-    assert not target.exists() and not (tmp_path / "out.tmp").exists()
-    with atomic_dir(target) as tmp:
-        (tmp / "a").write_text("1")
-    with pytest.raises(FileExistsError), atomic_dir(target) as tmp:
-        (tmp / "a").write_text("2")
-    assert (target / "a").read_text() == "1"
-    with atomic_dir(target, overwrite=True) as tmp:
-        (tmp / "a").write_text("3")
-    assert (target / "a").read_text() == "3" and not (tmp_path / "out.old").exists()

@@ -56,7 +56,7 @@ def export_ladder(
         "confidence": ratings.confidence,
         "players": players,
     }
-    from othellolab.records._stream import atomic_writer
+    from othellolab.core.files import atomic_writer
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with atomic_writer(path) as f:

@@ -496,7 +496,7 @@ def write_report(
     if not images:
         lines += ["(No plots: matplotlib is not installed; `pip install othellolab[plot]`.)", ""]
     path = out / "report.md"
-    from othellolab.records._stream import atomic_writer
+    from othellolab.core.files import atomic_writer
 
     with atomic_writer(path) as f:
         f.write("\n".join(lines))

@@ -27,7 +27,7 @@ from othellolab.core import (
     format_transcript,
     parse_transcript,
 )
-from othellolab.records._stream import atomic_writer
+from othellolab.core.files import atomic_writer
 from othellolab.records.game import Game
 from othellolab.records.ggf import format_ggf
 

@@ -44,9 +44,9 @@ from othellolab.core import (
     PlayResult,
     format_transcript,
 )
+from othellolab.core.files import atomic_writer
 from othellolab.players.base import Player
 from othellolab.players.registry import make_player
-from othellolab.records._stream import atomic_writer
 
 # ----------------------------------------------------------------------------------------------
 # Playing one game

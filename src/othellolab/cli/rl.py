@@ -3,12 +3,12 @@ tutorial's maze and on 4x4 Othello, with plots (see docs/rl.md)."""
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from othellolab.core.files import replacing, write_json
 
 rl_app = typer.Typer(
     help="Reinforcement learning with tables: the maze, then 4x4 Othello graded by exact play.",
@@ -16,12 +16,6 @@ rl_app = typer.Typer(
 )
 
 AGENT_HELP = "random, policy-gradient, sarsa, q-learning or monte-carlo"
-
-
-def _write_json(path: Path, data: object) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    os.replace(tmp, path)
 
 
 @rl_app.command("maze")
@@ -90,11 +84,10 @@ def maze(
     frame = _value_frame(layout, final, (lo, hi), f"{agent}, episode {episodes}")
     from PIL import Image
 
-    tmp = out / "values.tmp.png"
-    Image.fromarray(frame).resize(
-        (frame.shape[1] * 2, frame.shape[0] * 2), Image.Resampling.NEAREST
-    ).save(tmp)
-    os.replace(tmp, out / "values.png")
+    with replacing(out / "values.png", keep_suffix=True) as tmp:
+        Image.fromarray(frame).resize(
+            (frame.shape[1] * 2, frame.shape[0] * 2), Image.Resampling.NEAREST
+        ).save(tmp)
     if gif:
         shown = sorted(
             {*range(min(episodes, 30)), *range(0, episodes, max(1, episodes // 30)), episodes - 1}
@@ -104,7 +97,7 @@ def maze(
             for e in shown
         ]
         write_gif(frames, out / "values.gif")
-    _write_json(
+    write_json(
         out / "log.json",
         {
             "agent": agent,
@@ -115,6 +108,7 @@ def maze(
             "steps": [log.steps for log in logs],
             "greedy_steps": [log.greedy_steps for log in logs],
         },
+        indent=1,
     )
     typer.echo(f"wrote {out}/curve.png, values.png{', values.gif' if gif else ''}, log.json")
 
@@ -216,7 +210,7 @@ def othello4(
         title=f"4x4 Othello: {label}, eta {eta:g}, epsilon {epsilon:g}",
     )
     save_figure(fig, out / "curve.png")
-    _write_json(
+    write_json(
         out / "result.json",
         {
             "agent": agent,
@@ -228,6 +222,7 @@ def othello4(
             "episodes_per_cpu_second": round(done / cpu) if cpu else None,
             "points": points,
         },
+        indent=1,
     )
     last = points[-1]
     typer.echo(

@@ -10,7 +10,6 @@ checksum of ``kernels.py``; ``core._fast`` uses it only while the checksum match
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import tempfile
@@ -42,6 +41,7 @@ def build(output_dir: Path | None = None) -> Path:
     from numba.pycc import CC
 
     from othellolab.core import kernels
+    from othellolab.core.files import replacing
 
     out = Path(output_dir) if output_dir else Path(__file__).parent
     checksum = source_checksum()
@@ -61,9 +61,8 @@ def build(output_dir: Path | None = None) -> Path:
             cc.compile()
             (built,) = Path(tmp).glob(f"{MODULE}*")
             target = out / built.name
-            staging = out / (built.name + ".tmp")
-            shutil.copyfile(built, staging)
-            os.replace(staging, target)
+            with replacing(target) as staging:
+                shutil.copyfile(built, staging)
     return target
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from othellolab.core.files import replace_dir, write_json
 from othellolab.core.kernels import U64, hash_position_batch, kernel
 from othellolab.datasets.features import symmetry_table, transform_bitboards
 from othellolab.datasets.replay import Replayed, replay_games
@@ -31,10 +32,8 @@ from othellolab.datasets.shards import (
     MANIFEST,
     SPLITS,
     DatasetFormatError,
-    atomic_dir,
     read_manifest,
     write_arrays,
-    write_json,
 )
 from othellolab.datasets.sources import (
     NO_SCORE,
@@ -273,7 +272,7 @@ def _load_cached(folder: Path) -> dict[str, np.ndarray] | None:
 
 
 def _save_cached(folder: Path, arrays: dict[str, np.ndarray]) -> None:
-    with atomic_dir(folder, overwrite=True) as tmp:
+    with replace_dir(folder, overwrite=True) as tmp:
         write_arrays(tmp, arrays)
         (tmp / "done").write_text("ok\n")
 
@@ -595,7 +594,7 @@ def _assemble(
         "year": cat["year"][rows_game].astype(np.int16),
     }
     splits_manifest: dict[str, Any] = {}
-    with atomic_dir(out, overwrite=overwrite) as tmp:
+    with replace_dir(out, overwrite=overwrite) as tmp:
         for index, name in enumerate(SPLITS):
             sel = np.flatnonzero(keep & (row_split == index))
             rows = {k: v[sel] for k, v in columns.items()}

@@ -3,17 +3,13 @@
 A dataset folder holds ``manifest.json`` and ``train/``, ``val/``, ``test/``, each with one
 ``NAME.npy`` per array, all of the same length (the rows of that split) except the policy
 arrays of a deduplicated dataset. Arrays open memory-mapped; nothing is ever unpickled.
-Folders are written under a temporary name and renamed into place, so a reader never sees a
+Folders are written whole through ``core.files.replace_dir``, so a reader never sees a
 half-written dataset.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,43 +35,6 @@ def write_arrays(folder: Path, arrays: dict[str, np.ndarray]) -> dict[str, dict[
         np.save(folder / f"{name}.npy", np.ascontiguousarray(a), allow_pickle=False)
         described[name] = {"dtype": a.dtype.str, "shape": list(a.shape)}
     return described
-
-
-def write_json(path: Path, data: Any) -> None:
-    """Write JSON to ``path`` atomically (temporary file, then ``os.replace``)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")
-    os.replace(tmp, path)
-
-
-@contextmanager
-def atomic_dir(target: Path, *, overwrite: bool = False) -> Iterator[Path]:
-    """Yield an empty temporary folder beside ``target``, renamed to ``target`` on success.
-
-    A leftover temporary folder from an interrupted run is removed first. With ``overwrite``
-    an existing ``target`` is replaced only once the new folder is complete.
-    """
-    tmp = target.with_name(target.name + ".tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
-    try:
-        yield tmp
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    if target.exists():
-        if not overwrite:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise FileExistsError(f"{target} exists (pass overwrite to replace it)")
-        old = target.with_name(target.name + ".old")
-        if old.exists():
-            shutil.rmtree(old)
-        os.replace(target, old)
-        os.replace(tmp, target)
-        shutil.rmtree(old)
-    else:
-        os.replace(tmp, target)
 
 
 def read_manifest(root: str | Path) -> dict[str, Any]:

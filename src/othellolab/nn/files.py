@@ -178,12 +178,11 @@ def record_checksum(weights: str | Path, *, config_name: str = "config.json") ->
     """Write the SHA-256 of a weights file into the ``config.json`` beside it (atomically), for
     a model saved before checksums; returns the digest. Check the weights first: from now on
     they are trusted as they are."""
-    from othellolab.records._stream import atomic_writer
+    from othellolab.core.files import write_json
 
     w = Path(weights)
     config_path = w.with_name(config_name)
     config = read_config(config_path)
     config[CHECKSUM_KEY] = digest = file_sha256(w)
-    with atomic_writer(config_path) as f:
-        f.write(json.dumps(config, indent=2) + "\n")
+    write_json(config_path, config)
     return digest

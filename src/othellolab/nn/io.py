@@ -15,8 +15,6 @@ allocated; then every tensor's name, shape, dtype and values, then the weights' 
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
+from othellolab.core.files import replacing, write_json
 from othellolab.core.parsing import clip
 from othellolab.nn.config import ModelConfig, ModelConfigError
 from othellolab.nn.files import (
@@ -67,12 +66,6 @@ class ModelInfo:
     weights_sha256: str | None = None
 
 
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
 def state_tensors(model: torch.nn.Module) -> dict[str, torch.Tensor]:
     """The model's state as contiguous CPU tensors, ready for safetensors."""
     return {k: v.detach().to("cpu").contiguous() for k, v in model.state_dict().items()}
@@ -85,10 +78,9 @@ def save_model(
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     cfg = model.config
-    tmp = d / (WEIGHTS_NAME + ".tmp")
-    save_file(state_tensors(model), str(tmp), metadata={"format": FORMAT})
-    digest = file_sha256(tmp)
-    os.replace(tmp, d / WEIGHTS_NAME)
+    with replacing(d / WEIGHTS_NAME) as tmp:
+        save_file(state_tensors(model), str(tmp), metadata={"format": FORMAT})
+        digest = file_sha256(tmp)
     meta = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -100,7 +92,7 @@ def save_model(
         "training": training or {},
         CHECKSUM_KEY: digest,
     }
-    _atomic_write_bytes(d / CONFIG_NAME, (json.dumps(meta, indent=2) + "\n").encode())
+    write_json(d / CONFIG_NAME, meta)
     return d
 
 

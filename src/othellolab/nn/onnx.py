@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from othellolab.core.files import replacing
 from othellolab.nn.io import load_model
 from othellolab.nn.models import PolicyValueNet
 
@@ -45,8 +46,7 @@ def export_onnx(
     out.parent.mkdir(parents=True, exist_ok=True)
     x = torch.zeros((2, *model.config.input_shape), dtype=torch.float32)
     names = output_names(model)
-    tmp = out.with_name(out.name + ".tmp")
-    with warnings.catch_warnings():
+    with replacing(out) as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(
             model,
@@ -58,7 +58,6 @@ def export_onnx(
             dynamic_axes={"planes": {0: "batch"}, **{n: {0: "batch"} for n in names}},
             opset_version=opset,
         )
-    tmp.replace(out)
     return out
 
 

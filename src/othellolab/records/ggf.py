@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from othellolab.core import BLACK, SIZES, WHITE, Board, OthelloError, parse_move, square_name
+from othellolab.core.files import atomic_writer
 from othellolab.core.parsing import NumberError, clip, parse_decimal, parse_int
-from othellolab.records._stream import atomic_writer, build_game, deliver, text_blocks
+from othellolab.records._stream import build_game, deliver, text_blocks
 from othellolab.records.game import Game
 from othellolab.records.report import ReadReport, RecordError
 

@@ -17,9 +17,9 @@ import numba
 import numpy as np
 
 from othellolab.core import Board, square_name
+from othellolab.core.files import atomic_writer
 from othellolab.core.parsing import NumberError, parse_int
 from othellolab.records._stream import (
-    atomic_writer,
     build_games,
     deliver,
     text_lines,

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from othellolab.core import Board, OthelloError, parse_move, square_name
+from othellolab.core.files import atomic_writer
 from othellolab.core.parsing import NumberError, clip, parse_int
-from othellolab.records._stream import atomic_writer, deliver, text_lines, undecodable
+from othellolab.records._stream import deliver, text_lines, undecodable
 from othellolab.records.report import ReadReport, RecordError
 
 NO_VALUE = -127

@@ -17,7 +17,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from othellolab.core import Board, OthelloError, parse_transcript
-from othellolab.records._stream import atomic_writer, deliver, text_lines, undecodable
+from othellolab.core.files import atomic_writer
+from othellolab.records._stream import deliver, text_lines, undecodable
 from othellolab.records.game import Game
 from othellolab.records.report import ReadReport, RecordError
 

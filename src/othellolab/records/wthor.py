@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from othellolab.core import Board, IllegalMoveError, square_name
-from othellolab.records._stream import atomic_writer, build_games, deliver
+from othellolab.core.files import atomic_writer
+from othellolab.records._stream import build_games, deliver
 from othellolab.records.game import Game
 from othellolab.records.report import ReadReport, RecordError
 

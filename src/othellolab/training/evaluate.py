@@ -21,8 +21,9 @@ from typing import Any
 import numpy as np
 
 from othellolab.core import kernels as _k
+from othellolab.core.files import replace_dir
 from othellolab.datasets.replay import replay_games
-from othellolab.datasets.shards import MANIFEST, atomic_dir, open_arrays, read_manifest
+from othellolab.datasets.shards import MANIFEST, open_arrays, read_manifest
 from othellolab.datasets.sources import NO_SCORE, GameArrays, games_to_arrays, read_wtb_arrays
 from othellolab.records import read_games
 from othellolab.training.data import ArraySource, PositionArrays, parse_years, wthor_paths
@@ -730,7 +731,7 @@ def write_report(
         },
         "models": [e.metrics for e in evals],
     }
-    with atomic_dir(out, overwrite=True) as tmp:
+    with replace_dir(out, overwrite=True) as tmp:
         (tmp / "metrics.json").write_text(json.dumps(data, indent=2) + "\n")
         _plot_phases(list(evals), tmp / "phases.png")
         _plot_calibration(list(evals), positions, tmp / "calibration.png")

@@ -20,6 +20,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from othellolab.core.files import save_array
 from othellolab.core.kernels import popcount_batch
 from othellolab.players.search.evaluation import EVAL_HEURISTIC, EVAL_PATTERNS, evaluate
 from othellolab.players.search.heuristic import DEFAULT_WEIGHTS
@@ -31,7 +32,6 @@ from othellolab.players.search.patterns import (
     pattern_indices_batch,
     save_pattern_weights,
 )
-from othellolab.records._stream import atomic_writer
 from othellolab.training.evaluate import load_positions
 from othellolab.training.progress import StepProgress
 
@@ -204,11 +204,6 @@ def held_out_errors(positions: Positions, table: np.ndarray) -> list[dict[str, A
     return rows
 
 
-def _save_array(path: Path, a: np.ndarray) -> None:
-    with atomic_writer(path, binary=True) as f:
-        np.save(f, a, allow_pickle=False)
-
-
 def train_patterns(out: str | Path, options: PatternTrainOptions) -> dict[str, Any]:
     """Fit all phases, then write ``weights.safetensors`` + ``config.json`` into ``out``.
 
@@ -249,7 +244,7 @@ def train_patterns(out: str | Path, options: PatternTrainOptions) -> dict[str, A
                 x, data.score[sel], n_compact, l2=options.l2, iterations=options.iterations
             )
             compact[k] = w
-            _save_array(path, w)
+            save_array(path, w)
             fit.append({"phase": k, "empties": f"{lo}-{hi}", "positions": len(sel), "mae": mae})
             bar.advance(f"phase {k}: {len(sel):,} positions, train MAE {mae:.2f}")
     finally:

@@ -31,6 +31,7 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 
+from othellolab.core.files import replacing, write_text
 from othellolab.nn.io import ModelFileError, load_state, save_model, state_tensors
 from othellolab.nn.models import PolicyValueNet, build_model
 from othellolab.training.config import _TABLES, ConfigError, SupervisedConfig
@@ -232,12 +233,6 @@ def evaluate_source(
 # Run directory and state
 
 
-def _atomic_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def _optimizer_to_files(
     opt: torch.optim.Optimizer,
 ) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
@@ -332,8 +327,8 @@ def _freeze_config(run: _RunDir, cfg: SupervisedConfig, config_text: str | None)
         return
     run.root.mkdir(parents=True, exist_ok=True)
     if config_text is not None:
-        _atomic_text(run.root / "run.toml", config_text)
-    _atomic_text(frozen, json.dumps(want, indent=2) + "\n")
+        write_text(run.root / "run.toml", config_text)
+    write_text(frozen, json.dumps(want, indent=2) + "\n")
 
 
 def _plot(run: _RunDir) -> None:
@@ -369,10 +364,9 @@ def _plot(run: _RunDir) -> None:
     ax2.set_title("move accuracy (legal moves)")
     ax2.legend(fontsize=8)
     fig.tight_layout()
-    tmp = run.plot.with_name(run.plot.name + ".tmp")
-    fig.savefig(tmp, format="png", dpi=80)
+    with replacing(run.plot) as tmp:
+        fig.savefig(tmp, format="png", dpi=80)
     plt.close(fig)
-    os.replace(tmp, run.plot)
 
 
 def _resolve_device(cfg: SupervisedConfig) -> torch.device:
@@ -458,7 +452,7 @@ def train_supervised(
         if (run.state / "best.safetensors").exists():
             best_weights = load_file(str(run.state / "best.safetensors"))
         lines = run.metric_lines()[: st["metrics_lines"]]
-        _atomic_text(run.metrics, "".join(line + "\n" for line in lines))
+        write_text(run.metrics, "".join(line + "\n" for line in lines))
     elif run.metrics.exists():
         run.metrics.unlink()
 

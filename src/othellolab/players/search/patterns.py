@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -182,7 +181,7 @@ def save_pattern_weights(
     """Write ``weights.safetensors`` (int16 with a scale) and ``config.json`` atomically."""
     from safetensors.numpy import save
 
-    from othellolab.records._stream import atomic_writer
+    from othellolab.core.files import write_bytes, write_json
 
     compact = _checked_compact(compact)
     d = Path(directory)
@@ -200,11 +199,8 @@ def save_pattern_weights(
         **(info or {}),
         CHECKSUM_KEY: hashlib.sha256(data).hexdigest(),
     }
-    with atomic_writer(d / WEIGHTS_FILE, binary=True) as f:
-        f.write(data)
-    with atomic_writer(d / "config.json") as f:
-        json.dump(config, f, indent=2)
-        f.write("\n")
+    write_bytes(d / WEIGHTS_FILE, data)
+    write_json(d / "config.json", config)
     return d
 
 

@@ -3,13 +3,13 @@ GIF, each written under a temporary name and renamed into place."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from othellolab.core.files import replacing
 from othellolab.training.rl.tabular import TrainingLog
 
 
@@ -25,10 +25,9 @@ def _pyplot() -> Any:
 def save_figure(fig: Any, path: Path, *, dpi: int = 80) -> None:
     """Save a matplotlib figure as PNG atomically and close it."""
     plt = _pyplot()
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=dpi)
+    with replacing(path, keep_suffix=True) as tmp:
+        fig.savefig(tmp, dpi=dpi)
     plt.close(fig)
-    os.replace(tmp, path)
 
 
 def write_gif(frames: Sequence[np.ndarray], path: Path, *, fps: float = 4.0) -> None:
@@ -40,17 +39,16 @@ def write_gif(frames: Sequence[np.ndarray], path: Path, *, fps: float = 4.0) -> 
     images = [
         Image.fromarray(f).convert("P", palette=Image.Palette.ADAPTIVE, colors=64) for f in frames
     ]
-    tmp = path.with_name(path.name + ".tmp.gif")
-    images[0].save(
-        tmp,
-        format="GIF",
-        save_all=True,
-        append_images=images[1:],
-        duration=int(1000 / fps),
-        loop=0,
-        optimize=True,
-    )
-    os.replace(tmp, path)
+    with replacing(path, keep_suffix=True) as tmp:
+        images[0].save(
+            tmp,
+            format="GIF",
+            save_all=True,
+            append_images=images[1:],
+            duration=int(1000 / fps),
+            loop=0,
+            optimize=True,
+        )
 
 
 def label_frame(

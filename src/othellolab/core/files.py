@@ -1,0 +1,174 @@
+"""Files written whole or not at all: every writer of othellolab goes through here.
+
+A file is written under a temporary name in its own folder (``NAME.tmp``, or ``NAME.tmp.EXT``
+where a writer picks its format from the extension), flushed to disk and renamed onto its
+name with ``os.replace``, so a reader sees the old file or the new one, never half of one,
+and a run killed at any point can resume. A folder is filled under ``NAME.tmp`` and swapped
+in whole. Appending lines to a log (``metrics.jsonl``, a tournament's ``results.jsonl``) is
+not a whole-file write and does not come here.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+__all__ = [
+    "AtomicFile",
+    "atomic_writer",
+    "recover_dir",
+    "replace_dir",
+    "replacing",
+    "save_array",
+    "write_bytes",
+    "write_json",
+    "write_text",
+]
+
+
+def _temporary(path: Path, keep_suffix: bool) -> Path:
+    return path.with_name(path.name + ".tmp" + (path.suffix if keep_suffix else ""))
+
+
+def _sync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def replacing(path: str | Path, *, keep_suffix: bool = False) -> Iterator[Path]:
+    """Yield a temporary path beside ``path`` for a writer that takes a file name (safetensors,
+    matplotlib, Pillow); on success it is synced and renamed onto ``path``, on failure removed.
+
+    ``keep_suffix`` ends the temporary name in ``path``'s extension (``x.png.tmp.png``), for
+    writers that choose the format from it."""
+    target = Path(path)
+    tmp = _temporary(target, keep_suffix)
+    try:
+        yield tmp
+        _sync(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with replacing(path) as tmp:
+        tmp.write_bytes(data)
+
+
+def write_text(path: str | Path, text: str) -> None:
+    """Write UTF-8 ``text`` to ``path`` atomically (newlines as given)."""
+    write_bytes(path, text.encode())
+
+
+def write_json(path: str | Path, data: Any, *, indent: int = 2) -> None:
+    """Write ``data`` as JSON (``indent``, a final newline) to ``path`` atomically."""
+    write_text(path, json.dumps(data, indent=indent) + "\n")
+
+
+def save_array(path: str | Path, array: np.ndarray) -> None:
+    """Save one array as ``.npy`` (never pickled) to ``path`` atomically."""
+    with replacing(path) as tmp, tmp.open("wb") as f:
+        np.save(f, array, allow_pickle=False)
+
+
+def atomic_writer(path: str | Path, *, binary: bool = False) -> AtomicFile:
+    """A file object written under a temporary name and renamed onto ``path`` when closed
+    cleanly; gzip-compressed when the name ends in ``.gz``, UTF-8 text unless ``binary``."""
+    return AtomicFile(Path(path), binary=binary)
+
+
+class AtomicFile:
+    """Context manager behind ``atomic_writer``."""
+
+    def __init__(self, path: Path, *, binary: bool) -> None:
+        self.path = path
+        self.tmp = _temporary(path, False)
+        self.binary = binary
+        self._raw: IO[bytes] | None = None
+        self._gz: Any = None
+        self._f: Any = None
+
+    def __enter__(self) -> Any:
+        self._raw = self.tmp.open("wb")
+        stream: IO[bytes] = self._raw
+        if self.path.suffix == ".gz":
+            stream = gzip.GzipFile(fileobj=self._raw, mode="wb", mtime=0)  # type: ignore[assignment]
+        self._gz = stream if stream is not self._raw else None
+        self._f = (
+            stream if self.binary else io.TextIOWrapper(stream, encoding="utf-8", newline="\n")
+        )
+        return self._f
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        try:
+            if not self.binary:
+                self._f.flush()
+                self._f.detach()
+            if self._gz is not None:
+                self._gz.close()
+            assert self._raw is not None
+            if exc_type is None:
+                self._raw.flush()
+                os.fsync(self._raw.fileno())
+            self._raw.close()
+        finally:
+            if exc_type is None:
+                os.replace(self.tmp, self.path)
+            else:
+                self.tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def replace_dir(target: str | Path, *, overwrite: bool = False) -> Iterator[Path]:
+    """Yield an empty temporary folder beside ``target``, renamed to ``target`` on success.
+
+    A leftover temporary folder from an interrupted run is removed first. An existing
+    ``target`` is an error (``FileExistsError``) unless ``overwrite``, and then it is replaced
+    only once the new folder is complete."""
+    target = Path(target)
+    recover_dir(target)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.mkdir(parents=True)
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if target.exists():
+        if not overwrite:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise FileExistsError(f"{target} exists (pass overwrite to replace it)")
+        old = target.with_name(target.name + ".old")
+        os.replace(target, old)
+        os.replace(tmp, target)
+        shutil.rmtree(old)
+    else:
+        os.replace(tmp, target)
+
+
+def recover_dir(target: str | Path) -> None:
+    """Finish or undo a ``replace_dir`` swap that a kill interrupted: the old folder comes
+    back if the new one never arrived; leftover temporary and old folders are removed."""
+    target = Path(target)
+    tmp, old = (target.with_name(target.name + end) for end in (".tmp", ".old"))
+    if not target.exists() and old.exists():
+        os.replace(old, target)
+    for leftover in (tmp, old):
+        if leftover.exists():
+            shutil.rmtree(leftover)
