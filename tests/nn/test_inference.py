@@ -8,10 +8,10 @@ import pytest
 torch = pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
 
 from othellolab.core import Board  # noqa: E402
+from othellolab.datasets.features import FeatureSpec, encode_batch  # noqa: E402
 from othellolab.nn.config import model_config  # noqa: E402
 from othellolab.nn.inference import NetworkEvaluator  # noqa: E402
 from othellolab.nn.models import build_model  # noqa: E402
-from othellolab.nn.planes import encode_planes  # noqa: E402
 from othellolab.testing import random_game  # noqa: E402
 
 
@@ -34,7 +34,7 @@ def test_priors_are_the_softmax_over_legal_actions() -> None:
     o = np.array([b.opponent for b in boards], np.uint64)
     with torch.inference_mode():
         logits, values, _ = ev.model(
-            torch.from_numpy(encode_planes(p, o, ("player", "opponent"), 6))
+            torch.from_numpy(encode_batch(p, o, FeatureSpec(("player", "opponent"), 6)))
         )
     for i, b in enumerate(boards):
         legal = b.legal_actions()

@@ -9,9 +9,10 @@ import pytest
 
 from othellolab.core import BLACK, Board
 from othellolab.core import kernels as _k
+from othellolab.core.kernels import action_mask_batch
 from othellolab.datasets.build import build_dataset
+from othellolab.datasets.features import FeatureSpec, encode_batch
 from othellolab.datasets.shards import open_arrays
-from othellolab.nn.planes import encode_planes, legal_action_masks
 from othellolab.records.game import Game
 from othellolab.records.wthor import read_wtb
 from othellolab.training.data import (
@@ -110,7 +111,7 @@ def test_augmentation_transforms_board_and_move_together(wthor_2004: PositionArr
         assert np.all(aug["legal"][aug["policy"] > 0])
     assert np.array_equal(
         plain["planes"],
-        encode_planes(src.arrays.player[idx], src.arrays.opponent[idx], src.planes, 8),
+        encode_batch(src.arrays.player[idx], src.arrays.opponent[idx], FeatureSpec(src.planes, 8)),
     )
 
 
@@ -161,11 +162,11 @@ def test_dataset_source_without_augmentation_is_the_stored_rows(built_2005: Path
     planes = np.concatenate([b["planes"] for b in seen])
     p, o = _bitboards(planes)
     assert np.array_equal(p, raw["p"]) and np.array_equal(o, raw["o"])
-    assert np.array_equal(planes, encode_planes(raw["p"], raw["o"], PLANES, 8))
+    assert np.array_equal(planes, encode_batch(raw["p"], raw["o"], FeatureSpec(PLANES, 8)))
     policy = np.concatenate([b["policy"] for b in seen])
     assert np.array_equal(policy.argmax(axis=1), raw["move"]) and np.all(policy.sum(axis=1) == 1)
     legal = np.concatenate([b["legal"] for b in seen])
-    assert np.array_equal(legal, legal_action_masks(raw["p"], raw["o"], 8))
+    assert np.array_equal(legal, action_mask_batch(raw["p"], raw["o"], 8))
     assert np.array_equal(np.concatenate([b["value"] for b in seen]), raw["outcome"])
     score = np.concatenate([b["score"] for b in seen])
     assert np.allclose(score * 64, raw["score"])
@@ -181,7 +182,7 @@ def test_dataset_source_augments_board_move_and_legal_mask_together(built_2005: 
     assert sum(len(b["value"]) for b in batches) == 3000
     for b in batches:
         p, o = _bitboards(b["planes"])
-        assert np.array_equal(b["legal"], legal_action_masks(p, o, 8))
+        assert np.array_equal(b["legal"], action_mask_batch(p, o, 8))
         moves = b["policy"].argmax(axis=1)
         assert b["legal"][np.arange(len(moves)), moves].all()
         # the legal plane is the legal mask of the transformed board

@@ -24,6 +24,8 @@ from numba.core.dispatcher import OmittedArg
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
+from othellolab.core.values import disc_score
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 BITBOARD_PARAMS = frozenset({"p", "o", "x", "mask"})
@@ -359,20 +361,18 @@ def is_game_over(p: int, o: int, size: int = 8) -> bool:
     return legal_mask(p, o, size) == ZERO and legal_mask(o, p, size) == ZERO
 
 
+_disc_score = kernel(disc_score)
+
+
 @kernel
 def final_score(p: int, o: int, size: int = 8) -> int:
-    """Disc difference for the side to move with the empty squares given to the winner."""
+    """Disc difference for the side to move with the empty squares given to the winner
+    (``core.values.disc_score``, compiled)."""
     p = U64(p)
     o = U64(o)
-    np_ = popcount(p)
-    no = popcount(o)
-    empties = size * size - np_ - no
-    diff = np_ - no
-    if diff > 0:
-        return diff + empties
-    if diff < 0:
-        return diff - empties
-    return 0
+    own = popcount(p)
+    other = popcount(o)
+    return _disc_score(own, other, size * size - own - other)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -632,6 +632,35 @@ def legal_mask_batch(p: np.ndarray, o: np.ndarray, size: int = 8) -> np.ndarray:
     out = np.empty(p.shape[0], dtype=np.uint64)
     for i in range(p.shape[0]):
         out[i] = legal_mask(p[i], o[i], size)
+    return out
+
+
+@kernel
+def write_action_mask(mask: int, live: bool, cells: int, row: np.ndarray) -> None:
+    """The legal actions into ``row[:cells + 1]`` (1 legal, 0 not; pass last): the squares of
+    ``mask``, the side to move's placing moves, or pass alone when there are none and the game
+    goes on (``live``). The one legal-action mask: the batched form below, the vector
+    environment's observations and the uniform priors all write theirs here."""
+    for a in range(cells + 1):
+        row[a] = 0
+    m = U64(mask)
+    while m:
+        low = m & (~m + ONE)
+        row[lowest_square(low)] = 1
+        m ^= low
+    if live and U64(mask) == ZERO:
+        row[cells] = 1
+
+
+@kernel
+def action_mask_batch(p: np.ndarray, o: np.ndarray, size: int = 8) -> np.ndarray:
+    """Boolean ``(N, size*size + 1)`` legal actions of many positions (pass last)."""
+    cells = size * size
+    out = np.empty((p.shape[0], cells + 1), dtype=np.bool_)
+    for i in range(p.shape[0]):
+        own = legal_mask(p[i], o[i], size)
+        live = own != ZERO or legal_mask(o[i], p[i], size) != ZERO
+        write_action_mask(own, live, cells, out[i])
     return out
 
 

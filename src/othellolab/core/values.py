@@ -17,6 +17,18 @@ from othellolab.core.squares import BLACK, COLOR_NAMES, WHITE, Color
 T = TypeVar("T")
 
 
+def disc_score(own: int, other: int, empties: int) -> int:
+    """Final disc difference for the side with ``own`` discs against ``other``, the ``empties``
+    going to the winner (WTHOR and tournament rules). The one rule behind every final score:
+    ``Outcome.score`` calls it, the kernels (``core.kernels.final_score``) compile it."""
+    diff = own - other
+    if diff > 0:
+        return diff + empties
+    if diff < 0:
+        return diff - empties
+    return 0
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a finished game ended: disc counts as on the board, winner, and scores.
@@ -39,11 +51,7 @@ class Outcome:
 
     def score(self, color: Color = BLACK) -> int:
         """Final disc difference from ``color``'s point of view, empties to the winner."""
-        diff = self.black_discs - self.white_discs
-        if diff > 0:
-            diff += self.empties
-        elif diff < 0:
-            diff -= self.empties
+        diff = disc_score(self.black_discs, self.white_discs, self.empties)
         return diff if color == BLACK else -diff
 
     def result(self, color: Color = BLACK) -> int:

@@ -7,11 +7,14 @@ once); the picture they give of a position is the same, so it is built here once
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 
 import numpy as np
 
 from othellolab.core import BLACK, COLOR_NAMES, Board, Color
+from othellolab.core.kernels import action_mask_batch
 from othellolab.core.squares import check_size
+from othellolab.datasets.features import FeatureSpec, encode_batch
 
 COLOR_BY_NAME = {name: color for color, name in enumerate(COLOR_NAMES)}
 
@@ -52,20 +55,25 @@ def observation_planes(
     board: Board, color: Color, *, legal_plane: bool, legal: bool = True
 ) -> np.ndarray:
     """Planes ``(C, size, size)`` uint8 from ``color``'s view: its discs, the opponent's, and
-    (with ``legal_plane``) the squares it may play now (all zero unless ``legal``)."""
-    n = board.size
+    (with ``legal_plane``) the squares it may play now (all zero unless ``legal``), encoded by
+    the one feature encoder (``datasets.features``)."""
     own, opp = (board.black, board.white) if color == BLACK else (board.white, board.black)
-    out = np.zeros((num_planes(legal_plane), n * n), dtype=np.uint8)
-    out[0] = _bits(own, n)
-    out[1] = _bits(opp, n)
-    if legal_plane and legal and board.turn == color:
-        out[2] = _bits(board.legal_mask, n)
-    return out.reshape(-1, n, n)
+    planes = _PLANES[legal_plane]
+    out = encode_batch(
+        np.array([own], np.uint64), np.array([opp], np.uint64), _spec(planes, board.size),
+        dtype=np.uint8,
+    )[0]  # fmt: skip
+    if legal_plane and not (legal and board.turn == color):
+        out[2] = 0
+    return out
 
 
-def _bits(mask: int, n: int) -> np.ndarray:
-    raw = np.frombuffer(mask.to_bytes(8, "little"), dtype=np.uint8)
-    return np.unpackbits(raw, bitorder="little")[: n * n]
+_PLANES = {False: ("player", "opponent"), True: ("player", "opponent", "legal")}
+
+
+@cache
+def _spec(planes: tuple[str, ...], size: int) -> FeatureSpec:
+    return FeatureSpec(planes, size)
 
 
 def action_mask(board: Board, color: Color, *, resign: bool = False) -> np.ndarray:
@@ -74,9 +82,10 @@ def action_mask(board: Board, color: Color, *, resign: bool = False) -> np.ndarr
     n = board.size * board.size
     out = np.zeros(n + 1 + int(resign), dtype=np.int8)
     if board.turn == color:
-        actions = board.legal_actions()
-        out[actions] = 1
-        if resign and actions:
+        p = np.array([board.player], np.uint64)
+        o = np.array([board.opponent], np.uint64)
+        out[: n + 1] = action_mask_batch(p, o, board.size)[0]
+        if resign and out[: n + 1].any():
             out[n + 1] = 1
     return out
 

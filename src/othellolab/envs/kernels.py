@@ -13,7 +13,15 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from othellolab.core.kernels import _flips, _legal, popcount, random_square, rng_below
+from othellolab.core.kernels import (
+    _flips,
+    _legal,
+    final_score,
+    popcount,
+    random_square,
+    rng_below,
+    write_action_mask,
+)
 
 U64 = np.uint64
 ZERO = U64(0)
@@ -58,19 +66,6 @@ def _opponent_move(
     return best_sq
 
 
-@_jit
-def _final_score(me: np.uint64, op: np.uint64, cells: int) -> int:
-    a = popcount(me)
-    b = popcount(op)
-    d = a - b
-    e = cells - a - b
-    if d > 0:
-        return d + e
-    if d < 0:
-        return d - e
-    return 0
-
-
 def _byte_spread_table() -> np.ndarray:
     table = np.zeros(256, dtype=np.uint64)
     for b in range(256):
@@ -103,14 +98,7 @@ def _write_obs(
         planes[i, 1, k] = _SPREAD[(op >> sh) & U64(0xFF)]
         if legal_plane:
             planes[i, 2, k] = _SPREAD[(legal >> sh) & U64(0xFF)]
-    for a in range(mask.shape[1]):
-        mask[i, a] = 0
-    m = legal
-    while m:
-        low = m & (~m + ONE)
-        mask[i, trailing_zeros(low)] = 1
-        m ^= low
-    mask[i, cells] = 1 if live and legal == ZERO else 0
+    write_action_mask(legal, live, cells, mask[i])
     if resign:
         mask[i, cells + 1] = 1 if live else 0
 
@@ -299,12 +287,12 @@ def step_batch(
                 else:
                     opp_action[i] = cells
             if over:
-                s = _final_score(m, o, cells)
+                s = final_score(m, o, n)
                 sign = 1.0 if s > 0 else (-1.0 if s < 0 else 0.0)
                 final = s / cells if reward_kind == 1 else sign
         me[i] = m
         op[i] = o
-        score[i] = _final_score(m, o, cells) if over else popcount(m) - popcount(o)
+        score[i] = final_score(m, o, n) if over else popcount(m) - popcount(o)
         if over:
             lg = ZERO
             reward[i] = final

@@ -20,10 +20,11 @@ import torch
 
 from othellolab.core import Board
 from othellolab.core import kernels as _k
+from othellolab.core.kernels import action_mask_batch
+from othellolab.datasets.features import FeatureSpec, encode_batch
 from othellolab.nn.config import ModelConfig
 from othellolab.nn.io import load_model
 from othellolab.nn.models import PolicyValueNet
-from othellolab.nn.planes import encode_planes, legal_action_masks
 
 __all__ = ["Evaluation", "NetworkEvaluator", "masked_softmax"]
 
@@ -155,8 +156,10 @@ class NetworkEvaluator:
         with torch.inference_mode():
             for s in range(0, p.shape[0], self.max_batch):
                 x = torch.from_numpy(
-                    encode_planes(
-                        p[s : s + self.max_batch], o[s : s + self.max_batch], cfg.planes, size
+                    encode_batch(
+                        p[s : s + self.max_batch],
+                        o[s : s + self.max_batch],
+                        FeatureSpec(cfg.planes, size),
                     )
                 )
                 out = self.model(x.to(self.device))
@@ -165,7 +168,7 @@ class NetworkEvaluator:
                 values[s : s + k] = out[1].float().cpu().numpy()
                 if len(out) > 2:
                     scores[s : s + k] = out[2].float().cpu().numpy()
-        mask = legal_action_masks(p, o, size)
+        mask = action_mask_batch(p, o, size)
         priors = masked_softmax(logits, mask)
         over = ~mask.any(axis=1)
         if over.any():

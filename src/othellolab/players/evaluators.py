@@ -60,13 +60,10 @@ def _legal_priors(player: np.ndarray, opponent: np.ndarray, size: int) -> np.nda
         p = player[i]
         o = opponent[i]
         moves = _k.legal_mask(p, o, size)
+        live = moves != np.uint64(0) or _k.legal_mask(o, p, size) != np.uint64(0)
+        _k.write_action_mask(moves, live, npass, out[i])
         if moves != np.uint64(0):
-            share = np.float32(1.0 / _k.popcount(moves))
-            for sq in range(npass):
-                if moves & (np.uint64(1) << np.uint64(sq)):
-                    out[i, sq] = share
-        elif _k.legal_mask(o, p, size) != np.uint64(0):
-            out[i, npass] = 1.0
+            out[i, :npass] *= np.float32(1.0 / _k.popcount(moves))
     return out
 
 

@@ -19,9 +19,9 @@ import numpy as np
 
 from othellolab.core import BLACK, Board, IllegalMoveError, square_name
 from othellolab.core import kernels as _k
+from othellolab.core.kernels import action_mask_batch
 from othellolab.datasets import batches as _ds
-from othellolab.datasets.features import FeatureSpec, symmetry_table
-from othellolab.nn.planes import encode_planes, legal_action_masks
+from othellolab.datasets.features import FeatureSpec, encode_batch, symmetry_table
 from othellolab.records.wthor import read_wtb
 
 __all__ = [
@@ -276,10 +276,10 @@ class ArraySource:
         policy = np.zeros((len(index), size * size + 1), dtype=np.float32)
         policy[np.arange(len(index)), mv] = 1.0
         out = {
-            "planes": encode_planes(p, o, self.planes, size),
+            "planes": encode_batch(p, o, FeatureSpec(self.planes, size)),
             "policy": policy,
             "value": a.outcome[index],
-            "legal": legal_action_masks(p, o, size),
+            "legal": action_mask_batch(p, o, size),
         }
         if a.score is not None:
             out["score"] = a.score[index]
@@ -356,7 +356,7 @@ class DatasetSource:
         )
         b = self.arrays.batch(index, syms)
         a = self.arrays.arrays
-        plain = legal_action_masks(a["p"][index], a["o"][index], self.size)
+        plain = action_mask_batch(a["p"][index], a["o"][index], self.size)
         legal = np.zeros_like(plain)
         legal[np.arange(len(index))[:, None], self._table[syms]] = plain
         area = float(self.size * self.size)

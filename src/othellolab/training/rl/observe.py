@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from othellolab.core.kernels import action_mask_batch
 from othellolab.datasets.features import FeatureSpec, encode_batch
 
 
 def env_observations(player: np.ndarray, opponent: np.ndarray, size: int) -> dict[str, np.ndarray]:
     """``{"observation": (n, 3, size, size) uint8, "action_mask": (n, size*size + 1) int8}``, as
     ``OthelloEnv`` gives them with its defaults (``legal_plane=True``) when the agent is to move;
-    the pass action is legal where no square is."""
+    the pass action is legal where no square is and the game goes on."""
     spec = FeatureSpec(planes=("player", "opponent", "legal"), size=size)
     planes = encode_batch(player, opponent, spec, dtype=np.uint8)
-    cells = size * size
-    mask = np.zeros((planes.shape[0], cells + 1), dtype=np.int8)
-    mask[:, :cells] = planes[:, 2].reshape(-1, cells)
-    mask[:, cells] = mask[:, :cells].sum(axis=1) == 0
+    mask = action_mask_batch(player, opponent, size).astype(np.int8)
     return {"observation": planes, "action_mask": mask}

@@ -1,4 +1,5 @@
-"""Input planes and legal-action masks agree with the Board API on real and random games."""
+"""The one encoder's planes and the one legal-action mask agree with the Board API on
+real and random games."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import numpy as np
 import pytest
 
 from othellolab.core import Board
-from othellolab.nn.planes import encode_planes, legal_action_masks
+from othellolab.core.kernels import action_mask_batch
+from othellolab.datasets.features import FeatureSpec, encode_batch
 from othellolab.testing import random_game
 
 
@@ -19,7 +21,7 @@ def test_planes_match_the_board(size: int) -> None:
     boards = _positions(size, range(3))
     p = np.array([b.player for b in boards], np.uint64)
     o = np.array([b.opponent for b in boards], np.uint64)
-    x = encode_planes(p, o, ("player", "opponent", "legal", "empty", "ones"), size)
+    x = encode_batch(p, o, FeatureSpec(("player", "opponent", "legal", "empty", "ones"), size))
     assert x.shape == (len(boards), 5, size, size) and x.dtype == np.float32
     for b, planes in zip(boards, x, strict=True):
         for sq in range(size * size):
@@ -37,7 +39,7 @@ def test_legal_action_masks_match_the_board(size: int) -> None:
     boards = _positions(size, range(5))
     p = np.array([b.player for b in boards], np.uint64)
     o = np.array([b.opponent for b in boards], np.uint64)
-    masks = legal_action_masks(p, o, size)
+    masks = action_mask_batch(p, o, size)
     expected = np.array([b.legal_action_mask() for b in boards])
     assert np.array_equal(masks, expected)
     assert masks[:, -1].any() or size == 8  # small boards pass often enough to check pass
