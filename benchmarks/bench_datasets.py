@@ -2,7 +2,7 @@
 
 - Full build of every WTHOR year (default options), and the replay kernel against a naive
   per-move replay through ``Board.play`` on a subset of the same games.
-- A shuffled, symmetry-augmented batch of 1024 positions through ``PositionArrays.batch``
+- A shuffled, symmetry-augmented batch of 1024 positions through ``DatasetSplit.batch``
   against a per-item loop (``Board`` -> ``encode_board`` -> ``transform_planes``).
 
 Run ``python benchmarks/bench_datasets.py --write docs/benchmarks.md`` (section ``datasets``).
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_core import best_of, machine, write_section
 
 from othellolab import Board
-from othellolab.datasets.batches import BatchSampler, PositionArrays
+from othellolab.datasets.batches import BatchSampler, DatasetSplit
 from othellolab.datasets.build import build_dataset
 from othellolab.datasets.features import (
     FeatureSpec,
@@ -65,9 +65,7 @@ def naive_replay(games: list[tuple[int, ...]]) -> int:
     return rows
 
 
-def naive_batch(
-    arrays: PositionArrays, idx: np.ndarray, syms: np.ndarray, spec: FeatureSpec
-) -> None:
+def naive_batch(arrays: DatasetSplit, idx: np.ndarray, syms: np.ndarray, spec: FeatureSpec) -> None:
     """A batch built item by item: Board, planes, symmetry, one-hot policy, then stacked."""
     p, o, move = arrays.arrays["p"], arrays.arrays["o"], arrays.arrays["move"]
     planes, policies = [], []
@@ -139,7 +137,7 @@ def main() -> None:
 
         for planes in (("player", "opponent"), ("player", "opponent", "legal", "empty")):
             spec = FeatureSpec(planes=planes)
-            arrays = PositionArrays(work / "full", "train", spec=spec)
+            arrays = DatasetSplit(work / "full", "train", spec=spec)
             sampler = BatchSampler(len(arrays), 1024, seed=0)
             batches = list(sampler)[:200]
             for a in arrays.arrays.values():

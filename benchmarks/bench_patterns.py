@@ -34,7 +34,7 @@ from othellolab.players.search.evaluation import EVAL_HEURISTIC, EVAL_PATTERNS, 
 from othellolab.players.search.heuristic import DEFAULT_WEIGHTS
 from othellolab.players.search.patterns import load_pattern_weights
 from othellolab.records.obf import read_obf
-from othellolab.training.evaluate import load_positions
+from othellolab.training.heldout import load_positions
 from othellolab.training.patterns import Positions, held_out_errors
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -2,7 +2,7 @@
 playing strength.
 
 - Prediction on held-out games (by default all of WTHOR 2023; a dataset folder with
-  ``--data DIR --split test`` works too), computed by ``othellolab.training.evaluate`` as
+  ``--data DIR --split test`` works too), computed by ``othellolab.training.measure`` as
   ``othellolab evaluate model`` does: top-1/top-3 accuracy of the move played among legal
   moves, its cross-entropy against a uniform choice's, value MSE against the game result, and
   top-1 by game phase (10 empties per bucket).
@@ -28,7 +28,8 @@ from othellolab.arena import play_match, read_openings
 from othellolab.nn.inference import NetworkEvaluator
 from othellolab.nn.pretrained import resolve
 from othellolab.players import make_player
-from othellolab.training.evaluate import evaluate_model, load_positions
+from othellolab.training.heldout import load_positions
+from othellolab.training.measure import measure_model
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -75,7 +76,7 @@ def main() -> None:
 
     t0 = time.perf_counter()
     pos = load_positions([args.data], split=args.split, years=args.years)
-    metrics = evaluate_model(path, pos, progress=False).metrics
+    metrics = measure_model(path, pos, progress=False).metrics
     m = metrics["overall"]
     phases = [
         (p["empties"][0], p["empties"][1], p["positions"], p["top1"]) for p in metrics["phases"]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from othellolab import Board
-from othellolab.datasets.batches import BatchSampler, PositionArrays, iterate_batches
+from othellolab.datasets.batches import BatchSampler, DatasetSplit, iterate_batches
 from othellolab.datasets.build import build_dataset
 from othellolab.datasets.features import FeatureSpec, encode_batch, transform_planes
 from othellolab.datasets.shards import open_arrays
@@ -24,7 +24,7 @@ def datasets(small_wtb, tmp_path):
 
 def test_identity_batch_is_the_stored_rows(datasets) -> None:
     plain, _ = datasets
-    arrays = PositionArrays(plain, "train", spec=SPEC)
+    arrays = DatasetSplit(plain, "train", spec=SPEC)
     raw = open_arrays(plain, "train")
     idx = np.array([5, 0, len(arrays) - 1, 17])
     b = arrays.batch(idx)
@@ -37,7 +37,7 @@ def test_identity_batch_is_the_stored_rows(datasets) -> None:
 
 def test_augmented_batch_transforms_everything_together(datasets) -> None:
     plain, _ = datasets
-    arrays = PositionArrays(plain, "val", spec=SPEC)
+    arrays = DatasetSplit(plain, "val", spec=SPEC)
     rng = np.random.default_rng(0)
     idx = rng.integers(0, len(arrays), size=256)
     syms = rng.integers(0, 8, size=256)
@@ -58,7 +58,7 @@ def test_augmented_batch_transforms_everything_together(datasets) -> None:
 
 def test_dedup_batches_carry_policy_distributions(datasets) -> None:
     _, dedup = datasets
-    arrays = PositionArrays(dedup, "train")
+    arrays = DatasetSplit(dedup, "train")
     raw = open_arrays(dedup, "train")
     assert arrays.deduplicated
     idx = np.arange(len(arrays))
@@ -79,7 +79,7 @@ def test_dedup_batches_carry_policy_distributions(datasets) -> None:
 
 def test_sampler_epochs_and_errors(datasets) -> None:
     plain, _ = datasets
-    arrays = PositionArrays(plain, "train")
+    arrays = DatasetSplit(plain, "train")
     sampler = BatchSampler(len(arrays), 1000, seed=5)
     first = list(sampler)
     second = list(sampler)
@@ -97,13 +97,13 @@ def test_sampler_epochs_and_errors(datasets) -> None:
         len(i) == 1000 and not s.any() for i, s in dropped
     )
     assert sum(len(b.move) for b in iterate_batches(plain, "val", batch_size=100)) == len(
-        PositionArrays(plain, "val")
+        DatasetSplit(plain, "val")
     )
     with pytest.raises(IndexError, match="out of range"):
         arrays.batch(np.array([len(arrays)]))
     with pytest.raises(ValueError, match="symmetries must be"):
         arrays.batch(np.array([0]), np.array([8]))
     with pytest.raises(ValueError, match="unknown split"):
-        PositionArrays(plain, "dev")
+        DatasetSplit(plain, "dev")
     with pytest.raises(ValueError, match="size-6 spec"):
-        PositionArrays(plain, "train", spec=FeatureSpec(size=6))
+        DatasetSplit(plain, "train", spec=FeatureSpec(size=6))

@@ -15,7 +15,7 @@ from othellolab.players.search.patterns import (
     pattern_indices_batch,
 )
 from othellolab.testing import random_game
-from othellolab.training.evaluate import load_positions
+from othellolab.training.heldout import load_positions
 from othellolab.training.patterns import (
     PatternTrainOptions,
     Positions,

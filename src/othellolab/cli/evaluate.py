@@ -43,12 +43,9 @@ def model(
 ) -> None:
     """Evaluate networks on held-out positions; writes report.md, metrics.json and plots."""
     from othellolab.records import RecordError
-    from othellolab.training.evaluate import (
-        evaluate_model,
-        load_positions,
-        resolve_model,
-        write_report,
-    )
+    from othellolab.training.heldout import load_positions
+    from othellolab.training.measure import measure_model, resolve_model
+    from othellolab.training.report import write_report
 
     try:
         dirs = [resolve_model(m) for m in models]
@@ -73,7 +70,7 @@ def model(
                 err=True,
             )
         evals = [
-            evaluate_model(d, positions, batch_size=batch_size, progress=not quiet, device=device)
+            measure_model(d, positions, batch_size=batch_size, progress=not quiet, device=device)
             for d in dirs
         ]
     except (ValueError, FileNotFoundError, RecordError, ModelFileError) as e:

@@ -5,7 +5,7 @@ players reuse at play time; ``build`` turns game records into memory-mappable ar
 manifest; ``batches`` samples augmented batches from them; ``torch`` wraps that for PyTorch.
 """
 
-from othellolab.datasets.batches import Batch, BatchSampler, PositionArrays, iterate_batches
+from othellolab.datasets.batches import Batch, BatchSampler, DatasetSplit, iterate_batches
 from othellolab.datasets.build import BuildOptions, BuildReport, build_dataset
 from othellolab.datasets.features import (
     PLANE_NAMES,
@@ -21,6 +21,7 @@ from othellolab.datasets.features import (
     transform_planes,
     transform_policy,
 )
+from othellolab.datasets.replay import PositionArrays, positions_from_games
 
 __all__ = [
     "PLANE_NAMES",
@@ -28,6 +29,7 @@ __all__ = [
     "BatchSampler",
     "BuildOptions",
     "BuildReport",
+    "DatasetSplit",
     "FeatureSpec",
     "PositionArrays",
     "build_dataset",
@@ -37,6 +39,7 @@ __all__ = [
     "iterate_batches",
     "move_to_index",
     "policy_size",
+    "positions_from_games",
     "transform_action",
     "transform_actions",
     "transform_bitboards",

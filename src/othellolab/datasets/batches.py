@@ -1,6 +1,6 @@
 """Random, symmetry-augmented batches from a built dataset, as numpy arrays (no torch needed).
 
-``PositionArrays`` opens one split memory-mapped; ``batch(indices, symmetries)`` gathers the
+``DatasetSplit`` opens one split memory-mapped; ``batch(indices, symmetries)`` gathers the
 rows, applies one symmetry per row to boards, moves and policies together, and encodes the
 planes, all in Numba kernels. ``BatchSampler`` draws shuffled ``(indices, symmetries)`` pairs
 from an explicit seed; ``datasets.torch`` wraps both for PyTorch.
@@ -120,10 +120,10 @@ class Batch:
         return {k: getattr(self, k) for k in fields if getattr(self, k) is not None}
 
 
-class PositionArrays:
+class DatasetSplit:
     """One split of a dataset, memory-mapped, with vectorised augmented batch gathering.
 
-    >>> # arrays = PositionArrays("datasets/wthor", "train")
+    >>> # arrays = DatasetSplit("datasets/wthor", "train")
     >>> # batch = arrays.batch(np.arange(1024), np.zeros(1024, dtype=np.int64))
     """
 
@@ -155,7 +155,9 @@ class PositionArrays:
         return int(self.arrays["p"].shape[0])
 
     def __repr__(self) -> str:
-        return f"<PositionArrays {self.root}/{self.split}: {len(self)} rows, dedup={self.deduplicated}>"
+        return (
+            f"<DatasetSplit {self.root}/{self.split}: {len(self)} rows, dedup={self.deduplicated}>"
+        )
 
     def batch(
         self, indices: np.ndarray, symmetries: np.ndarray | None = None, *, policy: bool = True
@@ -268,7 +270,7 @@ def iterate_batches(
     policy: bool = True,
 ) -> Iterator[Batch]:
     """One epoch of batches of a split, numpy only (see ``datasets.torch`` for PyTorch)."""
-    arrays = PositionArrays(root, split, spec=spec)
+    arrays = DatasetSplit(root, split, spec=spec)
     sampler = BatchSampler(
         len(arrays), batch_size, shuffle=shuffle, augment=augment, drop_last=drop_last, seed=seed
     )

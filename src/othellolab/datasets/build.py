@@ -25,7 +25,7 @@ import numpy as np
 from othellolab.core.files import replace_dir, write_json
 from othellolab.core.kernels import U64, hash_position_batch, kernel
 from othellolab.datasets.features import symmetry_table, transform_bitboards
-from othellolab.datasets.replay import Replayed, replay_games
+from othellolab.datasets.replay import Replayed, game_results, replay_games
 from othellolab.datasets.shards import (
     FORMAT,
     FORMAT_VERSION,
@@ -537,10 +537,10 @@ def _assemble(
         for k in (*_GAME_CACHE, "year", "recorded_score", "game_hash")
     }
     n_games = int(game_offsets[-1])
-    if options.score == "replay":
-        score_black = cat["final_black"].astype(np.int64)
-    else:
-        score_black = cat["recorded_score"].astype(np.int64)
+    score_black = game_results(
+        cat["final_black"], cat["complete"], cat["recorded_score"], options.score
+    )
+    if options.score == "recorded":
         missing = np.flatnonzero(cat["valid"] & (score_black == NO_SCORE))
         if missing.size:
             g = int(missing[0])

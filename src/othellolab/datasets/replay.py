@@ -1,14 +1,20 @@
-"""Replay games into position rows with one Numba kernel over the move arrays.
+"""Records -> position rows, once: one Numba kernel over the move arrays of any reader.
 
 The kernel walks every game of a ``GameArrays``, inserts the forced passes a record leaves out,
 checks every move, and emits one row per action (passes included): the position before the
 action, the colour to move, the action, and its 1-based number in the game. It runs twice:
 once to count rows and find errors, once to fill arrays of exactly that size.
+
+``replay_games`` gives the rows of one source and the facts of its games (the dataset builder
+caches these per source); ``game_results`` is the rule for a game's result;
+``positions_from_games`` puts both together into ``PositionArrays`` for the trainer, the
+held-out evaluation and the pattern fit.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -16,7 +22,7 @@ from othellolab.core import kernels as _k
 from othellolab.core import move_name
 from othellolab.core.errors import IllegalMoveError
 from othellolab.core.kernels import FULL8, INNER8, ONE, U64, ZERO, _flips, _legal, kernel
-from othellolab.datasets.sources import GameArrays
+from othellolab.datasets.sources import NO_SCORE, GameArrays
 
 OK = 0
 ILLEGAL_MOVE = 1
@@ -240,4 +246,145 @@ def replay_games(games: GameArrays, *, strict: bool = True) -> Replayed:
         final_black=final_black,
         complete=complete,
         valid=valid,
+    )
+
+
+RESULT_RULES = ("replay", "recorded", "finished")
+"""Where a game's result comes from: the ``replay`` of its moves (an unfinished game scored as
+it stands), as ``recorded``, or ``finished``: the replay for a game that reaches its end, the
+recorded result for one that stops early (adjudicated), the replay when none is recorded."""
+
+
+def game_results(
+    final_black: np.ndarray, complete: np.ndarray, recorded: np.ndarray, rule: str
+) -> np.ndarray:
+    """Black's final disc difference (empties to the winner) of each game under ``rule``, one
+    of ``RESULT_RULES``, from the replay's ``final_black`` and ``complete`` (``Replayed``) and
+    the ``recorded`` scores (``GameArrays.recorded_score``, ``NO_SCORE`` if none)."""
+    final = final_black.astype(np.int64)
+    recorded = recorded.astype(np.int64)
+    if rule == "replay":
+        return final
+    if rule == "recorded":
+        return recorded
+    if rule == "finished":
+        return np.where(complete | (recorded == NO_SCORE), final, recorded)
+    raise ValueError(f"result rule {rule!r}: expected one of {RESULT_RULES}")
+
+
+@dataclass(frozen=True, eq=False)
+class PositionArrays:
+    """Position rows in memory, one per action played, with the game's result.
+
+    ``player``/``opponent`` are uint64 bitboards of the side to move and its opponent,
+    ``move`` the action played (``size*size`` = pass), ``outcome`` the game's result for the
+    side to move (+1, 0, -1), ``score`` its final disc difference / ``size*size``, ``game`` a
+    game number (rows of one game share it, so splits can keep games whole), ``color`` the
+    colour to move (0 black, 1 white) when known; ``sources`` names where the rows came from.
+    """
+
+    player: np.ndarray
+    opponent: np.ndarray
+    move: np.ndarray
+    outcome: np.ndarray
+    score: np.ndarray | None = None
+    game: np.ndarray | None = None
+    size: int = 8
+    sources: tuple[str, ...] = field(default=())
+    color: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        n = len(self.player)
+        dtypes = {
+            "player": np.uint64, "opponent": np.uint64, "move": np.int64,
+            "outcome": np.float32, "score": np.float32, "game": np.int64, "color": np.uint8,
+        }  # fmt: skip
+        for name, dtype in dtypes.items():
+            a = getattr(self, name)
+            if a is None:
+                continue
+            object.__setattr__(self, name, np.ascontiguousarray(a, dtype=dtype))
+            if len(a) != n:
+                raise ValueError(f"PositionArrays: {name} has {len(a)} rows, player has {n}")
+        if n and (self.move.min() < 0 or self.move.max() > self.size * self.size):
+            raise ValueError(f"PositionArrays: moves outside 0..{self.size * self.size}")
+
+    def __len__(self) -> int:
+        return len(self.player)
+
+    def take(self, index: np.ndarray) -> PositionArrays:
+        """The rows at ``index``."""
+        return replace(
+            self,
+            **{
+                name: None if getattr(self, name) is None else getattr(self, name)[index]
+                for name in ("player", "opponent", "move", "outcome", "score", "game", "color")
+            },
+        )
+
+
+def head(games: GameArrays, count: int) -> GameArrays:
+    """The first ``count`` games."""
+    return replace(
+        games,
+        **{
+            k: getattr(games, k)[:count]
+            for k in ("moves", "start_p", "start_o", "start_color", "year", "recorded_score")
+        },
+    )
+
+
+def positions_from_games(
+    sources: Iterable[GameArrays],
+    *,
+    max_games: int = 0,
+    passes: bool = True,
+    first_game: int = 0,
+    result: str = "finished",
+    names: tuple[str, ...] = (),
+) -> PositionArrays:
+    """The rows of every game of ``sources`` (read lazily, in order), games numbered from
+    ``first_game`` on, each row's result by ``result`` (see ``RESULT_RULES``).
+
+    ``max_games`` caps the games over all sources (0 = all); ``passes=False`` leaves out the
+    forced passes (they carry no choice). A bad move raises ``IllegalMoveError`` naming the
+    source, the game and the move (see ``replay_games``)."""
+    parts: list[dict[str, np.ndarray]] = []
+    size = 8
+    taken = 0
+    for games in sources:
+        if max_games:
+            games = head(games, max_games - taken)
+        if games.n_games == 0:
+            continue
+        size = games.size
+        r = replay_games(games)
+        black = game_results(r.final_black, r.complete, games.recorded_score, result)
+        row_game = r.game.astype(np.int64)
+        final = (1 - 2 * r.color.astype(np.int64)) * black[row_game]
+        rows = {
+            "player": r.p, "opponent": r.o, "move": r.move, "color": r.color,
+            "outcome": np.sign(final), "final": final, "game": row_game + first_game + taken,
+        }  # fmt: skip
+        if not passes:
+            keep = r.move != size * size
+            rows = {k: v[keep] for k, v in rows.items()}
+        parts.append(rows)
+        taken += games.n_games
+        if max_games and taken >= max_games:
+            break
+    cols = {
+        k: np.concatenate([p[k] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+        for k in ("player", "opponent", "move", "color", "outcome", "final", "game")
+    }
+    return PositionArrays(
+        cols["player"],
+        cols["opponent"],
+        cols["move"],
+        cols["outcome"],
+        cols["final"] / (size * size),
+        cols["game"],
+        size,
+        names,
+        color=cols["color"],
     )

@@ -1,7 +1,7 @@
 """Game records as arrays: the input of the replay kernel, from WTHOR files or ``Game`` values.
 
-WTHOR ``.wtb`` files are decoded with numpy in one go (68-byte records -> an ``(N, 60)`` move
-array), reusing the header parser and error type of ``records.wthor``. Any other source is a
+WTHOR ``.wtb`` files are read in one go (68-byte records -> an ``(N, 60)`` move array) with
+the header parser, move decoder and error type of ``records.wthor``. Any other source is a
 sequence of ``records.Game`` values turned into the same arrays.
 """
 
@@ -16,7 +16,13 @@ import numpy as np
 
 from othellolab.core import BLACK
 from othellolab.records.game import Game
-from othellolab.records.wthor import GAME_SIZE, HEADER_SIZE, WthorError, parse_header
+from othellolab.records.wthor import (
+    GAME_SIZE,
+    HEADER_SIZE,
+    WthorError,
+    decode_moves,
+    parse_header,
+)
 
 NO_SCORE = -32768
 """``recorded_score`` of a game whose record stores no result."""
@@ -98,14 +104,14 @@ def read_wtb_arrays(path: str | Path) -> GameArrays:
             f"{GAME_SIZE} bytes); the header announces {n} games"
         )
     rec = np.frombuffer(body, dtype=np.uint8, count=n * GAME_SIZE).reshape(n, GAME_SIZE)
-    raw = rec[:, 8:].astype(np.int16)
-    ended = np.cumsum(raw == 0, axis=1) > 0
-    row, col = np.divmod(raw, 10)
-    bad = ~ended & ((row < 1) | (row > 8) | (col < 1) | (col > 8))
+    raw = rec[:, 8:]
+    squares, ends = decode_moves(raw)
+    played = np.arange(raw.shape[1]) < ends[:, None]
+    bad = played & (squares < 0)
     if bad.any():
         g, m = np.argwhere(bad)[0]
         raise WthorError(f"{p}: game {g + 1}, move {m + 1}: invalid move byte {raw[g, m]}")
-    moves = np.where(ended, -1, (row - 1) * 8 + (col - 1)).astype(np.int16)
+    moves = np.where(played, squares, -1).astype(np.int16)
     black_discs = rec[:, 6].astype(np.int16)
     start_p, start_o, start_color = _start_arrays(n)
     return GameArrays(

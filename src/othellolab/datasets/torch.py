@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, Dataset, Sampler
 
-from othellolab.datasets.batches import BatchSampler, PositionArrays
+from othellolab.datasets.batches import BatchSampler, DatasetSplit
 from othellolab.datasets.features import FeatureSpec
 
 __all__ = ["PositionDataset", "SymmetryBatchSampler", "make_loader"]
@@ -43,14 +43,14 @@ class PositionDataset(Dataset[dict[str, torch.Tensor]]):
         self.split = split
         self.spec = spec
         self.policy = policy
-        self._arrays: PositionArrays | None = PositionArrays(root, split, spec=spec)
+        self._arrays: DatasetSplit | None = DatasetSplit(root, split, spec=spec)
         self._len = len(self._arrays)
 
     @property
-    def arrays(self) -> PositionArrays:
+    def arrays(self) -> DatasetSplit:
         """The numpy view of the split (reopened after pickling into a worker process)."""
         if self._arrays is None:
-            self._arrays = PositionArrays(self.root, self.split, spec=self.spec)
+            self._arrays = DatasetSplit(self.root, self.split, spec=self.spec)
         return self._arrays
 
     def __getstate__(self) -> dict[str, Any]:

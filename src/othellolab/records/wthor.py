@@ -83,6 +83,17 @@ for _r in range(1, 9):
         _SQUARE_OF_BYTE[10 * _r + _c] = (_r - 1) * 8 + (_c - 1)
 
 
+def decode_moves(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The one decoder of WTHOR move bytes: ``(squares, ends)`` of an ``(N, 60)`` uint8 array,
+    ``squares`` the square of each byte (``10*row + col``, digits 1..8; -1 where the byte is
+    no square, the end-of-game 0 included) and ``ends`` each game's move count (the place of
+    its first 0 byte, 60 if none)."""
+    squares = _SQUARE_OF_BYTE[raw]
+    zero = raw == 0
+    ends = np.where(zero.any(axis=1), zero.argmax(axis=1), MAX_MOVES)
+    return squares, ends
+
+
 class WthorError(RecordError):
     """A malformed WTHOR file; the message names the file, and the game and move if any."""
 
@@ -274,16 +285,15 @@ def read_wtb(path: str | Path) -> Iterator[WthorGame]:
     for _, chunk in _chunks(p):
         if isinstance(chunk, WthorError):
             raise chunk
-        for rec in chunk:
-            moves = rec["moves"]
-            end = int(np.argmin(moves)) if moves.min() == 0 else MAX_MOVES
+        squares, ends = decode_moves(chunk["moves"])
+        for rec, moves, end in zip(chunk, squares, ends.tolist(), strict=True):
             yield WthorGame(
                 int(rec["tournament"]),
                 int(rec["black"]),
                 int(rec["white"]),
                 int(rec["black_discs"]),
                 int(rec["theoretical_black_discs"]),
-                tuple(int(s) for s in _SQUARE_OF_BYTE[moves[:end]]),
+                tuple(moves[:end].tolist()),
             )
 
 
@@ -362,9 +372,8 @@ def _wthor_items(
             yield chunk
             return
         raw = chunk["moves"]
-        squares = _SQUARE_OF_BYTE[raw]
+        squares, ends = decode_moves(raw)
         zero = raw == 0
-        ends = np.where(zero.any(axis=1), zero.argmax(axis=1), MAX_MOVES)
         # A game is malformed if a move before its end is no square or a byte follows the end.
         invalid = ((squares < 0) & ~zero).any(axis=1) | (
             (raw != 0) & (np.arange(MAX_MOVES) > ends[:, None])

@@ -12,17 +12,16 @@ nothing else, so the datasets module's shards can replace this one.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from othellolab.core import BLACK, Board, IllegalMoveError, square_name
 from othellolab.core import kernels as _k
 from othellolab.core.kernels import action_mask_batch
 from othellolab.datasets import batches as _ds
 from othellolab.datasets.features import FeatureSpec, encode_batch, symmetry_table
-from othellolab.records.wthor import read_wtb
+from othellolab.datasets.replay import PositionArrays, positions_from_games
+from othellolab.datasets.sources import read_wtb_arrays
 
 __all__ = [
     "ArraySource",
@@ -33,59 +32,6 @@ __all__ = [
     "split_by_game",
     "wthor_paths",
 ]
-
-
-@dataclass(frozen=True)
-class PositionArrays:
-    """Positions with the move played and the game's result, one row each.
-
-    ``player``/``opponent`` are uint64 bitboards of the side to move and its opponent,
-    ``move`` the action played (``size*size`` = pass), ``outcome`` the game's result for the
-    side to move (+1, 0, -1), ``score`` its final disc difference / ``size*size``, ``game`` a
-    game number (rows of one game share it, so splits can keep games whole).
-    """
-
-    player: np.ndarray
-    opponent: np.ndarray
-    move: np.ndarray
-    outcome: np.ndarray
-    score: np.ndarray | None = None
-    game: np.ndarray | None = None
-    size: int = 8
-    sources: tuple[str, ...] = field(default=())
-
-    def __post_init__(self) -> None:
-        n = len(self.player)
-        object.__setattr__(self, "player", np.ascontiguousarray(self.player, dtype=np.uint64))
-        object.__setattr__(self, "opponent", np.ascontiguousarray(self.opponent, dtype=np.uint64))
-        object.__setattr__(self, "move", np.ascontiguousarray(self.move, dtype=np.int64))
-        object.__setattr__(self, "outcome", np.ascontiguousarray(self.outcome, dtype=np.float32))
-        if self.score is not None:
-            object.__setattr__(self, "score", np.ascontiguousarray(self.score, dtype=np.float32))
-        if self.game is not None:
-            object.__setattr__(self, "game", np.ascontiguousarray(self.game, dtype=np.int64))
-        for name in ("opponent", "move", "outcome", "score", "game"):
-            a = getattr(self, name)
-            if a is not None and len(a) != n:
-                raise ValueError(f"PositionArrays: {name} has {len(a)} rows, player has {n}")
-        if n and (self.move.min() < 0 or self.move.max() > self.size * self.size):
-            raise ValueError(f"PositionArrays: moves outside 0..{self.size * self.size}")
-
-    def __len__(self) -> int:
-        return len(self.player)
-
-    def take(self, index: np.ndarray) -> PositionArrays:
-        """The rows at ``index``."""
-        return PositionArrays(
-            self.player[index],
-            self.opponent[index],
-            self.move[index],
-            self.outcome[index],
-            None if self.score is None else self.score[index],
-            None if self.game is None else self.game[index],
-            self.size,
-            self.sources,
-        )
 
 
 def parse_years(text: str | int | Sequence[int | str]) -> list[int]:
@@ -129,66 +75,21 @@ def positions_from_wthor(
     include_passes: bool = False,
     first_game: int = 0,
 ) -> PositionArrays:
-    """Replay WTHOR games into positions (8x8), with each game's result.
+    """Replay WTHOR games into positions (8x8), with each game's result, through the one
+    records-to-rows path (``datasets.replay.positions_from_games``).
 
     The result is the replayed final score when the game reaches its end, else the stored
     final disc count (a few games were adjudicated early). Forced passes carry no choice and
     are left out unless ``include_passes``. An illegal move raises ``IllegalMoveError`` naming
     the file, the game and the move.
     """
-    player: list[int] = []
-    opponent: list[int] = []
-    move: list[int] = []
-    sign: list[int] = []
-    game_of: list[int] = []
-    results: list[int] = []
-    sources: list[str] = []
-    g = first_game
-    for path in paths:
-        sources.append(str(path))
-        for number, wg in enumerate(read_wtb(path), 1):
-            if max_games is not None and g - first_game >= max_games:
-                break
-            board = Board()
-            for m, sq in enumerate(wg.moves, 1):
-                if board.must_pass():
-                    if include_passes:
-                        player.append(board.player)
-                        opponent.append(board.opponent)
-                        move.append(64)
-                        sign.append(1 if board.turn == BLACK else -1)
-                        game_of.append(g)
-                    board = board.play_pass()
-                player.append(board.player)
-                opponent.append(board.opponent)
-                move.append(sq)
-                sign.append(1 if board.turn == BLACK else -1)
-                game_of.append(g)
-                try:
-                    board = board.play(sq)
-                except IllegalMoveError as e:
-                    raise e.at(
-                        f"{path}: game {number}, move {m} ({square_name(sq)})", number=m
-                    ) from None
-            outcome = board.outcome()
-            black_score = outcome.score(BLACK) if outcome is not None else 2 * wg.black_discs - 64
-            results.append(black_score)
-            g += 1
-        if max_games is not None and g - first_game >= max_games:
-            break
-    s = np.asarray(sign, dtype=np.int64)
-    games = np.asarray(game_of, dtype=np.int64)
-    black = np.asarray(results, dtype=np.int64)[games - first_game] if len(games) else games
-    final = s * black
-    return PositionArrays(
-        np.asarray(player, dtype=np.uint64),
-        np.asarray(opponent, dtype=np.uint64),
-        np.asarray(move, dtype=np.int64),
-        np.sign(final).astype(np.float32),
-        (final / 64.0).astype(np.float32),
-        games,
-        8,
-        tuple(sources),
+    paths = [Path(p) for p in paths]
+    return positions_from_games(
+        (read_wtb_arrays(p) for p in paths),
+        max_games=max_games or 0,
+        passes=include_passes,
+        first_game=first_game,
+        names=tuple(str(p) for p in paths),
     )
 
 
@@ -308,7 +209,7 @@ class DatasetSource:
             raise ValueError(f"DatasetSource: max_rows must be >= 0, got {max_rows}")
         manifest = _ds.read_manifest(root)
         size = int(manifest["size"])
-        self.arrays = _ds.PositionArrays(root, split, spec=FeatureSpec(tuple(planes), size))
+        self.arrays = _ds.DatasetSplit(root, split, spec=FeatureSpec(tuple(planes), size))
         self.size = size
         self.planes = tuple(planes)
         total = len(self.arrays)

@@ -32,7 +32,7 @@ from othellolab.players.search.patterns import (
     pattern_indices_batch,
     save_pattern_weights,
 )
-from othellolab.training.evaluate import load_positions
+from othellolab.training.heldout import load_positions
 from othellolab.training.progress import StepProgress
 
 __all__ = [

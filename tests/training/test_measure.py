@@ -22,12 +22,9 @@ from othellolab.datasets.build import build_dataset  # noqa: E402
 from othellolab.nn.inference import NetworkEvaluator  # noqa: E402
 from othellolab.nn.pretrained import model_dir  # noqa: E402
 from othellolab.training.data import positions_from_wthor  # noqa: E402
-from othellolab.training.evaluate import (  # noqa: E402
-    evaluate_model,
-    load_positions,
-    resolve_model,
-    write_report,
-)
+from othellolab.training.heldout import load_positions  # noqa: E402
+from othellolab.training.measure import measure_model, resolve_model  # noqa: E402
+from othellolab.training.report import write_report  # noqa: E402
 
 GAMES = 60
 
@@ -113,7 +110,7 @@ def test_bad_data_gives_clear_errors(tmp_path: Path, wtb_2023: Path) -> None:
 
 def test_metrics_agree_with_the_players_evaluator(wtb_2023: Path) -> None:
     pos = load_positions([wtb_2023])
-    ev = evaluate_model(model_dir(), pos, batch_size=100, progress=False)
+    ev = measure_model(model_dir(), pos, batch_size=100, progress=False)
     m = ev.metrics
     placing = pos.move < 64
     # independent path: NetworkEvaluator masks the policy itself (as the policy player does)
@@ -189,7 +186,7 @@ def test_cli_writes_a_report(tmp_path: Path, wtb_2023: Path) -> None:
 
 def test_report_is_written_atomically(tmp_path: Path, wtb_2023: Path) -> None:
     pos = load_positions([wtb_2023])
-    ev = evaluate_model(model_dir(), pos, progress=False)
+    ev = measure_model(model_dir(), pos, progress=False)
     out = tmp_path / "r"
     out.mkdir()
     (out / "stale.txt").write_text("old")
