@@ -38,31 +38,26 @@ def build(
     overwrite: Annotated[bool, typer.Option(help="Replace a different existing dataset.")] = False,
 ) -> None:
     """Replay game records into a dataset folder (resumable; see docs/datasets.md)."""
-    from othellolab.core import OthelloError
     from othellolab.datasets.build import build_dataset
 
-    try:
-        report = build_dataset(
-            sources,
-            out,
-            keep=keep,
-            passes=passes,
-            dedup=dedup,
-            symmetries=symmetries,
-            split=split,
-            val_fraction=val,
-            test_fraction=test,
-            seed=seed,
-            split_years=split_years,
-            years=years,
-            score=score,
-            strict=strict,
-            overwrite=overwrite,
-            progress=True,
-        )
-    except (OthelloError, ValueError, FileNotFoundError, FileExistsError) as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(1) from None
+    report = build_dataset(
+        sources,
+        out,
+        keep=keep,
+        passes=passes,
+        dedup=dedup,
+        symmetries=symmetries,
+        split=split,
+        val_fraction=val,
+        test_fraction=test,
+        seed=seed,
+        split_years=split_years,
+        years=years,
+        score=score,
+        strict=strict,
+        overwrite=overwrite,
+        progress=True,
+    )
     m = report.manifest
     if report.up_to_date:
         typer.echo(f"{out}: up to date")
@@ -81,11 +76,7 @@ def info(
 ) -> None:
     """Summarise a dataset: rows and games per split, options and counts."""
     from othellolab.datasets.batches import describe
-    from othellolab.datasets.shards import DatasetFormatError, read_manifest
+    from othellolab.datasets.shards import read_manifest
 
-    try:
-        data = read_manifest(root) if as_json else describe(root)
-    except DatasetFormatError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(1) from None
+    data = read_manifest(root) if as_json else describe(root)
     typer.echo(json.dumps(data, indent=2))

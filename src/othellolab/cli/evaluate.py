@@ -42,40 +42,32 @@ def model(
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Evaluate networks on held-out positions; writes report.md, metrics.json and plots."""
-    from othellolab.records import RecordError
     from othellolab.training.heldout import load_positions
     from othellolab.training.measure import measure_model, resolve_model
     from othellolab.training.report import write_report
 
-    try:
-        dirs = [resolve_model(m) for m in models]
-    except FileNotFoundError as e:
-        raise typer.BadParameter(str(e), param_hint="MODEL") from None
+    dirs = [resolve_model(m) for m in models]
     import torch
 
-    from othellolab.nn.io import ModelFileError, read_model_info
+    from othellolab.core import ConfigError
+    from othellolab.nn.io import read_model_info
 
     torch.set_num_threads(threads)
-    try:
-        sizes = {read_model_info(d).config.size for d in dirs}
-        if len(sizes) > 1:
-            raise ValueError(f"the models play different board sizes: {sorted(sizes)}")
-        positions = load_positions(
-            data, split=split, years=years, max_games=max_games, size=sizes.pop()
+    sizes = {read_model_info(d).config.size for d in dirs}
+    if len(sizes) > 1:
+        raise ConfigError(f"the models play different board sizes: {sorted(sizes)}")
+    positions = load_positions(
+        data, split=split, years=years, max_games=max_games, size=sizes.pop()
+    )
+    if not quiet:
+        typer.echo(
+            f"{positions.description}: {len(positions):,} positions of {positions.games:,} games",
+            err=True,
         )
-        if not quiet:
-            typer.echo(
-                f"{positions.description}: {len(positions):,} positions of "
-                f"{positions.games:,} games",
-                err=True,
-            )
-        evals = [
-            measure_model(d, positions, batch_size=batch_size, progress=not quiet, device=device)
-            for d in dirs
-        ]
-    except (ValueError, FileNotFoundError, RecordError, ModelFileError) as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(1) from None
+    evals = [
+        measure_model(d, positions, batch_size=batch_size, progress=not quiet, device=device)
+        for d in dirs
+    ]
     report = write_report(evals, positions, out or Path(f"eval-{dirs[0].name}"))
     for ev in evals:
         m = ev.metrics["overall"]

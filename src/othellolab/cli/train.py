@@ -23,22 +23,14 @@ def supervised(
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Train a policy/value network on game records; a run with existing state resumes."""
-    from othellolab.training.config import ConfigError, load_config
+    from othellolab.training.config import load_config
 
-    try:
-        cfg = load_config(config)
-    except ConfigError as e:
-        raise typer.BadParameter(str(e), param_hint="--config") from None
+    cfg = load_config(config)
     if cfg.runtime.threads >= 2:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    from othellolab.nn.io import ModelFileError
     from othellolab.training.supervised import train_supervised
 
-    try:
-        result = train_supervised(cfg, config_text=config.read_text(), progress=not quiet)
-    except (ConfigError, ModelFileError, FileNotFoundError) as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(1) from None
+    result = train_supervised(cfg, config_text=config.read_text(), progress=not quiet)
     m = result.metrics
     typer.echo(
         f"{cfg.name}: {result.epochs} epochs, {result.steps} steps, {result.samples} samples; "
@@ -81,11 +73,7 @@ def patterns(
         max_games=max_games,
         progress=not quiet,
     )
-    try:
-        config = train_patterns(out, options)
-    except (ValueError, FileNotFoundError) as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(1) from None
+    config = train_patterns(out, options)
     for row in config.get("held_out", {}).get("mae_by_empties", []):
         typer.echo(
             f"{row['empties']:>6} empties: patterns MAE {row['patterns_mae']:.2f}, "

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from othellolab.core import ConfigError
 from othellolab.core.kernels import kernel
 from othellolab.datasets.features import (
     DEFAULT_SPEC,
@@ -131,7 +132,7 @@ class DatasetSplit:
         self, root: str | Path, split: str = "train", *, spec: FeatureSpec | None = None
     ) -> None:
         if split not in SPLITS:
-            raise ValueError(f"unknown split {split!r}: expected one of {SPLITS}")
+            raise ConfigError(f"unknown split {split!r}: expected one of {SPLITS}", option="split")
         self.root = Path(root)
         self.split = split
         self.manifest = read_manifest(self.root)

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from othellolab.core import ConfigError
 from othellolab.core.files import replace_dir, write_json
 from othellolab.core.kernels import U64, hash_position_batch, kernel
 from othellolab.datasets.features import symmetry_table, transform_bitboards
@@ -31,6 +32,7 @@ from othellolab.datasets.shards import (
     FORMAT_VERSION,
     MANIFEST,
     SPLITS,
+    DatasetExistsError,
     DatasetFormatError,
     read_manifest,
     write_arrays,
@@ -43,6 +45,7 @@ from othellolab.datasets.sources import (
     sha256_arrays,
     sha256_file,
 )
+from othellolab.records.report import RecordError
 
 KEEP_CHOICES = ("all", "winner", "black", "white")
 SPLIT_CHOICES = ("hash", "year")
@@ -73,10 +76,10 @@ def parse_year_range(text: str) -> tuple[int, int]:
     """``"2001-2015"`` or ``"2004"`` as an inclusive ``(first, last)`` pair."""
     m = re.fullmatch(r"\s*([0-9]{4})\s*(?:-\s*([0-9]{4})\s*)?", text)  # ASCII digits only
     if not m:
-        raise ValueError(f"invalid year range {text!r}: expected YYYY or YYYY-YYYY")
+        raise ConfigError(f"invalid year range {text!r}: expected YYYY or YYYY-YYYY")
     first, last = int(m.group(1)), int(m.group(2) or m.group(1))
     if last < first:
-        raise ValueError(f"invalid year range {text!r}: the last year precedes the first")
+        raise ConfigError(f"invalid year range {text!r}: the last year precedes the first")
     return first, last
 
 
@@ -86,7 +89,7 @@ def parse_split_years(text: str) -> tuple[tuple[str, int, int], ...]:
     for part in filter(None, (s.strip() for s in text.split(","))):
         name, eq, years = part.partition("=")
         if not eq or name.strip() not in SPLITS:
-            raise ValueError(
+            raise ConfigError(
                 f"invalid split range {part!r}: expected SPLIT=YYYY[-YYYY], SPLIT one of {SPLITS}"
             )
         out.append((name.strip(), *parse_year_range(years)))
@@ -131,27 +134,27 @@ class BuildOptions:
         if self.years is not None:
             object.__setattr__(self, "years", tuple(self.years))
         if self.keep not in KEEP_CHOICES:
-            raise ValueError(f"keep={self.keep!r}: expected one of {KEEP_CHOICES}")
+            raise ConfigError(f"keep={self.keep!r}: expected one of {KEEP_CHOICES}")
         if self.split not in SPLIT_CHOICES:
-            raise ValueError(f"split={self.split!r}: expected one of {SPLIT_CHOICES}")
+            raise ConfigError(f"split={self.split!r}: expected one of {SPLIT_CHOICES}")
         if self.score not in SCORE_CHOICES:
-            raise ValueError(f"score={self.score!r}: expected one of {SCORE_CHOICES}")
+            raise ConfigError(f"score={self.score!r}: expected one of {SCORE_CHOICES}")
         for name in ("val_fraction", "test_fraction"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
-                raise ValueError(f"{name}={v!r}: expected a fraction in [0, 1]")
+                raise ConfigError(f"{name}={v!r}: expected a fraction in [0, 1]")
         if self.val_fraction + self.test_fraction > 1.0:
-            raise ValueError("val_fraction + test_fraction exceeds 1")
+            raise ConfigError("val_fraction + test_fraction exceeds 1")
         if self.split == "year":
             if not self.split_years:
-                raise ValueError("split='year' needs split_years, e.g. train=1977-2012,val=2013")
+                raise ConfigError("split='year' needs split_years, e.g. train=1977-2012,val=2013")
             ranges = sorted((lo, hi, s) for s, lo, hi in self.split_years)
             for (_lo1, hi1, s1), (lo2, _, s2) in itertools.pairwise(ranges):
                 if lo2 <= hi1:
-                    raise ValueError(f"split_years: the ranges of {s1} and {s2} overlap")
+                    raise ConfigError(f"split_years: the ranges of {s1} and {s2} overlap")
             for s, lo, hi in self.split_years:
                 if s not in SPLITS or lo > hi:
-                    raise ValueError(f"split_years: invalid range {s}={lo}-{hi}")
+                    raise ConfigError(f"split_years: invalid range {s}={lo}-{hi}")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (lists for tuples)."""
@@ -166,7 +169,7 @@ class BuildOptions:
         known = set(cls.__dataclass_fields__)
         extra = set(data) - known
         if extra:
-            raise ValueError(f"BuildOptions: unknown keys {sorted(extra)}")
+            raise ConfigError(f"BuildOptions: unknown keys {sorted(extra)}")
         d = dict(data)
         d["split_years"] = tuple(tuple(r) for r in d.get("split_years", ()))
         d["years"] = tuple(d["years"]) if d.get("years") else None
@@ -456,7 +459,7 @@ def build_dataset(
     for s in sources:
         items.extend([s] if isinstance(s, GameArrays) else expand_sources([s]))
     if not items:
-        raise ValueError("build_dataset: no sources given")
+        raise ConfigError("build_dataset: no sources given")
     described = []
     for s in items:
         if isinstance(s, GameArrays):
@@ -475,11 +478,13 @@ def build_dataset(
         if same:
             return BuildReport(out, old, time.perf_counter() - t0, 0, up_to_date=True)
         if not overwrite:
-            raise FileExistsError(
+            raise DatasetExistsError(
                 f"{out} holds a dataset built from other sources or options (pass overwrite)"
             )
     elif out.exists() and not overwrite:
-        raise FileExistsError(f"{out} exists and is not a dataset (pass overwrite to replace it)")
+        raise DatasetExistsError(
+            f"{out} exists and is not a dataset (pass overwrite to replace it)"
+        )
 
     work = out.with_name(out.name + ".partial")
     state = {"cache_version": CACHE_VERSION}
@@ -528,7 +533,7 @@ def _assemble(
 ) -> dict[str, Any]:
     sizes = {int(p["size"][0]) for p in parts}
     if len(sizes) != 1:
-        raise ValueError(f"sources mix board sizes {sorted(sizes)}")
+        raise ConfigError(f"sources mix board sizes {sorted(sizes)}")
     size = sizes.pop()
     npass = size * size
     game_offsets = np.cumsum([0] + [len(p["valid"]) for p in parts])
@@ -545,9 +550,10 @@ def _assemble(
         if missing.size:
             g = int(missing[0])
             src = int(np.searchsorted(game_offsets, g, side="right")) - 1
-            raise ValueError(
-                f"{described[src]['name']}: game {g - game_offsets[src] + 1} records no score "
-                f"(use score='replay')"
+            raise RecordError(
+                "records no score (use score='replay')",
+                source=described[src]["name"],
+                game=g - game_offsets[src] + 1,
             )
     used = cat["valid"].copy()
     if options.years is not None:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from othellolab.core import Board, move_name, num_actions, parse_move
+from othellolab.core import Board, ConfigError, move_name, num_actions, parse_move
 from othellolab.core import kernels as _k
 from othellolab.core.kernels import (
     INVERSE_SYMMETRY,
@@ -74,18 +74,18 @@ class FeatureSpec:
     def __post_init__(self) -> None:
         object.__setattr__(self, "planes", tuple(self.planes))
         if self.size not in (8, 6, 4):
-            raise ValueError(f"FeatureSpec: unsupported board size {self.size!r}")
+            raise ConfigError(f"FeatureSpec: unsupported board size {self.size!r}")
         if self.planes[:2] != ("player", "opponent"):
-            raise ValueError(
+            raise ConfigError(
                 f"FeatureSpec: planes must start with 'player', 'opponent'; got {self.planes}"
             )
         unknown = [p for p in self.planes if p not in _PLANE_CODES]
         if unknown:
-            raise ValueError(
+            raise ConfigError(
                 f"FeatureSpec: unknown plane names {unknown}; known: {', '.join(PLANE_NAMES)}"
             )
         if len(set(self.planes)) != len(self.planes):
-            raise ValueError(f"FeatureSpec: repeated plane names in {self.planes}")
+            raise ConfigError(f"FeatureSpec: repeated plane names in {self.planes}")
 
     @property
     def channels(self) -> int:
@@ -115,7 +115,7 @@ class FeatureSpec:
         """The spec saved by ``to_dict``; unknown keys are rejected."""
         extra = set(data) - {"planes", "size"}
         if extra:
-            raise ValueError(f"FeatureSpec: unknown keys {sorted(extra)}")
+            raise ConfigError(f"FeatureSpec: unknown keys {sorted(extra)}")
         return cls(
             planes=tuple(data.get("planes", ("player", "opponent"))), size=data.get("size", 8)
         )

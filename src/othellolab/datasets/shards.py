@@ -27,6 +27,16 @@ class DatasetFormatError(OthelloError):
     """A dataset folder that is missing, incomplete or of another format; names the path."""
 
 
+class DatasetExistsError(DatasetFormatError, FileExistsError):
+    """The output folder of a build holds something else (another dataset, other files) and
+    ``overwrite`` was not given."""
+
+
+class MissingDataError(OthelloError, FileNotFoundError):
+    """Data a user named that is not there: a record file, a folder with no records in it, a
+    WTHOR year missing from a folder."""
+
+
 def write_arrays(folder: Path, arrays: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
     """Save each array as ``folder/NAME.npy``; return ``{name: {dtype, shape}}`` for manifests."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from othellolab.core import BLACK
+from othellolab.datasets.shards import MissingDataError
 from othellolab.records.game import Game
+from othellolab.records.report import RecordError
 from othellolab.records.wthor import (
     GAME_SIZE,
     HEADER_SIZE,
@@ -139,8 +141,9 @@ def games_to_arrays(games: Iterable[Game], *, name: str = "<games>") -> GameArra
         if size is None:
             size = game.size
         elif game.size != size:
-            raise ValueError(
-                f"{name}: game {number} is {game.size}x{game.size}, earlier games {size}x{size}"
+            raise RecordError(
+                f"game {number} is {game.size}x{game.size}, earlier games {size}x{size}",
+                source=name,
             )
         moves.append(game.moves)
         sp.append(game.start.player)
@@ -176,7 +179,9 @@ def load_source(path: str | Path) -> GameArrays:
 
     read_games = getattr(records, "read_games", None)
     if read_games is None:
-        raise ValueError(f"{p}: unsupported record format {p.suffix!r} (expected a .wtb file)")
+        raise RecordError(
+            f"unsupported record format {p.suffix!r} (expected a .wtb file)", source=p
+        )
     return games_to_arrays(read_games(p), name=p.name)
 
 
@@ -188,10 +193,10 @@ def expand_sources(sources: Iterable[str | Path]) -> list[Path]:
         if p.is_dir():
             files = sorted(f for f in p.iterdir() if f.suffix.lower() == ".wtb" and f.is_file())
             if not files:
-                raise FileNotFoundError(f"{p}: no .wtb files in this directory")
+                raise MissingDataError(f"{p}: no .wtb files in this directory")
             out.extend(files)
         elif p.is_file():
             out.append(p)
         else:
-            raise FileNotFoundError(f"{p}: no such file or directory")
+            raise MissingDataError(f"{p}: no such file or directory")
     return out

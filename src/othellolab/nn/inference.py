@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from othellolab.core import Board
+from othellolab.core import Board, ConfigError
 from othellolab.core import kernels as _k
 from othellolab.core.kernels import action_mask_batch
 from othellolab.datasets.features import FeatureSpec, encode_batch
@@ -69,7 +69,7 @@ class NetworkEvaluator:
         max_batch: int = 1024,
     ) -> None:
         if cache_size < 0 or max_batch < 1:
-            raise ValueError("NetworkEvaluator: cache_size must be >= 0 and max_batch >= 1")
+            raise ConfigError("NetworkEvaluator: cache_size must be >= 0 and max_batch >= 1")
         self.model = model.to(device).eval()
         self.device = torch.device(device)
         self.cache_size = int(cache_size)

@@ -16,11 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
+from othellolab.core import ConfigError
 from othellolab.core import kernels as _k
 from othellolab.core.kernels import action_mask_batch
 from othellolab.datasets import batches as _ds
 from othellolab.datasets.features import FeatureSpec, encode_batch, symmetry_table
 from othellolab.datasets.replay import PositionArrays, positions_from_games
+from othellolab.datasets.shards import MissingDataError
 from othellolab.datasets.sources import read_wtb_arrays
 
 __all__ = [
@@ -47,11 +49,11 @@ def parse_years(text: str | int | Sequence[int | str]) -> list[int]:
             try:
                 a, b = int(lo), int(hi) if dash else int(lo)
             except ValueError:
-                raise ValueError(
+                raise ConfigError(
                     f"years: {part!r} is not a year or a range like 2001-2014"
                 ) from None
             if b < a:
-                raise ValueError(f"years: range {part!r} runs backwards")
+                raise ConfigError(f"years: range {part!r} runs backwards")
             years += [y for y in range(a, b + 1) if y not in years]
     return years
 
@@ -63,7 +65,7 @@ def wthor_paths(wthor_dir: str | Path, years: Iterable[int]) -> list[Path]:
     for y in years:
         path = d / f"WTH_{y}.wtb"
         if not path.exists():
-            raise FileNotFoundError(f"{path}: no WTHOR file for year {y} in {d}")
+            raise MissingDataError(f"{path}: no WTHOR file for year {y} in {d}")
         out.append(path)
     return out
 
@@ -98,7 +100,7 @@ def split_by_game(
 ) -> tuple[PositionArrays, PositionArrays]:
     """Split into (train, validation), whole games on each side, ``val_fraction`` of games."""
     if not 0.0 < val_fraction < 1.0:
-        raise ValueError(f"split_by_game: val_fraction must be in (0, 1), got {val_fraction}")
+        raise ConfigError(f"split_by_game: val_fraction must be in (0, 1), got {val_fraction}")
     if arrays.game is None:
         raise ValueError("split_by_game: the arrays have no game numbers")
     games = np.unique(arrays.game)
@@ -206,7 +208,7 @@ class DatasetSource:
         max_rows: int = 0,
     ) -> None:
         if max_rows < 0:
-            raise ValueError(f"DatasetSource: max_rows must be >= 0, got {max_rows}")
+            raise ConfigError(f"DatasetSource: max_rows must be >= 0, got {max_rows}")
         manifest = _ds.read_manifest(root)
         size = int(manifest["size"])
         self.arrays = _ds.DatasetSplit(root, split, spec=FeatureSpec(tuple(planes), size))

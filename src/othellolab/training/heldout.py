@@ -15,9 +15,16 @@ from typing import Any
 
 import numpy as np
 
+from othellolab.core import ConfigError
 from othellolab.core import kernels as _k
 from othellolab.datasets.replay import PositionArrays, head, positions_from_games
-from othellolab.datasets.shards import MANIFEST, open_arrays, read_manifest
+from othellolab.datasets.shards import (
+    MANIFEST,
+    DatasetFormatError,
+    MissingDataError,
+    open_arrays,
+    read_manifest,
+)
 from othellolab.datasets.sources import GameArrays, games_to_arrays, read_wtb_arrays
 from othellolab.records import read_games
 from othellolab.training.data import parse_years, wthor_paths
@@ -89,7 +96,7 @@ def _forces_pass(
 
 def _concat(parts: list[dict[str, np.ndarray]], size: int, description: str, notes: list[str]):
     if not parts or sum(len(p["player"]) for p in parts) == 0:
-        raise ValueError(f"no positions to evaluate in {description}")
+        raise ConfigError(f"no positions to evaluate in {description}")
     cols = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     return EvalPositions(
         player=cols["player"].astype(np.uint64),
@@ -118,7 +125,7 @@ def _from_dataset(root: Path, split: str, max_games: int, first_game: int) -> di
     manifest = read_manifest(root)
     options = manifest.get("options", {})
     if options.get("dedup") or options.get("symmetries"):
-        raise ValueError(
+        raise DatasetFormatError(
             f"{root}: built with {'dedup' if options.get('dedup') else 'symmetries'}; evaluation "
             "needs one row per move played, in game order (build it without --dedup/--symmetries)"
         )
@@ -215,7 +222,7 @@ def load_positions(
     any format ``records.read_games`` reads. ``max_games`` caps the games per source (0 = all);
     games of another board size than ``size`` (default: the first game's) are skipped."""
     if not sources:
-        raise ValueError("no data: give at least one --data path")
+        raise ConfigError("no data: give at least one --data path")
     parts: list[dict[str, np.ndarray]] = []
     described: list[str] = []
     notes: list[str] = []
@@ -223,19 +230,21 @@ def load_positions(
     for source in sources:
         path = Path(source)
         if not path.exists():
-            raise FileNotFoundError(f"{path}: no such file or folder")
+            raise MissingDataError(f"{path}: no such file or folder")
         if path.is_dir() and (path / MANIFEST).is_file():
             cols, s = _from_dataset(path, split, max_games, first_game)
             if size is not None and s != size:
-                raise ValueError(f"{path}: a {s}x{s} dataset, the model plays {size}x{size}")
+                raise ConfigError(f"{path}: a {s}x{s} dataset, the model plays {size}x{size}")
             size = s
             described.append(f"{path.name} ({split} split)")
         elif path.is_dir():
             available = sorted(p.stem.split("_")[-1] for p in path.glob("WTH_*.wtb"))
             if not available:
-                raise ValueError(f"{path}: neither a dataset folder nor a folder of WTHOR files")
+                raise MissingDataError(
+                    f"{path}: neither a dataset folder nor a folder of WTHOR files"
+                )
             if not years:
-                raise ValueError(
+                raise ConfigError(
                     f"{path}: a folder of WTHOR files needs --years (held-out years to evaluate "
                     f"on; available {available[0]}-{available[-1]})"
                 )

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from othellolab.core import ConfigError
 from othellolab.core import kernels as _k
 from othellolab.training.data import ArraySource
 from othellolab.training.heldout import EvalPositions
@@ -94,7 +95,7 @@ def measure_model(
     model_dir = Path(model_dir)
     model, info = load_model(model_dir, device=device)
     if info.config.size != positions.size:
-        raise ValueError(
+        raise ConfigError(
             f"{model_dir}: a {info.config.size}x{info.config.size} model, the data is "
             f"{positions.size}x{positions.size}"
         )

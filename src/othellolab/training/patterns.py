@@ -20,6 +20,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from othellolab.core import ConfigError
 from othellolab.core.files import save_array
 from othellolab.core.kernels import popcount_batch
 from othellolab.players.search.evaluation import EVAL_HEURISTIC, EVAL_PATTERNS, evaluate
@@ -98,14 +99,14 @@ def load_training_positions(
     if wthor_dir is not None:
         ys = parse_years(years)
         if HELD_OUT_YEAR in ys:
-            raise ValueError(f"years: {HELD_OUT_YEAR} is the held-out year; train on others")
+            raise ConfigError(f"years: {HELD_OUT_YEAR} is the held-out year; train on others")
         parts.append(load_positions([wthor_dir], years=years, max_games=max_games, size=8))
         described.append(f"WTHOR {years}")
     for path in extra:
         parts.append(load_positions([path], max_games=max_games, size=8))
         described.append(Path(path).name)
     if not parts:
-        raise ValueError("no training data: give a WTHOR folder or record files")
+        raise ConfigError("no training data: give a WTHOR folder or record files")
     positions = Positions.of(
         np.concatenate([x.player for x in parts]),
         np.concatenate([x.opponent for x in parts]),
@@ -238,7 +239,7 @@ def train_patterns(out: str | Path, options: PatternTrainOptions) -> dict[str, A
                 bar.advance(f"phase {k} (done before)")
                 continue
             if len(sel) == 0:
-                raise ValueError(f"phase {k} ({lo}-{hi} empties): no training positions")
+                raise ConfigError(f"phase {k} ({lo}-{hi} empties): no training positions")
             x = index[pattern_indices_batch(data.p[sel], data.o[sel])]
             w, mae = solve_phase(
                 x, data.score[sel], n_compact, l2=options.l2, iterations=options.iterations

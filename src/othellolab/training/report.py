@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from othellolab.core import ConfigError
 from othellolab.core.files import replace_dir
 from othellolab.training.heldout import EvalPositions
 from othellolab.training.measure import ModelMeasurement
@@ -229,7 +230,7 @@ def write_report(
     """Write ``report.md``, ``metrics.json``, ``phases.png`` and ``calibration.png`` into
     ``out`` (replaced whole, atomically); returns the report's path."""
     if not evals:
-        raise ValueError("write_report: no evaluations")
+        raise ConfigError("write_report: no evaluations")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     data = {
