@@ -1,18 +1,13 @@
 """Supervised training of a policy/value network from positions with the move played.
 
-A run lives in ``<runs_dir>/<name>/``::
-
-    run.toml            the config file as given (when started from a file)
-    config.json         the resolved config, frozen: a resumed run must match it
-    train/state/        model, optimiser and best weights (safetensors) + state.json
-    metrics.jsonl       one line per log interval ("train") and per epoch ("val")
-    learning_curves.png losses and accuracies so far
-    models/<name>-s<samples>-d<rows>/   exported model directories (nn.io format)
-
-The state is written as a whole directory and swapped in, at the end of every epoch and every
-``checkpoint_every_steps`` steps, so a killed run resumes from its directory; a resumed run
-repeats exactly the steps it lost and ends with the same weights and metrics as one that was
-never interrupted (batches are drawn from a generator seeded by ``(seed, epoch)``).
+``SupervisedTrainer`` is what the trainer loop (``training.loop``) trains: batches of a
+position source, one optimiser step, validation metrics, checkpoints of the model, optimiser
+and random state, model exports. ``train_supervised`` freezes the config into its run
+directory (``training.rundir``: ``run.toml``, ``config.json``, ``train/state/``,
+``metrics.jsonl``, ``models/<name>-s<samples>-d<rows>/``, plus ``learning_curves.png`` here)
+and runs the loop. A killed run resumes from its directory, repeats exactly the steps it lost
+and ends with the same weights and metrics as one that was never interrupted (batches are
+drawn from a generator seeded by ``(seed, epoch)``).
 """
 
 from __future__ import annotations
@@ -20,7 +15,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,9 +23,9 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 import torch.nn.functional as F
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load_file
 
-from othellolab.core.files import replacing, write_text
+from othellolab.core.files import replacing
 from othellolab.nn.io import ModelFileError, load_state, save_model, state_tensors
 from othellolab.nn.models import PolicyValueNet, build_model
 from othellolab.training.config import _TABLES, ConfigError, SupervisedConfig
@@ -43,19 +37,21 @@ from othellolab.training.data import (
     split_by_game,
     wthor_paths,
 )
-from othellolab.training.progress import StepProgress
+from othellolab.training.loop import LoopOptions, run_loop
+from othellolab.training.rundir import RunDir
 
 __all__ = [
     "PositionSource",
     "RunResult",
+    "SupervisedTrainer",
     "build_sources",
     "build_wthor_sources",
-    "evaluate_source",
     "learning_rate",
     "train_supervised",
+    "validation_metrics",
 ]
 
-STATE_VERSION = 1
+PLOT = "learning_curves.png"
 
 
 class PositionSource(Protocol):
@@ -183,7 +179,7 @@ def _to_device(batch: dict[str, np.ndarray], device: torch.device) -> dict[str, 
     return {k: torch.from_numpy(np.ascontiguousarray(v)).to(device) for k, v in batch.items()}
 
 
-def evaluate_source(
+def validation_metrics(
     model: PolicyValueNet,
     source: PositionSource,
     *,
@@ -230,7 +226,7 @@ def evaluate_source(
 
 
 # ----------------------------------------------------------------------------------------------
-# Run directory and state
+# The trainer
 
 
 def _optimizer_to_files(
@@ -262,76 +258,7 @@ def _optimizer_from_files(
     opt.load_state_dict({"state": state, "param_groups": meta["param_groups"]})
 
 
-class _RunDir:
-    """Paths of a run directory and its atomic state swaps."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.train = root / "train"
-        self.state = self.train / "state"
-        self.metrics = root / "metrics.jsonl"
-        self.plot = root / "learning_curves.png"
-        self.models = root / "models"
-
-    def recover(self) -> None:
-        """Finish or undo a state swap that a kill interrupted."""
-        new, old = self.train / "state.new", self.train / "state.old"
-        if not self.state.exists() and old.exists():
-            old.rename(self.state)
-        for d in (new, old):
-            if d.exists():
-                shutil.rmtree(d)
-
-    def write_state(self, files: dict[str, dict[str, torch.Tensor]], state: dict[str, Any]) -> None:
-        new, old = self.train / "state.new", self.train / "state.old"
-        if new.exists():
-            shutil.rmtree(new)
-        new.mkdir(parents=True)
-        for name, tensors in files.items():
-            save_file(tensors, str(new / name))
-        (new / "state.json").write_text(json.dumps(state, indent=1) + "\n")
-        if self.state.exists():
-            self.state.rename(old)
-        new.rename(self.state)
-        if old.exists():
-            shutil.rmtree(old)
-
-    def metric_lines(self) -> list[str]:
-        return self.metrics.read_text().splitlines() if self.metrics.exists() else []
-
-
-def _freeze_config(run: _RunDir, cfg: SupervisedConfig, config_text: str | None) -> None:
-    frozen = run.root / "config.json"
-    want = cfg.to_dict()
-    if frozen.exists():
-        have = json.loads(frozen.read_text())
-        diffs = []
-        for table, value in want.items():
-            if table == "runtime":
-                continue
-            if isinstance(value, dict) and isinstance(have.get(table), dict):
-                # An option added after the run started counts as unchanged at its default.
-                defaults = asdict(_TABLES[table]()) if table in _TABLES else {}
-                diffs += [
-                    f"{table}.{k}"
-                    for k in value
-                    if have[table].get(k, defaults.get(k, None)) != value[k]
-                ]
-            elif have.get(table) != value:
-                diffs.append(table)
-        if diffs:
-            raise ConfigError(
-                f"{frozen}: the run was started with a different config ({', '.join(diffs)} "
-                f"differ); use a new run name, or delete {run.root} to start over"
-            )
-        return
-    run.root.mkdir(parents=True, exist_ok=True)
-    if config_text is not None:
-        write_text(run.root / "run.toml", config_text)
-    write_text(frozen, json.dumps(want, indent=2) + "\n")
-
-
-def _plot(run: _RunDir) -> None:
+def _plot(run: RunDir) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -364,7 +291,7 @@ def _plot(run: _RunDir) -> None:
     ax2.set_title("move accuracy (legal moves)")
     ax2.legend(fontsize=8)
     fig.tight_layout()
-    with replacing(run.plot) as tmp:
+    with replacing(run.root / PLOT) as tmp:
         fig.savefig(tmp, format="png", dpi=80)
     plt.close(fig)
 
@@ -378,8 +305,110 @@ def _resolve_device(cfg: SupervisedConfig) -> torch.device:
     return torch.device(want)
 
 
-# ----------------------------------------------------------------------------------------------
-# The trainer
+class SupervisedTrainer:
+    """A network, its optimiser and its train/validation sources, as the loop trains them."""
+
+    def __init__(
+        self,
+        cfg: SupervisedConfig,
+        run: RunDir,
+        train: PositionSource,
+        val: PositionSource,
+        device: torch.device,
+    ) -> None:
+        self.cfg = cfg
+        self.run = run
+        self.train = train
+        self.val = val
+        self.device = device
+        self.rows = len(train)
+        self.steps_per_epoch = math.ceil(self.rows / cfg.train.batch_size)
+        self.autocast = device.type == "cuda" and cfg.runtime.mixed_precision
+        torch.manual_seed(cfg.seed)
+        self.model = build_model(cfg.model).to(device)
+        self.optimizer = _make_optimizer(cfg, self.model)
+        self.model.train()
+        # the compiled module shares the model's parameters; state is always saved from ``model``
+        self.forward = (
+            torch.compile(self.model, dynamic=False) if cfg.runtime.compile else self.model
+        )
+
+    def batches(self, epoch: int) -> Iterator[dict[str, np.ndarray]]:
+        rng = np.random.default_rng([self.cfg.seed, epoch])
+        return self.train.batches(self.cfg.train.batch_size, rng, augment=self.cfg.data.augment)
+
+    def learning_rate(self, step: int) -> float:
+        return learning_rate(self.cfg, step, self.steps_per_epoch)
+
+    def step(self, batch: dict[str, np.ndarray], step: int) -> tuple[int, dict[str, float]]:
+        cfg = self.cfg
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.learning_rate(step)
+        b = _to_device(batch, self.device)
+        with torch.autocast(
+            device_type=self.device.type, dtype=torch.bfloat16, enabled=self.autocast
+        ):
+            out = self.forward(b["planes"])
+        losses = _losses(cfg, out, b)
+        self.optimizer.zero_grad(set_to_none=True)
+        losses["loss"].backward()
+        if cfg.optim.grad_clip > 0:
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.optim.grad_clip)
+        self.optimizer.step()
+        return len(batch["value"]), {k: float(v.detach()) for k, v in losses.items()}
+
+    def validate(self, model: PolicyValueNet | None = None) -> tuple[float, dict[str, float]]:
+        m = validation_metrics(
+            model or self.model,
+            self.val,
+            batch_size=max(self.cfg.train.batch_size, 256),
+            device=self.device,
+        )
+        return m["val_policy_ce"] + self.cfg.train.value_weight * m["val_value_mse"], m
+
+    def weights(self) -> dict[str, torch.Tensor]:
+        return state_tensors(self.model)
+
+    def save(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+        tensors, meta = _optimizer_to_files(self.optimizer)
+        files: dict[str, dict[str, Any]] = {
+            "model.safetensors": state_tensors(self.model),
+            "optimizer.safetensors": tensors,
+            "rng.safetensors": {"torch": torch.get_rng_state()},
+        }
+        return files, {"optimizer": meta}
+
+    def restore(self, run: RunDir, state: dict[str, Any]) -> None:
+        load_state(self.model, run.state / "model.safetensors")
+        path = run.state / "optimizer.safetensors"
+        try:
+            _optimizer_from_files(self.optimizer, load_file(str(path)), state["optimizer"])
+        except (KeyError, ValueError, RuntimeError) as e:
+            raise ModelFileError(f"{path}: cannot restore ({e})") from None
+        torch.set_rng_state(load_file(str(run.state / "rng.safetensors"))["torch"])
+
+    def export(
+        self,
+        state: dict[str, Any],
+        metrics: dict[str, float],
+        model: PolicyValueNet | None = None,
+    ) -> Path:
+        cfg = self.cfg
+        name = f"{cfg.name}-s{state['samples']}-d{self.rows}"
+        training = {
+            "run": cfg.name,
+            "samples": state["samples"],
+            "rows": self.rows,
+            "steps": state["step"],
+            "epochs": state["epoch"],
+            "best_epoch": state["best_epoch"],
+            "metrics": metrics,
+            "data": asdict(cfg.data),
+        }
+        return save_model(model or self.model, self.run.models / name, training=training)
+
+    def after_checkpoint(self, run: RunDir) -> None:
+        _plot(run)
 
 
 def train_supervised(
@@ -398,209 +427,36 @@ def train_supervised(
     if cfg.runtime.threads >= 2:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     torch.set_num_threads(cfg.runtime.threads)
-    run = _RunDir(Path(cfg.runs_dir) / cfg.name)
-    _freeze_config(run, cfg, config_text)
+    run = RunDir(Path(cfg.runs_dir) / cfg.name)
+    defaults = {table: asdict(cls()) for table, cls in _TABLES.items()}
+    run.freeze(cfg.to_dict(), text=config_text, defaults=defaults)
     run.recover()
     device = _resolve_device(cfg)
-    autocast = device.type == "cuda" and cfg.runtime.mixed_precision
-
     train_src, val_src = sources if sources is not None else build_sources(cfg)
-    rows = len(train_src)
-    if rows == 0 or len(val_src) == 0:
+    if len(train_src) == 0 or len(val_src) == 0:
         raise ConfigError(
-            f"{cfg.name}: no training or validation positions ({rows}, {len(val_src)})"
+            f"{cfg.name}: no training or validation positions ({len(train_src)}, {len(val_src)})"
         )
-    bs = cfg.train.batch_size
-    steps_per_epoch = math.ceil(rows / bs)
-
-    torch.manual_seed(cfg.seed)
-    model = build_model(cfg.model).to(device)
-    opt = _make_optimizer(cfg, model)
-    st: dict[str, Any] = {
-        "version": STATE_VERSION,
-        "epoch": 0,
-        "step_in_epoch": 0,
-        "step": 0,
-        "samples": 0,
-        "best": None,
-        "best_epoch": None,
-        "bad_epochs": 0,
-        "done": False,
-        "stopped_early": False,
-        "window": {},
-        "window_steps": 0,
-        "metrics_lines": 0,
-        "rows": rows,
-    }
-    best_weights: dict[str, torch.Tensor] | None = None
-    if (run.state / "state.json").exists():
-        st = json.loads((run.state / "state.json").read_text())
-        if st.get("rows") != rows:
-            raise ConfigError(
-                f"{run.state}: the run was trained on {st.get('rows')} positions, the data now has {rows}"
-            )
-        load_state(model, run.state / "model.safetensors")
-        try:
-            _optimizer_from_files(
-                opt, load_file(str(run.state / "optimizer.safetensors")), st["optimizer"]
-            )
-        except (KeyError, ValueError, RuntimeError) as e:
-            raise ModelFileError(
-                f"{run.state / 'optimizer.safetensors'}: cannot restore ({e})"
-            ) from None
-        torch.set_rng_state(load_file(str(run.state / "rng.safetensors"))["torch"])
-        if (run.state / "best.safetensors").exists():
-            best_weights = load_file(str(run.state / "best.safetensors"))
-        lines = run.metric_lines()[: st["metrics_lines"]]
-        write_text(run.metrics, "".join(line + "\n" for line in lines))
-    elif run.metrics.exists():
-        run.metrics.unlink()
-
-    def checkpoint() -> None:
-        tensors, meta = _optimizer_to_files(opt)
-        st["optimizer"] = meta
-        st["metrics_lines"] = len(run.metric_lines())
-        files = {
-            "model.safetensors": state_tensors(model),
-            "optimizer.safetensors": tensors,
-            "rng.safetensors": {"torch": torch.get_rng_state()},
-        }
-        if best_weights is not None:
-            files["best.safetensors"] = best_weights
-        run.write_state(files, st)
-
-    def log(record: dict[str, Any]) -> None:
-        with run.metrics.open("a") as f:
-            f.write(json.dumps(record) + "\n")
-
-    bar = StepProgress(
-        progress, total=cfg.train.epochs * steps_per_epoch, done=st["step"], name=cfg.name
+    trainer = SupervisedTrainer(cfg, run, train_src, val_src, device)
+    t = cfg.train
+    options = LoopOptions(
+        name=cfg.name,
+        epochs=t.epochs,
+        patience=t.patience,
+        min_delta=t.min_delta,
+        log_every_steps=t.log_every_steps,
+        checkpoint_every_steps=t.checkpoint_every_steps,
+        export_every_epochs=t.export_every_epochs,
+        progress=progress,
     )
-    model.train()
-    # the compiled module shares the model's parameters; state is always saved from ``model``
-    forward = torch.compile(model, dynamic=False) if cfg.runtime.compile else model
-    last_val: dict[str, float] = {}
-    try:
-        while not st["done"] and st["epoch"] < cfg.train.epochs:
-            epoch = st["epoch"]
-            rng = np.random.default_rng([cfg.seed, epoch])
-            batches = train_src.batches(bs, rng, augment=cfg.data.augment)
-            for i, raw in enumerate(batches):
-                if i < st["step_in_epoch"]:
-                    continue
-                lr = learning_rate(cfg, st["step"], steps_per_epoch)
-                for group in opt.param_groups:
-                    group["lr"] = lr
-                b = _to_device(raw, device)
-                with torch.autocast(
-                    device_type=device.type, dtype=torch.bfloat16, enabled=autocast
-                ):
-                    out = forward(b["planes"])
-                losses = _losses(cfg, out, b)
-                opt.zero_grad(set_to_none=True)
-                losses["loss"].backward()
-                if cfg.optim.grad_clip > 0:
-                    torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.optim.grad_clip)
-                opt.step()
-                st["step"] += 1
-                st["step_in_epoch"] = i + 1
-                st["samples"] += len(raw["value"])
-                for k, v in losses.items():
-                    st["window"][k] = st["window"].get(k, 0.0) + float(v.detach())
-                st["window_steps"] += 1
-                every = cfg.train.log_every_steps
-                if every and st["step"] % every == 0:
-                    _log_window(st, log, epoch, lr)
-                if (
-                    cfg.train.checkpoint_every_steps
-                    and st["step"] % cfg.train.checkpoint_every_steps == 0
-                ):
-                    checkpoint()
-                bar.advance(
-                    f"epoch {epoch + 1}/{cfg.train.epochs} loss {float(losses['loss'].detach()):.3f}"
-                )
-                if on_step is not None:
-                    on_step(st["step"])
-            if st["window_steps"]:
-                _log_window(
-                    st, log, epoch, learning_rate(cfg, max(0, st["step"] - 1), steps_per_epoch)
-                )
-            last_val = evaluate_source(model, val_src, batch_size=max(bs, 256), device=device)
-            val_loss = (
-                last_val["val_policy_ce"] + cfg.train.value_weight * last_val["val_value_mse"]
-            )
-            log(
-                {
-                    "kind": "val",
-                    "epoch": epoch + 1,
-                    "step": st["step"],
-                    "samples": st["samples"],
-                    "val_loss": val_loss,
-                    **last_val,
-                }
-            )
-            if st["best"] is None or val_loss < st["best"] - cfg.train.min_delta:
-                st["best"], st["best_epoch"], st["bad_epochs"] = val_loss, epoch + 1, 0
-                best_weights = state_tensors(model)
-            else:
-                st["bad_epochs"] += 1
-            st["epoch"], st["step_in_epoch"] = epoch + 1, 0
-            if cfg.train.patience and st["bad_epochs"] >= cfg.train.patience:
-                st["done"] = st["stopped_early"] = True
-            if st["epoch"] >= cfg.train.epochs:
-                st["done"] = True
-            every = cfg.train.export_every_epochs
-            if every and st["epoch"] % every == 0 and not st["done"]:
-                _export(run, cfg, model, st, rows, last_val)
-            checkpoint()
-            _plot(run)
-    finally:
-        bar.close()
-
+    ended = run_loop(run, trainer, options, on_step=on_step)
+    st, last_val = ended.state, ended.metrics
     final = build_model(cfg.model).to(device)
-    weights = best_weights if cfg.train.restore_best and best_weights is not None else None
-    final.load_state_dict(weights if weights is not None else model.state_dict())
+    weights = ended.best if t.restore_best and ended.best is not None else None
+    final.load_state_dict(weights if weights is not None else trainer.model.state_dict())
     if not last_val or weights is not None:
-        last_val = evaluate_source(final, val_src, batch_size=max(bs, 256), device=device)
-    model_dir = _export(run, cfg, final, st, rows, last_val)
+        last_val = trainer.validate(final)[1]
+    model_dir = trainer.export(st, last_val, final)
     return RunResult(
         run.root, model_dir, st["step"], st["samples"], st["epoch"], last_val, st["stopped_early"]
     )
-
-
-def _log_window(
-    st: dict[str, Any], log: Callable[[dict[str, Any]], None], epoch: int, lr: float
-) -> None:
-    n = st["window_steps"]
-    record = {
-        "kind": "train",
-        "epoch": epoch + 1,
-        "step": st["step"],
-        "samples": st["samples"],
-        "lr": lr,
-    }
-    record.update({k: v / n for k, v in st["window"].items()})
-    log(record)
-    st["window"], st["window_steps"] = {}, 0
-
-
-def _export(
-    run: _RunDir,
-    cfg: SupervisedConfig,
-    model: PolicyValueNet,
-    st: dict[str, Any],
-    rows: int,
-    metrics: dict[str, float],
-) -> Path:
-    name = f"{cfg.name}-s{st['samples']}-d{rows}"
-    training = {
-        "run": cfg.name,
-        "samples": st["samples"],
-        "rows": rows,
-        "steps": st["step"],
-        "epochs": st["epoch"],
-        "best_epoch": st["best_epoch"],
-        "metrics": metrics,
-        "data": asdict(cfg.data),
-    }
-    return save_model(model, run.models / name, training=training)
