@@ -1,8 +1,11 @@
-"""Records -> arrays: the feature encoder, dataset builds, and batch loading.
+"""Records -> position rows -> arrays: the one feature encoder, dataset builds, batch loading.
 
-``features`` is the one encoder (board -> planes, move <-> policy index, symmetries) that
-players reuse at play time; ``build`` turns game records into memory-mappable arrays with a
-manifest; ``batches`` samples augmented batches from them; ``torch`` wraps that for PyTorch.
+``replay`` turns any reader's games (``sources``: WTHOR files in one go, or ``Game`` values)
+into position rows, the one path from records to rows (``positions_from_games`` and the
+in-memory ``PositionArrays``); ``build`` writes them as a dataset folder of memory-mappable
+arrays with a manifest (``shards``); ``batches`` samples augmented batches from a split
+(``DatasetSplit``) and ``torch`` wraps that for PyTorch. ``features`` is the one encoder
+(board -> planes, move <-> policy index, symmetries) that players and envs reuse.
 """
 
 from othellolab.datasets.batches import Batch, BatchSampler, DatasetSplit, iterate_batches

@@ -1,4 +1,8 @@
-"""Policy/value networks: configs (no torch needed), models, safetensors IO, ONNX, inference.
+"""Policy/value networks: configs (no torch needed), models, model files, ONNX, inference.
+
+Networks read the planes of ``datasets.features`` and mask with ``core.kernels``'
+``action_mask_batch``; ``files`` checks a model file before it is trusted and ``io`` writes
+one through ``core.files``.
 
 Only the configs load here; ``othellolab.nn.models``, ``io``, ``inference`` and ``onnx``
 import torch, so import them where a network is really used.

@@ -1,5 +1,6 @@
-"""In-memory position data for the trainer: arrays of bitboards, a WTHOR builder, and
-``ArraySource``, a "position batch source" with symmetry augmentation.
+"""Position batch sources for the trainer: ``ArraySource`` over rows in memory (WTHOR years
+through ``positions_from_wthor``) and ``DatasetSource`` over a built dataset's split, both
+with symmetry augmentation.
 
 A position batch source is any object with ``__len__`` and ``batches(batch_size, rng, *,
 augment) -> Iterator[dict[str, np.ndarray]]`` yielding ``planes`` float32 ``(B, C, N, N)``,
