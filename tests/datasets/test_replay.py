@@ -92,3 +92,24 @@ def test_pass_when_a_move_exists_is_rejected() -> None:
     moves = np.array([[37, 64]], dtype=np.int16)
     with pytest.raises(IllegalMoveError, match=r"game 1, move 2 \(pass\): pass while"):
         replay_games(dataclasses.replace(ga, moves=moves))
+
+
+def test_positions_from_games_is_one_path_for_any_reader() -> None:
+    from othellolab.datasets.replay import game_results, positions_from_games
+    from othellolab.datasets.sources import NO_SCORE
+    from othellolab.records.wthor import read_wthor
+
+    path = shared_file("wthor/WTH_2004.wtb")
+    fast = positions_from_games([read_wtb_arrays(path)], max_games=40, passes=False)
+    games = games_to_arrays(
+        g
+        for _, g in zip(range(40), read_wthor(path, players=False, tournaments=False), strict=False)
+    )
+    slow = positions_from_games([games], passes=False)
+    for name in ("player", "opponent", "move", "outcome", "score", "game", "color"):
+        assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+    assert len(np.unique(fast.game)) == 40 and not (fast.move == 64).any()
+    final, complete = np.array([10, -4, 6]), np.array([True, False, False])
+    recorded = np.array([8, -2, NO_SCORE])
+    assert game_results(final, complete, recorded, "finished").tolist() == [10, -2, 6]
+    assert game_results(final, complete, recorded, "replay").tolist() == [10, -4, 6]
