@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 
 from othellolab.core import ConfigError
-from othellolab.core.kernels import kernel
+from othellolab.core.kernels import ZERO, kernel, legal_mask
 from othellolab.datasets.features import (
     DEFAULT_SPEC,
     FeatureSpec,
     _bit_ops,
     _fill_planes,
+    _needs_legal,
     _sym8,
     _sym_table,
     symmetry_table,
@@ -52,6 +53,7 @@ def _gather(
     """Gather rows ``idx``, apply symmetry ``syms[i]`` to row ``i`` and encode its planes into
     ``planes`` (flat ``(B, C*N*N)``); ``count`` is empty when the rows are not deduplicated."""
     weighted = count.shape[0] > 0
+    legal = _needs_legal(codes)
     for i in range(idx.shape[0]):
         r = idx[i]
         k = syms[i]
@@ -61,7 +63,8 @@ def _gather(
         else:
             pi = _sym_table(p[r], table[k])
             oi = _sym_table(o[r], table[k])
-        _fill_planes(pi, oi, codes, size, planes, i)
+        mask = legal_mask(pi, oi, size) if legal else ZERO
+        _fill_planes(pi, oi, mask, codes, size, planes, i)
         out_move[i] = table[k, move[r]]
         out_outcome[i] = outcome[r]
         out_score[i] = score[r]

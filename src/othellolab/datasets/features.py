@@ -292,9 +292,19 @@ def transform_bitboards(x: np.ndarray, ks: np.ndarray | int, size: int = 8) -> n
 
 
 @kernel
-def _fill_planes(p: int, o: int, codes: np.ndarray, size: int, flat: np.ndarray, i: int) -> None:
+def _needs_legal(codes: np.ndarray) -> bool:
+    """Whether the planes ``codes`` include the legal moves."""
+    return bool((codes == 2).any())
+
+
+@kernel
+def _fill_planes(
+    p: int, o: int, mask: int, codes: np.ndarray, size: int, flat: np.ndarray, i: int
+) -> None:
     """Write the planes of one position into row ``i`` of ``flat``, a ``(B, C*size*size)``
-    view of the ``(B, C, size, size)`` output (a flat loop that LLVM vectorises)."""
+    view of the ``(B, C, size, size)`` output (a flat loop that LLVM vectorises); ``mask`` is
+    what the ``legal`` plane shows (the side to move's legal moves, or none, as the caller
+    knows them). The one encoder: every batched and scalar entry point writes here."""
     p = U64(p)
     o = U64(o)
     cells = size * size
@@ -306,7 +316,7 @@ def _fill_planes(p: int, o: int, codes: np.ndarray, size: int, flat: np.ndarray,
         elif code == 1:
             bb = o
         elif code == 2:
-            bb = _k.legal_mask(p, o, size)
+            bb = U64(mask)
         elif code == 3:
             bb = ~(p | o) & full
         else:
@@ -321,8 +331,10 @@ def _fill_planes(p: int, o: int, codes: np.ndarray, size: int, flat: np.ndarray,
 def _encode_batch(
     p: np.ndarray, o: np.ndarray, codes: np.ndarray, size: int, flat: np.ndarray
 ) -> None:
+    legal = _needs_legal(codes)
     for i in range(p.shape[0]):
-        _fill_planes(p[i], o[i], codes, size, flat, i)
+        mask = _k.legal_mask(p[i], o[i], size) if legal else ZERO
+        _fill_planes(p[i], o[i], mask, codes, size, flat, i)
 
 
 def encode_batch(

@@ -22,6 +22,7 @@ from othellolab.core.kernels import (
     rng_below,
     write_action_mask,
 )
+from othellolab.datasets.features import _fill_planes
 
 U64 = np.uint64
 ZERO = U64(0)
@@ -66,16 +67,11 @@ def _opponent_move(
     return best_sq
 
 
-def _byte_spread_table() -> np.ndarray:
-    table = np.zeros(256, dtype=np.uint64)
-    for b in range(256):
-        table[b] = sum(((b >> j) & 1) << (8 * j) for j in range(8))
-    return table
+_SIDE = np.array([int(c**0.5) for c in range(65)], dtype=np.int64)
+"""Board side of a cell count (4 of 16, 6 of 36, 8 of 64)."""
 
-
-_SPREAD = _byte_spread_table()
-"""``_SPREAD[b]``: a uint64 whose byte ``j`` is bit ``j`` of ``b``; eight bits become eight 0/1
-bytes in one store (planes are written as uint64 words and read back as uint8)."""
+_CODES = (np.array([0, 1], dtype=np.int64), np.array([0, 1, 2], dtype=np.int64))
+"""Plane codes of ``datasets.features`` for the observations without and with the legal plane."""
 
 
 @_jit
@@ -90,14 +86,10 @@ def _write_obs(
     planes: np.ndarray,
     mask: np.ndarray,
 ) -> None:
-    """Planes of game ``i`` as 8 uint64 words per plane (64 bytes) and its action mask."""
-    legal_plane = planes.shape[1] > 2
-    for k in range(8):
-        sh = U64(8 * k)
-        planes[i, 0, k] = _SPREAD[(me >> sh) & U64(0xFF)]
-        planes[i, 1, k] = _SPREAD[(op >> sh) & U64(0xFF)]
-        if legal_plane:
-            planes[i, 2, k] = _SPREAD[(legal >> sh) & U64(0xFF)]
+    """Planes of game ``i`` (flat ``(N, C*cells)`` uint8, through the one feature encoder; the
+    legal plane of a stored position is the agent's legal moves, ``legal``) and its mask."""
+    codes = _CODES[1] if planes.shape[1] > 2 * cells else _CODES[0]
+    _fill_planes(me, op, legal, codes, _SIDE[cells], planes, i)
     write_action_mask(legal, live, cells, mask[i])
     if resign:
         mask[i, cells + 1] = 1 if live else 0
