@@ -636,20 +636,24 @@ def legal_mask_batch(p: np.ndarray, o: np.ndarray, size: int = 8) -> np.ndarray:
 
 
 @kernel
-def write_action_mask(mask: int, live: bool, cells: int, row: np.ndarray) -> None:
-    """The legal actions into ``row[:cells + 1]`` (1 legal, 0 not; pass last): the squares of
-    ``mask``, the side to move's placing moves, or pass alone when there are none and the game
-    goes on (``live``). The one legal-action mask: the batched form below, the vector
-    environment's observations and the uniform priors all write theirs here."""
-    for a in range(cells + 1):
-        row[a] = 0
-    m = U64(mask)
+def write_action_mask(
+    mask: int, live: bool, cells: int, rows: np.ndarray, i: int, value: float = 1
+) -> None:
+    """The legal actions into ``rows[i, :cells + 1]`` (pass last; 0 where illegal): the squares
+    of ``mask``, the side to move's placing moves (each set to ``value``: 1 for a mask, a
+    share for uniform priors), or pass alone (1) when there are none and the game goes on
+    (``live``). The one legal-action mask: the batched form below, the vector environment's
+    observations and the uniform priors all write theirs here. A hot loop in another module
+    compiles its own copy of this source (``write_action_mask.py_func``): Numba does not
+    inline a kernel of another module, and the call cost the vector env 7%."""
+    for a in range(cells):
+        rows[i, a] = 0
+    m = mask
     while m:
         low = m & (~m + ONE)
-        row[lowest_square(low)] = 1
+        rows[i, trailing_zeros(low)] = value
         m ^= low
-    if live and U64(mask) == ZERO:
-        row[cells] = 1
+    rows[i, cells] = 1 if live and mask == ZERO else 0
 
 
 @kernel
@@ -660,7 +664,7 @@ def action_mask_batch(p: np.ndarray, o: np.ndarray, size: int = 8) -> np.ndarray
     for i in range(p.shape[0]):
         own = legal_mask(p[i], o[i], size)
         live = own != ZERO or legal_mask(o[i], p[i], size) != ZERO
-        write_action_mask(own, live, cells, out[i])
+        write_action_mask(own, live, cells, out, i)
     return out
 
 

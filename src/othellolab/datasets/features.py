@@ -298,30 +298,38 @@ def _needs_legal(codes: np.ndarray) -> bool:
 
 
 @kernel
+def plane_bits(code: int, p: int, o: int, mask: int, size: int) -> int:
+    """What plane ``code`` (an index into ``PLANE_NAMES``) shows of the position ``(p, o)``, as
+    a bitboard: the side to move's discs, the opponent's, ``mask`` (the legal moves, as the
+    caller knows them), the empty squares, or every square. The one definition of the planes:
+    ``_fill_planes`` writes them as numbers of any dtype, the vector environment as bytes."""
+    p = U64(p)
+    o = U64(o)
+    full = (ONE << U64(size * size)) - ONE if size < 8 else U64(0xFFFFFFFFFFFFFFFF)
+    if code == 0:
+        return p
+    if code == 1:
+        return o
+    if code == 2:
+        return U64(mask)
+    if code == 3:
+        return ~(p | o) & full
+    return full
+
+
+@kernel
 def _fill_planes(
     p: int, o: int, mask: int, codes: np.ndarray, size: int, flat: np.ndarray, i: int
 ) -> None:
     """Write the planes of one position into row ``i`` of ``flat``, a ``(B, C*size*size)``
     view of the ``(B, C, size, size)`` output (a flat loop that LLVM vectorises); ``mask`` is
     what the ``legal`` plane shows (the side to move's legal moves, or none, as the caller
-    knows them). The one encoder: every batched and scalar entry point writes here."""
-    p = U64(p)
-    o = U64(o)
+    knows them). Every batched and scalar entry point of the encoder writes here."""
     cells = size * size
-    full = (ONE << U64(cells)) - ONE if size < 8 else U64(0xFFFFFFFFFFFFFFFF)
     for c in range(codes.shape[0]):
-        code = codes[c]
-        if code == 0:
-            bb = p
-        elif code == 1:
-            bb = o
-        elif code == 2:
-            bb = U64(mask)
-        elif code == 3:
-            bb = ~(p | o) & full
-        else:
-            bb = full
-        bits = np.int64(bb)  # signed shifts vectorise; bit 63 still reads as 1 after "& 1"
+        bits = np.int64(
+            plane_bits(codes[c], p, o, mask, size)
+        )  # signed shifts vectorise; bit 63 still reads as 1 after "& 1"
         base = c * cells
         for sq in range(cells):
             flat[i, base + sq] = (bits >> sq) & 1

@@ -113,9 +113,9 @@ class OthelloVectorEnv(VectorEnv):
         self._color = np.zeros(n, dtype=np.int8)
         self._legal = np.zeros(n, dtype=np.uint64)
         self._done = np.ones(n, dtype=np.bool_)
-        self._obs = np.zeros((n, planes * size * size), dtype=np.uint8)
+        self._obs = np.zeros((n, planes, 8), dtype=np.uint64)
         self._mask = np.zeros((n, n_actions), dtype=np.int8)
-        self._final_obs = np.zeros((n, planes * size * size), dtype=np.uint8)
+        self._final_obs = np.zeros((n, planes, 8), dtype=np.uint64)
         self._final_mask = np.zeros((n, n_actions), dtype=np.int8)
         self._reward = np.zeros(n, dtype=np.float64)
         self._terminated = np.zeros(n, dtype=np.bool_)
@@ -239,9 +239,10 @@ class OthelloVectorEnv(VectorEnv):
         """The colour the agent plays in each game."""
         return [COLOR_NAMES[c] for c in self._color]
 
-    def _planes(self, flat: np.ndarray) -> np.ndarray:
-        """The uint8 planes ``(N, C, size, size)`` of a flat ``(N, C*size*size)`` buffer."""
-        return flat.reshape(self.num_envs, *self.single_observation_space["observation"].shape)
+    def _planes(self, words: np.ndarray) -> np.ndarray:
+        """The uint8 planes ``(N, C, size, size)`` of a ``(N, C, 8)`` uint64 word buffer."""
+        shape = (self.num_envs, *self.single_observation_space["observation"].shape)
+        return words.view(np.uint8)[:, :, : self.size * self.size].reshape(shape)
 
     def _observation(self) -> dict[str, np.ndarray]:
         obs = self._planes(self._obs)
