@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from othellolab.core import ConfigError
-from othellolab.core.kernels import ZERO, kernel, legal_mask
+from othellolab.core.kernels import ZERO, legal_mask
+from othellolab.core.numba_kernel import kernel
 from othellolab.datasets.features import (
     DEFAULT_SPEC,
     FeatureSpec,

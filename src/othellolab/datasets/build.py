@@ -24,7 +24,8 @@ import numpy as np
 
 from othellolab.core import ConfigError
 from othellolab.core.files import replace_dir, write_json
-from othellolab.core.kernels import U64, hash_position_batch, kernel
+from othellolab.core.kernels import U64, hash_position_batch
+from othellolab.core.numba_kernel import kernel
 from othellolab.datasets.features import symmetry_table, transform_bitboards
 from othellolab.datasets.replay import Replayed, game_results, replay_games
 from othellolab.datasets.shards import (

@@ -25,15 +25,8 @@ import numpy as np
 
 from othellolab.core import Board, ConfigError, move_name, num_actions, parse_move
 from othellolab.core import kernels as _k
-from othellolab.core.kernels import (
-    INVERSE_SYMMETRY,
-    ONE,
-    SYMMETRY_NAMES,
-    U64,
-    ZERO,
-    kernel,
-    transform_grid,
-)
+from othellolab.core.kernels import INVERSE_SYMMETRY, ONE, SYMMETRY_NAMES, U64, ZERO, transform_grid
+from othellolab.core.numba_kernel import kernel
 
 __all__ = [
     "INVERSE_SYMMETRY",

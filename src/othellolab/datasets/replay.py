@@ -21,7 +21,8 @@ import numpy as np
 from othellolab.core import kernels as _k
 from othellolab.core import move_name
 from othellolab.core.errors import IllegalMoveError
-from othellolab.core.kernels import FULL8, INNER8, ONE, U64, ZERO, _flips, _legal, kernel
+from othellolab.core.kernels import FULL8, INNER8, ONE, U64, ZERO, _flips, _legal
+from othellolab.core.numba_kernel import kernel
 from othellolab.datasets.sources import NO_SCORE, GameArrays
 
 OK = 0

@@ -27,7 +27,7 @@ import numpy as np
 
 from othellolab.core import Board
 from othellolab.core import kernels as _k
-from othellolab.core.kernels import kernel
+from othellolab.core.numba_kernel import kernel
 
 __all__ = [
     "Evaluator",

@@ -25,7 +25,7 @@ import numpy as np
 
 from othellolab.core import Board, Limit, PlayResult, Score, Stop
 from othellolab.core import kernels as _k
-from othellolab.core.kernels import kernel
+from othellolab.core.numba_kernel import kernel
 from othellolab.players.base import Player
 from othellolab.players.evaluators import Evaluator, RandomRolloutEvaluator
 from othellolab.players.options import SEED, Option, checked_options

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from othellolab.core.kernels import ONE, U64, ZERO, flip_mask, kernel, legal_mask
+from othellolab.core.kernels import ONE, U64, ZERO, flip_mask, legal_mask
+from othellolab.core.numba_kernel import kernel
 
 
 @kernel
