@@ -24,6 +24,7 @@ from othellolab.records.wthor import (
     WthorError,
     decode_moves,
     parse_header,
+    score_of_discs,
 )
 
 NO_SCORE = -32768
@@ -124,7 +125,7 @@ def read_wtb_arrays(path: str | Path) -> GameArrays:
         start_o=start_o,
         start_color=start_color,
         year=np.full(n, header.year, dtype=np.int16),
-        recorded_score=(2 * black_discs - 64).astype(np.int16),
+        recorded_score=score_of_discs(black_discs).astype(np.int16),
     )
 
 

@@ -83,6 +83,12 @@ for _r in range(1, 9):
         _SQUARE_OF_BYTE[10 * _r + _c] = (_r - 1) * 8 + (_c - 1)
 
 
+def score_of_discs(discs: Any) -> Any:
+    """Black's final disc difference from a record's black disc count (an int or an array):
+    WTHOR stores the count with the empties already given to the winner."""
+    return 2 * discs - 64
+
+
 def decode_moves(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The one decoder of WTHOR move bytes: ``(squares, ends)`` of an ``(N, 60)`` uint8 array,
     ``squares`` the square of each byte (``10*row + col``, digits 1..8; -1 where the byte is
@@ -449,8 +455,8 @@ def _wthor_fields(
         )
     return {
         "headers": headers,
-        "recorded_score": 2 * discs - 64,
-        "theoretical_score": 2 * theo - 64,
+        "recorded_score": score_of_discs(discs),
+        "theoretical_score": score_of_discs(theo),
     }
 
 
