@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from othellolab.core.progress import StepProgress
 from othellolab.records.obf import write_obf
-from othellolab.training.progress import StepProgress
 from othellolab.training.rl.solved6 import SOLVED_6X6, build_solved_set
 
 

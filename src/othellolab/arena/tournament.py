@@ -45,6 +45,7 @@ from othellolab.core import (
     format_transcript,
 )
 from othellolab.core.files import atomic_writer
+from othellolab.core.progress import StepProgress
 from othellolab.players.base import Player
 from othellolab.players.registry import make_player
 
@@ -177,7 +178,13 @@ def run_tournament(
             f.write("\n")
         done = {record_key(r) for r in results.records}
         todo = [j for j in jobs if j.key not in done]
-        bar = _Progress(progress, total=len(jobs), done=len(jobs) - len(todo), name=config.name)
+        bar = StepProgress(
+            progress,
+            total=len(jobs),
+            done=len(jobs) - len(todo),
+            name=config.name,
+            unit="games",
+        )
         if max_games is not None:
             todo = todo[:max_games]
         try:
@@ -258,42 +265,6 @@ def _init_worker() -> None:
 def _worker_play(job: GameJob) -> dict[str, Any]:
     assert _WORKER_PLAYERS is not None
     return play_job(job, _WORKER_PLAYERS)
-
-
-class _Progress:
-    """A rich progress bar over the games of a tournament (silent when disabled)."""
-
-    def __init__(self, enabled: bool, *, total: int, done: int, name: str) -> None:
-        self._bar: Any = None
-        if enabled:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self._bar = Progress(
-                TextColumn(f"[bold]{name}[/]"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("games"),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
-                TextColumn("{task.description}"),
-            )
-            self._bar.start()
-            self._task = self._bar.add_task("", total=total, completed=done)
-
-    def advance(self, description: str) -> None:
-        if self._bar is not None:
-            self._bar.update(self._task, advance=1, description=description)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
 
 
 # ----------------------------------------------------------------------------------------------

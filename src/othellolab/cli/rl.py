@@ -164,7 +164,7 @@ def othello4(
     (curve.png, result.json)."""
     import numpy as np
 
-    from othellolab.training.progress import StepProgress
+    from othellolab.core.progress import StepProgress
     from othellolab.training.rl import EpsilonSchedule
     from othellolab.training.rl.report import othello_curve_figure, save_figure
     from othellolab.training.rl.smallboard import SmallBoardLearner

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from othellolab.core import ConfigError
-from othellolab.training.progress import StepProgress
+from othellolab.core.progress import StepProgress
 from othellolab.training.rundir import RunDir
 
 __all__ = ["LoopOptions", "Trainer", "run_loop"]

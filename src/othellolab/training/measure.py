@@ -19,9 +19,9 @@ import numpy as np
 
 from othellolab.core import ConfigError
 from othellolab.core import kernels as _k
+from othellolab.core.progress import StepProgress
 from othellolab.training.data import ArraySource
 from othellolab.training.heldout import EvalPositions
-from othellolab.training.progress import StepProgress
 
 __all__ = ["ModelMeasurement", "measure_model", "resolve_model", "summarise"]
 

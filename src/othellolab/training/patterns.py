@@ -23,6 +23,7 @@ import numpy as np
 from othellolab.core import ConfigError
 from othellolab.core.files import save_array
 from othellolab.core.kernels import popcount_batch
+from othellolab.core.progress import StepProgress
 from othellolab.players.search.evaluation import EVAL_HEURISTIC, EVAL_PATTERNS, evaluate
 from othellolab.players.search.heuristic import DEFAULT_WEIGHTS
 from othellolab.players.search.patterns import (
@@ -34,7 +35,6 @@ from othellolab.players.search.patterns import (
     save_pattern_weights,
 )
 from othellolab.training.heldout import load_positions
-from othellolab.training.progress import StepProgress
 
 __all__ = [
     "HELD_OUT_YEAR",

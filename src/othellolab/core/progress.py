@@ -1,5 +1,5 @@
-"""A progress bar over steps (optimiser steps, evaluation batches), shared by the trainer and
-the evaluator; it imports only rich, and only when shown."""
+"""A progress bar over steps (optimiser steps, evaluation batches, tournament games), shared by
+every long job; it imports only rich, and only when shown."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ __all__ = ["StepProgress"]
 
 
 class StepProgress:
-    """A rich progress bar over steps with a changing description (silent when disabled)."""
+    """A rich progress bar over steps with a changing description (silent when disabled);
+    ``unit`` names what is counted and adds the elapsed time."""
 
-    def __init__(self, enabled: bool, *, total: int, done: int, name: str) -> None:
+    def __init__(self, enabled: bool, *, total: int, done: int, name: str, unit: str = "") -> None:
         self._bar = None
         if enabled:
             from rich.progress import (
@@ -17,13 +18,15 @@ class StepProgress:
                 MofNCompleteColumn,
                 Progress,
                 TextColumn,
+                TimeElapsedColumn,
                 TimeRemainingColumn,
             )
 
+            columns = [TextColumn(f"[bold]{name}[/]"), BarColumn(), MofNCompleteColumn()]
+            if unit:
+                columns += [TextColumn(unit), TimeElapsedColumn()]
             self._bar = Progress(
-                TextColumn(f"[bold]{name}[/]"),
-                BarColumn(),
-                MofNCompleteColumn(),
+                *columns,
                 TextColumn("{task.description}"),
                 TimeRemainingColumn(),
             )
