@@ -119,18 +119,7 @@ class AlphaBetaPlayer(Player):
             except SolveAborted:
                 solved = None
             if solved is not None and solved.best_move is not None:
-                return PlayResult(
-                    solved.best_move,
-                    score=Score(float(solved.score), exact=True),
-                    info={
-                        "score": solved.score,
-                        "depth": board.num_empties,
-                        "nodes": solved.nodes,
-                        "seconds": solved.seconds,
-                        "pv": solved.pv_names(board.size),
-                        "solved": True,
-                    },
-                )
+                return solved.play_result(board)
             if time_limit is not None:
                 time_limit = max(0.01, time_limit - (time.perf_counter() - t0))
         result = search(

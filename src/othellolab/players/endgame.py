@@ -8,7 +8,7 @@ import dataclasses
 import time
 from typing import ClassVar
 
-from othellolab.core import Board, Limit, PlayResult, Score
+from othellolab.core import Board, Limit, PlayResult
 from othellolab.players.alphabeta import AlphaBetaPlayer
 from othellolab.players.base import Player
 from othellolab.players.options import Option, checked_options
@@ -67,19 +67,7 @@ class EndgamePlayer(Player):
                 time_left = None if limit.time is None else left
                 limit = dataclasses.replace(limit, time=time_left, max_time=left)
             return self._shallow(board, limit)
-        assert result.best_move is not None
-        return PlayResult(
-            result.best_move,
-            score=Score(float(result.score), exact=True),
-            info={
-                "score": result.score,
-                "nodes": result.nodes,
-                "seconds": result.seconds,
-                "depth": board.num_empties,
-                "pv": result.pv_names(board.size),
-                "solved": True,
-            },
-        )
+        return result.play_result(board)
 
     def _shallow(self, board: Board, limit: Limit) -> PlayResult:
         if self._fallback is None:

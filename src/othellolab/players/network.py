@@ -14,7 +14,7 @@ import numpy as np
 
 from othellolab.core import Board, ConfigError, Limit, PlayResult, Score
 from othellolab.core import kernels as _k
-from othellolab.nn.pretrained import DEFAULT_MODEL, resolve
+from othellolab.nn.pretrained import resolve
 from othellolab.players.base import Player, uniform_policy
 from othellolab.players.options import SEED, Option, checked_options, device_option
 
@@ -25,7 +25,7 @@ _CACHE = Option(int, 0, 1_000_000, help="positions remembered (0: no cache)")
 if TYPE_CHECKING:
     from othellolab.nn.inference import NetworkEvaluator
 
-__all__ = ["AlphaZeroPlayer", "PolicyPlayer", "ValuePlayer"]
+__all__ = ["AlphaZeroPlayer", "NetworkPlayer", "PolicyPlayer", "ValuePlayer"]
 
 
 def _evaluator(model: str | Path | None, device: str, cache_size: int) -> NetworkEvaluator:
@@ -42,7 +42,28 @@ def _score(ev_value: float, ev_score: float | None, size: int) -> Score:
     return Score(float(value), False, float(min(1.0, max(0.0, (ev_value + 1) / 2))))
 
 
-class PolicyPlayer(Player):
+class NetworkPlayer(Player):
+    """What the network players share: their model (loaded once; ``model_name`` is how the user
+    named it, never its path on this machine) and the check that a board fits it."""
+
+    def _load(self, model: str | None, device: str, cache_size: int) -> None:
+        self.evaluator = _evaluator(model, device, cache_size)
+        self.model = str(resolve(model))
+        self.model_name = Path(model).name if model else DEFAULT_MODEL
+
+    def _check(self, board: Board) -> None:
+        """A ``ConfigError`` when the network was trained for another board size."""
+        size = self.evaluator.config.size
+        if size != board.size:
+            raise ConfigError(
+                f"the model {self.model_name!r} plays {size}x{size} boards, "
+                f"not {board.size}x{board.size}",
+                where=f"player {self.name!r}",
+                option="model",
+            )
+
+
+class PolicyPlayer(NetworkPlayer):
     """Plays the policy head's choice among the legal moves: the most probable one
     (``temperature=0``), or one drawn from the policy sharpened or flattened by ``temperature``.
 
@@ -69,9 +90,7 @@ class PolicyPlayer(Player):
         device: str = "cpu",
         cache_size: int = 4096,
     ) -> None:
-        self.evaluator = _evaluator(model, device, cache_size)
-        self.model = str(resolve(model))
-        self.model_name = Path(model).name if model else DEFAULT_MODEL
+        self._load(model, device, cache_size)
         self.temperature = float(temperature)
         self.rng = np.random.default_rng(seed)
 
@@ -79,7 +98,7 @@ class PolicyPlayer(Player):
         actions = board.legal_actions()
         if not actions:
             raise ValueError(f"no legal move: the game is over\n{board}")
-        check_model_size(self, board)
+        self._check(board)
         ev = self.evaluator.evaluate_boards([board])
         priors = ev.priors[0]
         legal = np.asarray(actions)
@@ -97,7 +116,7 @@ class PolicyPlayer(Player):
         return PlayResult(move, policy=priors, score=score, info={"prior": float(priors[move])})
 
 
-class ValuePlayer(Player):
+class ValuePlayer(NetworkPlayer):
     """Plays the move whose resulting position the value head likes least for the opponent
     (one ply of search; finished games count at their exact result). Ties go to a seeded
     random choice."""
@@ -119,16 +138,14 @@ class ValuePlayer(Player):
         device: str = "cpu",
         cache_size: int = 4096,
     ) -> None:
-        self.evaluator = _evaluator(model, device, cache_size)
-        self.model = str(resolve(model))
-        self.model_name = Path(model).name if model else DEFAULT_MODEL
+        self._load(model, device, cache_size)
         self.rng = np.random.default_rng(seed)
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
         actions = board.legal_actions()
         if not actions:
             raise ValueError(f"no legal move: the game is over\n{board}")
-        check_model_size(self, board)
+        self._check(board)
         size = board.size
         p = np.full(len(actions), board.player, dtype=np.uint64)
         o = np.full(len(actions), board.opponent, dtype=np.uint64)
@@ -148,20 +165,7 @@ class ValuePlayer(Player):
         )
 
 
-def check_model_size(player: PolicyPlayer | ValuePlayer | AlphaZeroPlayer, board: Board) -> None:
-    """A ``ConfigError`` when the player's network was trained for another board size than
-    ``board``'s (named by the model's name, never by its path on this machine)."""
-    size = player.evaluator.config.size
-    if size != board.size:
-        raise ConfigError(
-            f"the model {player.model_name!r} plays {size}x{size} boards, "
-            f"not {board.size}x{board.size}",
-            where=f"player {player.name!r}",
-            option="model",
-        )
-
-
-class AlphaZeroPlayer(Player):
+class AlphaZeroPlayer(NetworkPlayer):
     """The network inside Monte Carlo tree search, as AlphaZero plays: PUCT selection with the
     policy head's priors, the value head's value at the leaves (exact results at the end of the
     game), ``sims`` simulations a move (a ``Limit`` overrides them), ``batch`` leaves per network
@@ -197,9 +201,7 @@ class AlphaZeroPlayer(Player):
     ) -> None:
         from othellolab.players.mcts import MCTSPlayer
 
-        self.evaluator = _evaluator(model, device, cache_size)
-        self.model = str(resolve(model))
-        self.model_name = Path(model).name if model else DEFAULT_MODEL
+        self._load(model, device, cache_size)
         self.search = MCTSPlayer(
             sims=sims,
             c=c,
@@ -214,5 +216,5 @@ class AlphaZeroPlayer(Player):
         self.search.reset()
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
-        check_model_size(self, board)
+        self._check(board)
         return self.search.choose(board, limit)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from othellolab.core import Board, Stop, square_name
+from othellolab.core import Board, PlayResult, Score, Stop, square_name
 from othellolab.core.jit import hot_kernel, prefetch
 from othellolab.core.kernels import _FULL, ONE, U64, ZERO, _flips, popcount
 from othellolab.players.search.evaluation import Evaluation, default_evaluation
@@ -375,6 +375,22 @@ class SolveResult:
     def pv_names(self, size: int = 8) -> list[str]:
         """The principal variation as square names (``pass`` for passes)."""
         return [square_name(a, size) for a in self.pv]
+
+    def play_result(self, board: Board) -> PlayResult:
+        """The solve as a player's answer in ``board``: the best move with its exact score."""
+        assert self.best_move is not None, "a finished game has no move to play"
+        return PlayResult(
+            self.best_move,
+            score=Score(float(self.score), exact=True),
+            info={
+                "score": self.score,
+                "depth": board.num_empties,
+                "nodes": self.nodes,
+                "seconds": self.seconds,
+                "pv": self.pv_names(board.size),
+                "solved": True,
+            },
+        )
 
 
 def solve(
