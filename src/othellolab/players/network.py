@@ -14,7 +14,7 @@ import numpy as np
 
 from othellolab.core import Board, ConfigError, Limit, PlayResult, Score
 from othellolab.core import kernels as _k
-from othellolab.nn.pretrained import resolve
+from othellolab.nn.pretrained import DEFAULT_MODEL, resolve
 from othellolab.players.base import Player, uniform_policy
 from othellolab.players.options import SEED, Option, checked_options, device_option
 

@@ -26,6 +26,7 @@ from othellolab.core.kernels import (
     _legal,
     popcount,
 )
+from othellolab.core.values import disc_score
 
 INF = 127
 """Larger than any score on any board size; a search returns a score in ``[-INF, INF]``."""
@@ -120,6 +121,9 @@ for _n in (4, 6, 8):
             _NOT_LAST[_n] |= np.uint64(1 << _sq)
 
 
+_disc_score = hot_kernel(inline="always")(disc_score)
+
+
 @hot_kernel(inline="always")
 def gen_moves(p: int, o: int, n: int) -> int:
     """Legal moves, with the 8x8 geometry as constants so that the shifts specialise."""
@@ -130,15 +134,12 @@ def gen_moves(p: int, o: int, n: int) -> int:
 
 @hot_kernel()
 def final_score(p: int, o: int, n: int) -> int:
-    """Final score of a finished position for the side to move, empties to the winner."""
+    """Final score of a finished position for the side to move, empties to the winner: the one
+    rule, ``core.values.disc_score``, compiled into the search's own kernels (Numba inlines a
+    kernel of another module only when told to)."""
     pc = popcount(p)
     oc = popcount(o)
-    diff = pc - oc
-    if diff > 0:
-        return diff + n * n - pc - oc
-    if diff < 0:
-        return diff - (n * n - pc - oc)
-    return 0
+    return _disc_score(pc, oc, n * n - pc - oc)
 
 
 @hot_kernel()
