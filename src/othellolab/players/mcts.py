@@ -30,7 +30,15 @@ from othellolab.players.base import Player
 from othellolab.players.evaluators import Evaluator, RandomRolloutEvaluator
 from othellolab.players.options import SEED, Option, checked_options
 
-__all__ = ["MCTS", "NODE_DTYPE", "MCTSPlayer", "SearchResult"]
+__all__ = [
+    "MCTS",
+    "NODE_DTYPE",
+    "Forest",
+    "MCTSPlayer",
+    "SearchResult",
+    "evaluate_leaves",
+    "root_summary",
+]
 
 _F32 = np.dtype(np.float32)
 
@@ -115,6 +123,22 @@ def _best_child(nodes: np.ndarray, node: int, c: float, use_prior: bool) -> int:
 
 
 @kernel
+def _descend(nodes: np.ndarray, root: int, forced: int, c: float, use_prior: bool) -> int:
+    """Walk from ``root`` to a leaf (an unexpanded or terminal node), adding a virtual loss to
+    every node on the way; the first step goes to child ``forced`` when it is >= 0."""
+    node = root
+    while True:
+        nodes[node].vl += 1
+        if nodes[node].terminal or nodes[node].first < 0:
+            return node
+        if forced >= 0:
+            node = forced
+            forced = -1
+        else:
+            node = _best_child(nodes, node, c, use_prior)
+
+
+@kernel
 def select_leaves(
     nodes: np.ndarray,
     root: int,
@@ -132,12 +156,7 @@ def select_leaves(
     """
     n_open = 0
     for b in range(leaves.shape[0]):
-        node = root
-        while True:
-            nodes[node].vl += 1
-            if nodes[node].terminal or nodes[node].first < 0:
-                break
-            node = _best_child(nodes, node, c, use_prior)
+        node = _descend(nodes, root, -1, c, use_prior)
         leaves[b] = node
         if not nodes[node].terminal:
             player[n_open] = nodes[node].p
@@ -173,6 +192,35 @@ def _expand(nodes: np.ndarray, meta: np.ndarray, leaf: int, prior: np.ndarray, s
 
 
 @kernel
+def _expand_backup_leaf(
+    nodes: np.ndarray,
+    meta: np.ndarray,
+    leaf: int,
+    priors: np.ndarray,
+    values: np.ndarray,
+    k: int,
+    size: int,
+) -> int:
+    """Expand ``leaf`` with row ``k`` of ``priors``/``values`` (unless it is terminal), back
+    its value up to the root removing the virtual losses; returns the next row to use."""
+    if nodes[leaf].terminal:
+        v = np.float64(nodes[leaf].tvalue)
+    else:
+        v = np.float64(values[k])
+        if nodes[leaf].first < 0:
+            _expand(nodes, meta, leaf, priors[k], size)
+        k += 1
+    node = leaf
+    while node >= 0:
+        nodes[node].vl -= 1
+        nodes[node].n += 1
+        nodes[node].w -= v
+        v = -v
+        node = nodes[node].parent
+    return k
+
+
+@kernel
 def expand_backup(
     nodes: np.ndarray,
     meta: np.ndarray,
@@ -189,21 +237,7 @@ def expand_backup(
     """
     k = 0
     for b in range(leaves.shape[0]):
-        leaf = leaves[b]
-        if nodes[leaf].terminal:
-            v = np.float64(nodes[leaf].tvalue)
-        else:
-            v = np.float64(values[k])
-            if nodes[leaf].first < 0:
-                _expand(nodes, meta, leaf, priors[k], size)
-            k += 1
-        node = leaf
-        while node >= 0:
-            nodes[node].vl -= 1
-            nodes[node].n += 1
-            nodes[node].w -= v
-            v = -v
-            node = nodes[node].parent
+        k = _expand_backup_leaf(nodes, meta, leaves[b], priors, values, k, size)
 
 
 @kernel
@@ -269,6 +303,204 @@ def _extract_subtree(nodes: np.ndarray, root: int, out: np.ndarray) -> int:
                 count += 1
         j += 1
     return count
+
+
+# ----------------------------------------------------------------------------------------------
+# A forest: many trees in one node array. Tree ``t`` owns the rows ``t*capacity`` up to
+# ``(t+1)*capacity``, root first, and counts its rows in ``counters[t]``; its node indices are
+# relative to its first row, so each tree is an ordinary tree for the kernels above.
+
+
+@kernel
+def select_forest(
+    nodes: np.ndarray,
+    capacity: int,
+    trees: np.ndarray,
+    counts: np.ndarray,
+    forced: np.ndarray,
+    leaves: np.ndarray,
+    player: np.ndarray,
+    opponent: np.ndarray,
+    n_open: np.ndarray,
+    c: float,
+    use_prior: bool,
+) -> int:
+    """``select_leaves`` in many trees at once: ``counts[i]`` descents in tree ``trees[i]``
+    (virtual loss inside the tree), the ``j``-th one starting with root child
+    ``forced[i, j]`` when that is >= 0. Leaves go to ``leaves[i, j]``; the positions of the
+    non-terminal ones to ``player``/``opponent``, tree after tree, ``n_open[i]`` of them for
+    tree ``i``. Returns how many positions there are in all."""
+    total = 0
+    for i in range(trees.shape[0]):
+        base = trees[i] * capacity
+        region = nodes[base : base + capacity]
+        opened = 0
+        for j in range(counts[i]):
+            leaf = _descend(region, 0, forced[i, j], c, use_prior)
+            leaves[i, j] = leaf
+            if not region[leaf].terminal:
+                player[total] = region[leaf].p
+                opponent[total] = region[leaf].o
+                total += 1
+                opened += 1
+        n_open[i] = opened
+    return total
+
+
+@kernel
+def expand_backup_forest(
+    nodes: np.ndarray,
+    capacity: int,
+    counters: np.ndarray,
+    trees: np.ndarray,
+    counts: np.ndarray,
+    leaves: np.ndarray,
+    priors: np.ndarray,
+    values: np.ndarray,
+    size: int,
+) -> None:
+    """``expand_backup`` in many trees at once, for the leaves ``select_forest`` listed (one
+    row of ``priors``/``values`` per non-terminal leaf, in its order)."""
+    k = 0
+    for i in range(trees.shape[0]):
+        t = trees[i]
+        region = nodes[t * capacity : (t + 1) * capacity]
+        meta = counters[t : t + 1]
+        for j in range(counts[i]):
+            k = _expand_backup_leaf(region, meta, leaves[i, j], priors, values, k, size)
+
+
+@kernel
+def plant_forest(
+    nodes: np.ndarray,
+    capacity: int,
+    counters: np.ndarray,
+    trees: np.ndarray,
+    player: np.ndarray,
+    opponent: np.ndarray,
+    size: int,
+) -> None:
+    """Give each tree ``trees[i]`` a fresh root, the position ``(player[i], opponent[i])``."""
+    for i in range(trees.shape[0]):
+        t = trees[i]
+        region = nodes[t * capacity : (t + 1) * capacity]
+        meta = counters[t : t + 1]
+        meta[0] = 0
+        _new_node(region, meta, player[i], opponent[i], -1, -1, 1.0, size)
+
+
+@kernel
+def advance_forest(
+    nodes: np.ndarray,
+    capacity: int,
+    counters: np.ndarray,
+    trees: np.ndarray,
+    actions: np.ndarray,
+    scratch: np.ndarray,
+    size: int,
+) -> None:
+    """Play ``actions[i]`` at the root of tree ``trees[i]``: the child's subtree becomes the
+    tree (moved to the front of its rows), or a fresh root when the root has no such child
+    yet. The action must be legal at the root."""
+    for i in range(trees.shape[0]):
+        t = trees[i]
+        region = nodes[t * capacity : (t + 1) * capacity]
+        meta = counters[t : t + 1]
+        a = actions[i]
+        child = -1
+        first = region[0].first
+        if first >= 0:
+            for j in range(first, first + region[0].nchild):
+                if region[j].action == a:
+                    child = j
+                    break
+        if child >= 0:
+            count = _extract_subtree(region, child, scratch)
+            for j in range(count):
+                _copy_node(region, j, scratch, j, scratch[j].parent)
+                region[j].first = scratch[j].first
+            meta[0] = count
+            region[0].action = -1
+            region[0].prior = 1.0
+        else:
+            p = region[0].p
+            o = region[0].o
+            if a == size * size:
+                np_, no_ = o, p
+            else:
+                f = _k.flip_mask(p, o, a, size)
+                np_ = o & ~f
+                no_ = p | f | (np.uint64(1) << np.uint64(a))
+            meta[0] = 0
+            _new_node(region, meta, np_, no_, -1, -1, 1.0, size)
+
+
+def evaluate_leaves(
+    evaluator: Evaluator,
+    player: np.ndarray,
+    opponent: np.ndarray,
+    n_open: int,
+    size: int,
+    *,
+    dedupe: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The evaluator's ``(priors, values)`` for the first ``n_open`` positions of the buffers,
+    float32 and C-contiguous, shapes checked (a ``ValueError`` names a wrong evaluator).
+    With ``dedupe`` a position listed several times is evaluated once."""
+    n_actions = size * size + 1
+    if n_open == 0:
+        return np.zeros((0, n_actions), dtype=_F32), np.zeros(0, dtype=_F32)
+    p = player if n_open == player.shape[0] else player[:n_open].copy()
+    o = opponent if n_open == opponent.shape[0] else opponent[:n_open].copy()
+    inverse = None
+    if dedupe and n_open > 1:
+        keys = np.empty((n_open, 2), dtype=np.uint64)
+        keys[:, 0], keys[:, 1] = p, o
+        unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+        if unique.shape[0] == n_open:
+            inverse = None
+        else:
+            p, o = np.ascontiguousarray(unique[:, 0]), np.ascontiguousarray(unique[:, 1])
+    priors, values = evaluator.evaluate(p, o, size)
+    n = p.shape[0]
+    if priors.dtype != _F32 or values.dtype != _F32 or not priors.flags.c_contiguous:
+        priors = np.ascontiguousarray(priors, dtype=_F32)
+        values = np.ascontiguousarray(values, dtype=_F32)
+    if priors.shape != (n, n_actions) or values.shape != (n,):
+        raise ValueError(
+            f"MCTS: {evaluator!r} returned priors of shape {priors.shape} and values of "
+            f"shape {values.shape} for {n} positions of size {size}; expected "
+            f"({n}, {n_actions}) and ({n},)"
+        )
+    if inverse is not None:
+        inverse = inverse.reshape(-1)
+        priors, values = priors[inverse], values[inverse]
+    return priors, values
+
+
+def root_summary(
+    nodes: np.ndarray, size: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """``(legal, visits, q, priors, value)`` at the root (row 0) of a tree, indexed by action,
+    from the side to move's view: ``q`` NaN where unvisited, ``value`` the visit-weighted
+    mean of the children's values (0 before any visit)."""
+    n_actions = size * size + 1
+    root = nodes[0]
+    first, k = int(root["first"]), int(root["nchild"])
+    children = nodes[first : first + k] if first >= 0 else nodes[:0]
+    actions = children["action"].astype(np.int64)
+    legal = np.zeros(n_actions, dtype=bool)
+    legal[actions] = True
+    visits = np.zeros(n_actions, dtype=np.int64)
+    visits[actions] = children["n"]
+    q = np.full(n_actions, np.nan)
+    seen = children["n"] > 0
+    q[actions[seen]] = children["w"][seen] / children["n"][seen]
+    priors = np.zeros(n_actions, dtype=np.float32)
+    priors[actions] = children["prior"]
+    total = int(children["n"].sum())
+    value = float(children["w"].sum() / total) if total else 0.0
+    return legal, visits, q, priors, value
 
 
 @dataclass(frozen=True)
@@ -407,24 +639,7 @@ class MCTS:
             )
         leaves, player, opponent = buffers
         n_open = select_leaves(self._nodes, 0, leaves, player, opponent, self.c, self.use_prior)
-        if n_open == count:
-            priors, values = self.evaluator.evaluate(player, opponent, self._size)
-        elif n_open:
-            priors, values = self.evaluator.evaluate(
-                player[:n_open].copy(), opponent[:n_open].copy(), self._size
-            )
-        else:
-            priors = np.zeros((0, self._size * self._size + 1), dtype=np.float32)
-            values = np.zeros(0, dtype=np.float32)
-        if priors.dtype != _F32 or values.dtype != _F32 or not priors.flags.c_contiguous:
-            priors = np.ascontiguousarray(priors, dtype=_F32)
-            values = np.ascontiguousarray(values, dtype=_F32)
-        if priors.shape != (n_open, self._size * self._size + 1) or values.shape != (n_open,):
-            raise ValueError(
-                f"MCTS: {self.evaluator!r} returned priors of shape {priors.shape} and values of "
-                f"shape {values.shape} for {n_open} positions of size {self._size}; expected "
-                f"({n_open}, {self._size * self._size + 1}) and ({n_open},)"
-            )
+        priors, values = evaluate_leaves(self.evaluator, player, opponent, n_open, self._size)
         expand_backup(self._nodes, self._meta, leaves, priors, values, self._size)
 
     def _add_noise(self) -> None:
@@ -481,22 +696,7 @@ class MCTS:
         return self._result(done, seconds, {"reused": reused, "reused_visits": reused_visits})
 
     def _result(self, simulations: int, seconds: float, info: dict[str, Any]) -> SearchResult:
-        n_actions = self._size * self._size + 1
-        root = self._nodes[0]
-        first, k = int(root["first"]), int(root["nchild"])
-        children = self._nodes[first : first + k]
-        actions = children["action"].astype(np.int64)
-        legal = np.zeros(n_actions, dtype=bool)
-        legal[actions] = True
-        visits = np.zeros(n_actions, dtype=np.int64)
-        visits[actions] = children["n"]
-        q = np.full(n_actions, np.nan)
-        seen = children["n"] > 0
-        q[actions[seen]] = children["w"][seen] / children["n"][seen]
-        priors = np.zeros(n_actions, dtype=np.float32)
-        priors[actions] = children["prior"]
-        total = int(children["n"].sum())
-        value = float(children["w"].sum() / total) if total else 0.0
+        legal, visits, q, priors, value = root_summary(self._nodes, self._size)
         return SearchResult(
             legal=legal,
             visits=visits,
@@ -508,6 +708,153 @@ class MCTS:
             seconds=seconds,
             info=info,
         )
+
+
+class Forest:
+    """Search trees for many positions in one node array, searched together: the batched form
+    of ``MCTS`` that self-play and batched grading use.
+
+    Tree ``t`` owns the rows ``t*capacity`` to ``(t+1)*capacity - 1`` of ``nodes``, its root
+    first; ``counters[t]`` counts its rows, and its node indices are relative to its first
+    row, so each tree is an ordinary ``MCTS`` tree walked by the same kernels. ``step``
+    selects up to ``counts[i]`` leaves in each tree ``trees[i]`` with one compiled call
+    (virtual loss inside a tree), scores all of them with one evaluator call and expands and
+    backs them up with one compiled call. The capacity doubles whenever a step could fill a
+    tree; ``advance`` moves a root to a child and keeps that subtree, packed.
+    """
+
+    def __init__(self, trees: int, size: int, *, capacity: int = 2048) -> None:
+        if not isinstance(trees, int) or trees < 1:
+            raise ValueError(f"Forest: trees must be a positive integer, got {trees!r}")
+        if size not in (4, 6, 8):
+            raise ValueError(f"Forest: size must be 4, 6 or 8, got {size!r}")
+        self.trees = trees
+        self.size = size
+        self.capacity = max(int(capacity), 2 * size * size)
+        self.nodes = np.zeros(trees * self.capacity, dtype=NODE_DTYPE)
+        self.counters = np.zeros(trees, dtype=np.int64)
+        self._scratch = np.zeros(self.capacity, dtype=NODE_DTYPE)
+
+    def tree(self, t: int) -> np.ndarray:
+        """The rows tree ``t`` uses (a read-only view; its root is row 0)."""
+        base = t * self.capacity
+        view = self.nodes[base : base + int(self.counters[t])]
+        view.flags.writeable = False
+        return view
+
+    def plant(self, trees: np.ndarray, player: np.ndarray, opponent: np.ndarray) -> None:
+        """Start each tree ``trees[i]`` afresh at the position ``(player[i], opponent[i])``."""
+        plant_forest(
+            self.nodes,
+            self.capacity,
+            self.counters,
+            np.ascontiguousarray(trees, dtype=np.int64),
+            np.ascontiguousarray(player, dtype=np.uint64),
+            np.ascontiguousarray(opponent, dtype=np.uint64),
+            self.size,
+        )
+
+    def advance(self, trees: np.ndarray, actions: np.ndarray) -> None:
+        """Play ``actions[i]`` (legal) at the root of tree ``trees[i]``, keeping the subtree
+        below it when the search has expanded it."""
+        advance_forest(
+            self.nodes,
+            self.capacity,
+            self.counters,
+            np.ascontiguousarray(trees, dtype=np.int64),
+            np.ascontiguousarray(actions, dtype=np.int64),
+            self._scratch,
+            self.size,
+        )
+
+    def root(self, t: int) -> np.void:
+        """The root node of tree ``t``."""
+        return self.nodes[t * self.capacity]
+
+    def root_children(self, t: int) -> np.ndarray:
+        """The rows of the root's children of tree ``t`` (a writable view: empty before the
+        root is expanded)."""
+        base = t * self.capacity
+        first = int(self.nodes[base]["first"])
+        if first < 0:
+            return self.nodes[base:base]
+        return self.nodes[base + first : base + first + int(self.nodes[base]["nchild"])]
+
+    def summary(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+        """``root_summary`` of tree ``t``: legal actions, visits, Q, priors and value."""
+        return root_summary(self.tree(t), self.size)
+
+    def _reserve(self, trees: np.ndarray, counts: np.ndarray) -> None:
+        need = int((self.counters[trees] + counts * (self.size * self.size)).max(initial=0))
+        if need <= self.capacity:
+            return
+        capacity = self.capacity
+        while capacity < need:
+            capacity *= 2
+        grown = np.zeros((self.trees, capacity), dtype=NODE_DTYPE)
+        grown[:, : self.capacity] = self.nodes.reshape(self.trees, self.capacity)
+        self.nodes = grown.reshape(-1)
+        self.capacity = capacity
+        self._scratch = np.zeros(capacity, dtype=NODE_DTYPE)
+
+    def step(
+        self,
+        evaluator: Evaluator,
+        trees: np.ndarray,
+        counts: np.ndarray,
+        *,
+        c: float,
+        use_prior: bool,
+        forced: np.ndarray | None = None,
+        dedupe: bool = True,
+    ) -> int:
+        """One batched step: ``counts[i]`` simulations in tree ``trees[i]`` (the ``j``-th
+        starting with root child row ``forced[i, j]`` when given and >= 0), their leaves
+        scored in one evaluator call (``dedupe``: each distinct position once), expanded and
+        backed up. Returns the number of positions evaluated."""
+        trees = np.ascontiguousarray(trees, dtype=np.int64)
+        counts = np.ascontiguousarray(counts, dtype=np.int64)
+        width = int(counts.max(initial=0))
+        if width == 0:
+            return 0
+        if forced is None:
+            forced = np.full((trees.shape[0], width), -1, dtype=np.int64)
+        else:
+            forced = np.ascontiguousarray(forced, dtype=np.int64)
+        self._reserve(trees, counts)
+        total = int(counts.sum())
+        leaves = np.empty((trees.shape[0], forced.shape[1]), dtype=np.int64)
+        player = np.empty(total, dtype=np.uint64)
+        opponent = np.empty(total, dtype=np.uint64)
+        n_open = np.empty(trees.shape[0], dtype=np.int64)
+        opened = select_forest(
+            self.nodes,
+            self.capacity,
+            trees,
+            counts,
+            forced,
+            leaves,
+            player,
+            opponent,
+            n_open,
+            float(c),
+            bool(use_prior),
+        )
+        priors, values = evaluate_leaves(
+            evaluator, player, opponent, opened, self.size, dedupe=dedupe
+        )
+        expand_backup_forest(
+            self.nodes,
+            self.capacity,
+            self.counters,
+            trees,
+            counts,
+            leaves,
+            priors,
+            values,
+            self.size,
+        )
+        return opened
 
 
 class MCTSPlayer(Player):
