@@ -1,14 +1,26 @@
-"""6x6 positions with every move solved exactly, to grade 6x6 policies the way ``exact4`` grades
-4x4 ones: the share of positions where the policy's move is optimal, and how many discs it
-gives away when it plays the rest of the game against a perfect opponent.
+"""6x6 positions solved exactly, to grade 6x6 policies the way ``exact4`` grades 4x4 ones: the
+share of positions where the policy's move is optimal (overall and by stage of the game), the
+discs it gives away, and how it does when it plays the rest of the game against perfect play.
 
-The shipped set (``data/solved6x6.obf``, built by ``examples/build_solved6x6.py``) holds 400
-positions taken from seeded random games, 8 to 20 squares empty, each with two or more legal
-moves, every move scored by the endgame solver (OBF lines, best move first).
+Two sets are shipped, both OBF lines (best move first, scores for the side to move):
+
+* ``data/solved6x6.obf`` (``SOLVED_6X6``, built by ``examples/build_solved6x6.py``): 400
+  positions from seeded random games, 8 to 20 squares empty, every move scored exactly.
+* ``data/graded6x6.obf`` (``GRADED_6X6``, built by ``examples/build_graded6x6.py``, resumably):
+  positions from varied games (a few random opening moves, then a per-game mix of alpha-beta
+  at depth 1 to 4, greedy and random moves) at every stage from 32 empty squares (the start)
+  down to 4, up to ``per_stage`` distinct positions (up to symmetry) per number of empties,
+  each with two or more legal moves. At most ``exact_empties`` (22) empties every move has its
+  exact score. Above that, an exact score of every move costs minutes, so the line lists only
+  the optimal moves with the exact best score, found by one exact solve of the position and a
+  null-window test of each move; a legal move a line does not list is worse than the best by
+  an unknown number of discs. So a line lists either every legal move (all scored) or exactly
+  the optimal ones.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,12 +29,24 @@ import numpy as np
 
 from othellolab.core import Board
 from othellolab.players.search.endgame import solve
+from othellolab.players.search.evaluation import named_evaluation
+from othellolab.players.search.midgame import search as midgame_search
 from othellolab.players.search.table import TranspositionTable
-from othellolab.records.obf import ObfEntry, read_obf
+from othellolab.records.obf import ObfEntry, format_obf_line, read_obf
 from othellolab.training.rl.tabular import check_count
 
 SOLVED_6X6 = Path(__file__).resolve().parent / "data" / "solved6x6.obf"
-"""The shipped set of solved 6x6 positions."""
+"""The shipped set of solved 6x6 positions (8 to 20 empties, every move scored)."""
+
+GRADED_6X6 = Path(__file__).resolve().parent / "data" / "graded6x6.obf"
+"""The shipped graded 6x6 set: every stage from 32 to 4 empties, optimal moves known."""
+
+EXACT_EMPTIES = 22
+"""Up to this many empty squares the graded set scores every move exactly."""
+
+STAGES = ((27, 32), (21, 26), (15, 20), (10, 14), (4, 9))
+"""Stages of a 6x6 game by empty squares (inclusive ranges), from the opening to the end:
+the grades are reported per stage as well as overall."""
 
 
 def move_scores(board: Board, table: TranspositionTable | None = None) -> list[tuple[int, int]]:
@@ -70,8 +94,165 @@ def build_solved_set(
             progress(made)
 
 
+def optimal_moves(board: Board, best: int, table: TranspositionTable | None = None) -> list[int]:
+    """The moves of ``board`` that keep its exact score ``best``, each found by a null-window
+    test around ``best`` (far cheaper than scoring the move exactly)."""
+    out = []
+    for a in board.legal_actions():
+        child = board.play(a)
+        if child.must_pass():
+            r = solve(child.play_pass(), alpha=best - 1, beta=best + 1, table=table, pv=False)
+            ok = r.score >= best
+        else:
+            r = solve(child, alpha=-best - 1, beta=-best + 1, table=table, pv=False)
+            ok = -r.score >= best
+        if ok:
+            out.append(a)
+    return out
+
+
+def solve_entry(
+    board: Board, table: TranspositionTable | None = None, *, exact_empties: int = EXACT_EMPTIES
+) -> ObfEntry:
+    """``board`` with its moves graded: every move scored when at most ``exact_empties``
+    squares are empty, else the optimal moves alone with the exact best score."""
+    if board.num_empties <= exact_empties:
+        return ObfEntry(board, tuple(move_scores(board, table)))
+    best = solve(board, table=table, pv=False).score
+    return ObfEntry(board, tuple((a, best) for a in optimal_moves(board, best, table)))
+
+
+def canonical_key(board: Board) -> tuple[int, int]:
+    """The smallest ``(player, opponent)`` over the 8 symmetries of ``board``: equal for
+    positions that differ by a rotation or reflection."""
+    return min((b.player, b.opponent) for b in board.symmetries())
+
+
+def varied_position(empties: int, rng: np.random.Generator) -> Board | None:
+    """A 6x6 position with ``empties`` empty squares from a game that looks like play: up to
+    six random opening moves, then each move by alpha-beta (depth 1 to 4, the hand-written
+    evaluation), the greedy rule or at random, in proportions drawn per game. ``None`` when
+    the game ends first, or the position has fewer than two moves."""
+    evaluation = named_evaluation("heuristic")
+    table = TranspositionTable(16)
+    weights = rng.random(3) * np.array([1.0, 0.4, 0.6])
+    weights /= weights.sum()
+    opening = int(rng.integers(0, min(6, 32 - empties) + 1))
+    board = Board(size=6)
+    ply = 0
+    while board.num_empties > empties:
+        if board.is_game_over():
+            return None
+        actions = board.legal_actions()
+        kind = 2 if ply < opening else int(rng.choice(3, p=weights))
+        if len(actions) == 1:
+            move = actions[0]
+        elif kind == 0:
+            depth = int(rng.integers(1, 5))
+            move = midgame_search(
+                board,
+                depth=depth,
+                evaluation=evaluation,
+                table=table,
+                seed=int(rng.integers(2**31)),
+            ).best_move
+        elif kind == 1:
+            flips = [len(board.flips(a)) for a in actions]
+            top = max(flips)
+            ties = [a for a, f in zip(actions, flips, strict=True) if f == top]
+            move = ties[int(rng.integers(len(ties)))]
+        else:
+            move = actions[int(rng.integers(len(actions)))]
+        board = board.play(move)
+        ply += 1
+    if board.is_game_over() or board.must_pass() or len(board.legal_actions()) < 2:
+        return None
+    return board
+
+
+def build_graded_set(
+    path: str | Path,
+    *,
+    per_stage: int = 100,
+    stages: tuple[int, int] = (4, 32),
+    seed: int = 0,
+    exact_empties: int = EXACT_EMPTIES,
+    attempts: int = 64,
+    progress: Callable[[ObfEntry], None] | None = None,
+) -> int:
+    """Build (or finish) a graded 6x6 set in ``path``: up to ``per_stage`` distinct positions
+    (up to symmetry) for each number of empties in ``stages`` (inclusive), from
+    ``varied_position`` games, each graded by ``solve_entry``. The stages take turns, one
+    position each, so that a set cut short is still spread over the game. Each position is
+    appended (and flushed) as soon as it is solved, so a killed build loses at most the one in
+    progress and a second call carries on where the file ends; a stage that yields no new
+    position in ``attempts`` games is left short (the first stages hold only a few distinct
+    positions). Returns the number of positions added."""
+    check_count(per_stage, "per_stage", where="graded 6x6 set")
+    lo, hi = stages
+    if not 1 <= lo <= hi <= 32:
+        raise ValueError(f"stages must be a range of empties within 1..32, got {stages}")
+    path = Path(path)
+    counts = dict.fromkeys(range(lo, hi + 1), 0)
+    seen: set[tuple[int, int]] = set()
+    if path.exists():
+        _drop_partial_line(path)
+        for entry in read_obf(path):
+            seen.add(canonical_key(entry.board))
+            if entry.board.num_empties in counts:
+                counts[entry.board.num_empties] += 1
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            "# Graded 6x6 positions (othellolab.training.rl.solved6): every legal move with its"
+            f" exact score up to {exact_empties} empties;\n# above, only the optimal moves, with"
+            " the exact best score.\n"
+        )
+    table = TranspositionTable(22)
+    exhausted: set[int] = set()
+    added = 0
+    with path.open("a", encoding="utf-8") as out:
+        for slot in range(per_stage):
+            for empties in range(lo, hi + 1):
+                if counts[empties] > slot or empties in exhausted:
+                    continue
+                board = None
+                for attempt in range(attempts):
+                    rng = np.random.default_rng([seed, empties, slot, attempt])
+                    found = varied_position(empties, rng)
+                    if found is not None and canonical_key(found) not in seen:
+                        board = found
+                        break
+                if board is None:
+                    exhausted.add(empties)
+                    continue
+                entry = solve_entry(board, table, exact_empties=exact_empties)
+                out.write(format_obf_line(entry) + "\n")
+                out.flush()
+                os.fsync(out.fileno())
+                seen.add(canonical_key(board))
+                counts[empties] += 1
+                added += 1
+                if progress is not None:
+                    progress(entry)
+    return added
+
+
+def _drop_partial_line(path: Path) -> None:
+    """Cut the unfinished last line (no newline yet) that a killed build may leave."""
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as f:
+            f.truncate(data.rfind(b"\n") + 1)
+
+
 def load_solved_set(path: Path = SOLVED_6X6) -> list[ObfEntry]:
     """The positions of a solved set (the shipped one by default)."""
+    return list(read_obf(path))
+
+
+def load_graded_set(path: Path = GRADED_6X6) -> list[ObfEntry]:
+    """The positions of the graded 6x6 set (the shipped one by default)."""
     return list(read_obf(path))
 
 
