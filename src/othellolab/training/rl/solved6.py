@@ -257,11 +257,28 @@ def load_graded_set(path: Path = GRADED_6X6) -> list[ObfEntry]:
 
 
 @dataclass(frozen=True)
+class StageGrade:
+    """The grade of a policy on the positions of one stage of the game: ``empties`` (the
+    inclusive range of empty squares), ``positions`` there, ``optimal_share`` of them where
+    its move keeps the exact score, and ``mean_loss`` (discs given away per move) over the
+    ``scored`` positions whose every move has an exact score (``nan`` if none)."""
+
+    empties: tuple[int, int]
+    positions: int
+    optimal_share: float
+    scored: int
+    mean_loss: float
+
+
+@dataclass(frozen=True)
 class PositionGrade:
     """A policy on a solved set: ``optimal_share`` of ``positions`` where its move keeps the exact
-    score, the discs it gives away per move (``mean_loss``), and, over the ``games`` played from
-    the first of them against a perfect opponent, the mean discs it ends below the positions'
-    exact values (``mean_game_loss``, 0 for perfect play) and the share it plays without loss."""
+    score, the discs it gives away per move (``mean_loss``, over the ``scored`` positions whose
+    every move has an exact score: all of ``SOLVED_6X6``, those with at most ``EXACT_EMPTIES``
+    empties in ``GRADED_6X6``), the same per stage (``stages``, see ``STAGES``), and, over the
+    ``games`` played from the first positions with at most ``game_empties`` empties against a
+    perfect opponent, the mean discs it ends below the positions' exact values
+    (``mean_game_loss``, 0 for perfect play) and the share it plays without loss."""
 
     optimal_share: float
     positions: int
@@ -269,6 +286,46 @@ class PositionGrade:
     games: int
     mean_game_loss: float
     perfect_games: float
+    scored: int = 0
+    stages: tuple[StageGrade, ...] = ()
+
+    def stage_table(self) -> str:
+        """The grade per stage as a markdown table."""
+        lines = [
+            "| empties | positions | optimal | mean loss (scored positions) |",
+            "|---|---|---|---|",
+        ]
+        for g in self.stages:
+            loss = "-" if g.scored == 0 else f"{g.mean_loss:.2f} ({g.scored})"
+            lines.append(
+                f"| {g.empties[0]}-{g.empties[1]} | {g.positions} | {g.optimal_share:.1%} | {loss} |"
+            )
+        loss = "-" if self.scored == 0 else f"{self.mean_loss:.2f} ({self.scored})"
+        lines.append(f"| all | {self.positions} | {self.optimal_share:.1%} | {loss} |")
+        return "\n".join(lines)
+
+
+def move_grades(
+    entries: list[ObfEntry], actions: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each entry and chosen action: ``(optimal, loss, scored)``: whether the move keeps
+    the exact score, the discs it gives away (valid where ``scored``: every move of the entry
+    has an exact score). A move that is not legal is a ``ValueError``."""
+    optimal = np.zeros(len(entries), dtype=bool)
+    loss = np.zeros(len(entries), dtype=np.int64)
+    scored = np.zeros(len(entries), dtype=bool)
+    for i, (e, a) in enumerate(zip(entries, np.asarray(actions, dtype=np.int64), strict=True)):
+        scores = e.scores()
+        legal = e.board.legal_actions()
+        a = int(a)
+        if a not in legal:
+            raise ValueError(f"the policy chose {a}, not a legal move of {e.board.obf()}")
+        best = int(e.best_score or 0)
+        scored[i] = len(scores) == len(legal)
+        if a in scores:
+            optimal[i] = scores[a] == best
+            loss[i] = best - scores[a]
+    return optimal, loss, scored
 
 
 def grade_positions(
@@ -276,26 +333,42 @@ def grade_positions(
     choose: Callable[[np.ndarray, np.ndarray], np.ndarray],
     *,
     games: int = 50,
+    game_empties: int = 20,
 ) -> PositionGrade:
     """Grade ``choose(player, opponent) -> actions`` (arrays of bitboards, one call for all the
-    positions) on ``entries``; then play it from the first ``games`` positions to the end
-    against the solver, which plays the lowest of its optimal moves."""
+    positions) on ``entries`` (lines that list every move, or only the optimal ones, see the
+    module's docstring); then play it to the end from the first ``games`` positions with at
+    most ``game_empties`` empty squares against the solver, which plays the lowest of its
+    optimal moves."""
     if not entries:
         raise ValueError("no positions to grade on")
     player = np.array([e.board.player for e in entries], dtype=np.uint64)
     opponent = np.array([e.board.opponent for e in entries], dtype=np.uint64)
     actions = np.asarray(choose(player, opponent), dtype=np.int64)
-    best = np.array([e.best_score for e in entries], dtype=np.int64)
-    got = []
-    for e, a in zip(entries, actions, strict=True):
-        scores = e.scores()
-        if int(a) not in scores:
-            raise ValueError(f"the policy chose {int(a)}, not a legal move of {e.board.obf()}")
-        got.append(scores[int(a)])
-    got_a = np.array(got)
+    if actions.shape != (len(entries),):
+        raise ValueError(
+            f"the policy returned {actions.shape} actions for {len(entries)} positions"
+        )
+    optimal, loss, scored = move_grades(entries, actions)
+    empties = np.array([e.board.num_empties for e in entries])
+    stages = []
+    for lo, hi in STAGES:
+        here = (empties >= lo) & (empties <= hi)
+        if here.any():
+            both = here & scored
+            stages.append(
+                StageGrade(
+                    (lo, hi),
+                    int(here.sum()),
+                    float(optimal[here].mean()),
+                    int(both.sum()),
+                    float(loss[both].mean()) if both.any() else float("nan"),
+                )
+            )
     table = TranspositionTable(20)
     losses = []
-    for e in entries[: min(games, len(entries))]:
+    starts = [e for e in entries if e.board.num_empties <= game_empties][: max(games, 0)]
+    for e in starts:
         board, agent = e.board, e.board.turn
         while not board.is_game_over():
             if board.must_pass():
@@ -313,10 +386,12 @@ def grade_positions(
         final = board.score() if board.turn == agent else -board.score()
         losses.append(int(e.best_score or 0) - final)
     return PositionGrade(
-        optimal_share=float((got_a == best).mean()),
+        optimal_share=float(optimal.mean()),
         positions=len(entries),
-        mean_loss=float((best - got_a).mean()),
+        mean_loss=float(loss[scored].mean()) if scored.any() else float("nan"),
         games=len(losses),
-        mean_game_loss=float(np.mean(losses)),
-        perfect_games=float(np.mean(np.array(losses) == 0)),
+        mean_game_loss=float(np.mean(losses)) if losses else float("nan"),
+        perfect_games=float(np.mean(np.array(losses) == 0)) if losses else float("nan"),
+        scored=int(scored.sum()),
+        stages=tuple(stages),
     )
