@@ -1,0 +1,129 @@
+"""The self-play engine's options in one frozen, validated dataclass.
+
+Every option is declared with its type and range (``players.options.Option``, the same checks
+as player options): a value off its range, of the wrong type or not finite raises a
+``ConfigError`` that names the option; ``from_dict`` also rejects unknown keys.
+
+>>> SelfPlayConfig(simulations=32, variant="gumbel").simulations
+32
+>>> SelfPlayConfig(leaves=0)
+Traceback (most recent call last):
+...
+othellolab.core.errors.ConfigError: self-play config: option leaves: must be a whole number in 1..256, got 0
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, ClassVar
+
+from othellolab.core import ConfigError
+from othellolab.players.options import SEED, Option
+
+__all__ = ["VARIANTS", "SelfPlayConfig"]
+
+VARIANTS = ("puct", "gumbel")
+"""Search variants: AlphaZero's PUCT with root noise and visit-count targets, or Gumbel
+AlphaZero's root (Gumbel top-k, sequential halving, improved-policy targets)."""
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """How self-play searches and plays (defaults in brackets).
+
+    Search: ``simulations`` per searched move [100] (with ``reuse``, visits kept from the
+    previous move count towards them), ``leaves`` per tree per batched step [8] (virtual loss
+    spreads them), ``c_puct`` [none: 1.5 with network priors, 1.0 (UCT) without], ``variant``
+    [puct] or gumbel, ``parallel`` games searched together [128]. PUCT only: Dirichlet
+    ``dirichlet_alpha`` [0.3; 0 turns noise off] mixed in with weight ``dirichlet_epsilon``
+    [0.25] at the root of each full search; moves drawn from visits^(1/``temperature``) [1.0]
+    for the first ``temperature_plies`` plies [10] of a game, the most visited after;
+    ``reuse`` the subtree of the move played [true]. Gumbel only: ``gumbel_actions`` sampled
+    at the root [16], the transform's ``gumbel_c_visit`` [50] and ``gumbel_c_scale`` [1.0].
+    Playout-cap randomisation: a share ``full_share`` [1.0: off] of moves gets the full
+    ``simulations`` (and noise), the rest ``fast_simulations`` [16]; only full searches give
+    policy targets. Resignation: a side resigns after ``resign_moves`` [2] consecutive moves
+    whose best root value is below ``resign_threshold`` [-0.9; -1 turns it off], except in a
+    share ``no_resign_share`` [0.1] of games, played out to count false resignations.
+    ``seed`` [none] seeds every random choice.
+    """
+
+    simulations: int = 100
+    leaves: int = 8
+    c_puct: float | None = None
+    variant: str = "puct"
+    parallel: int = 128
+    dirichlet_alpha: float = 0.3
+    dirichlet_epsilon: float = 0.25
+    temperature: float = 1.0
+    temperature_plies: int = 10
+    reuse: bool = True
+    gumbel_actions: int = 16
+    gumbel_c_visit: float = 50.0
+    gumbel_c_scale: float = 1.0
+    full_share: float = 1.0
+    fast_simulations: int = 16
+    resign_threshold: float = -0.9
+    resign_moves: int = 2
+    no_resign_share: float = 0.1
+    seed: int | None = None
+
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "simulations": Option(int, 1, 100_000, help="simulations per searched move"),
+        "leaves": Option(int, 1, 256, help="leaves per tree per batched step"),
+        "c_puct": Option(float, 0, 100, optional=True, help="exploration constant"),
+        "variant": Option(str, choices=VARIANTS, help="search variant"),
+        "parallel": Option(int, 1, 100_000, help="games played at once"),
+        "dirichlet_alpha": Option(float, 0, 100, help="root noise alpha (0: off)"),
+        "dirichlet_epsilon": Option(float, 0, 1, help="weight of the root noise"),
+        "temperature": Option(float, 0.01, 100, help="move sampling temperature"),
+        "temperature_plies": Option(int, 0, 1000, help="plies played by sampling"),
+        "reuse": Option(bool, help="keep the subtree of the move played"),
+        "gumbel_actions": Option(int, 1, 65, help="actions sampled at the root"),
+        "gumbel_c_visit": Option(float, 0, 1e6, help="c_visit of sigma"),
+        "gumbel_c_scale": Option(float, 0, 1e6, help="c_scale of sigma"),
+        "full_share": Option(float, 0, 1, help="share of moves with a full search"),
+        "fast_simulations": Option(int, 1, 100_000, help="simulations of a fast search"),
+        "resign_threshold": Option(float, -1, 1, help="resign below this value (-1: never)"),
+        "resign_moves": Option(int, 1, 1000, help="consecutive moves below the threshold"),
+        "no_resign_share": Option(float, 0, 1, help="share of games never resigned"),
+        "seed": SEED,
+    }
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            try:
+                value = self.OPTIONS[f.name].convert(getattr(self, f.name), f.name)
+            except ConfigError as e:
+                raise ConfigError(
+                    e.what, where="self-play config", option=e.option, allowed=e.allowed
+                ) from None
+            object.__setattr__(self, f.name, value)
+        if self.full_share < 1 and self.fast_simulations >= self.simulations:
+            raise ConfigError(
+                f"a fast search must have fewer simulations than a full one ({self.simulations})"
+                f", got {self.fast_simulations}",
+                where="self-play config",
+                option="fast_simulations",
+            )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, where: str = "self-play config") -> SelfPlayConfig:
+        """A config from a mapping (a TOML table), rejecting unknown keys."""
+        known = [f.name for f in fields(cls)]
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise ConfigError(
+                f"unknown key(s) {', '.join(map(str, unknown))}; known: {', '.join(known)}",
+                where=where,
+                option=str(unknown[0]),
+            )
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a plain mapping (``from_dict`` reads it back)."""
+        return asdict(self)
+
+    def simulations_for(self, full: bool) -> int:
+        """Simulations of a full or of a fast search."""
+        return self.simulations if full or self.full_share >= 1 else self.fast_simulations

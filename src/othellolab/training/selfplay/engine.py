@@ -1,0 +1,393 @@
+"""Batched self-play: hundreds of games advance together in one process, their search trees in
+one ``Forest``, every batched step of every tree scored by one evaluator call.
+
+``play_games(evaluator, games, size=..., config=...)`` plays ``games`` games, at most
+``config.parallel`` at a time (a slot whose game ends starts the next one), and returns a
+``SelfPlayRecords``: one row per searched position and one per game, as numpy arrays.
+
+A move with a single legal action (a forced pass included) is played at once, without a
+search, and gives no row. Every other move is searched (PUCT or Gumbel, full or fast under
+playout-cap randomisation, see ``SelfPlayConfig``) and gives a row: the position from the
+side to move, the policy target, the root value, and, once the game is over, its result and
+final disc difference from that side. A game that ends by resignation has the result of a
+loss for the side that resigned and no disc difference (``NO_SCORE``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from othellolab.core import BLACK
+from othellolab.core import kernels as _k
+from othellolab.players.evaluators import Evaluator
+from othellolab.training.selfplay.config import SelfPlayConfig
+from othellolab.training.selfplay.search import BatchSearch, SearchOutcome
+
+__all__ = ["NO_SCORE", "SelfPlay", "SelfPlayRecords", "play_games"]
+
+NO_SCORE = -128
+"""The disc difference of a position of a resigned game (the game was not played out)."""
+
+POSITION_FIELDS = (
+    "player",
+    "opponent",
+    "color",
+    "policy",
+    "value",
+    "result",
+    "score",
+    "game",
+    "ply",
+    "full_search",
+    "simulations",
+)
+GAME_FIELDS = (
+    "moves",
+    "length",
+    "black_result",
+    "black_score",
+    "resigned",
+    "resign_ply",
+    "no_resign",
+    "would_resign",
+    "would_resign_ply",
+    "false_resignation",
+)
+
+
+@dataclass(frozen=True)
+class SelfPlayRecords:
+    """Self-play games as arrays.
+
+    One row per searched position (``N`` rows): ``player``/``opponent`` (uint64 bitboards of
+    the side to move and of its opponent), ``color`` (int8, ``BLACK`` 0 or ``WHITE`` 1, the
+    side to move), ``policy`` (float32 ``(N, size*size+1)``: the visit distribution, or for
+    Gumbel the improved policy), ``value`` (float32: the root's search value), ``result``
+    (int8 +1/0/-1: the game's result for the side to move), ``score`` (int8: its final disc
+    difference, empties to the winner; ``NO_SCORE`` if the game was resigned), ``game``
+    (int32 index), ``ply`` (int16: moves played before it, passes included),
+    ``full_search`` (bool: the policy target comes from a full search; playout-cap
+    randomisation's fast searches give values only) and ``simulations`` (int32).
+
+    One row per game (``G`` rows): ``moves`` (int16 ``(G, max plies)``, actions with passes,
+    -1 after the end), ``length`` (int16 plies), ``black_result`` (int8) and ``black_score``
+    (int8, ``NO_SCORE`` if resigned) for Black, ``resigned`` (int8: the colour that resigned,
+    -1 none) at ``resign_ply`` (int16, -1), ``no_resign`` (bool: resignation was off in this
+    game), and, for those, ``would_resign`` (int8: the first colour that would have resigned,
+    -1 none) at ``would_resign_ply``, and ``false_resignation`` (bool: that side then did not
+    lose).
+    """
+
+    size: int
+    player: np.ndarray
+    opponent: np.ndarray
+    color: np.ndarray
+    policy: np.ndarray
+    value: np.ndarray
+    result: np.ndarray
+    score: np.ndarray
+    game: np.ndarray
+    ply: np.ndarray
+    full_search: np.ndarray
+    simulations: np.ndarray
+    moves: np.ndarray
+    length: np.ndarray
+    black_result: np.ndarray
+    black_score: np.ndarray
+    resigned: np.ndarray
+    resign_ply: np.ndarray
+    no_resign: np.ndarray
+    would_resign: np.ndarray
+    would_resign_ply: np.ndarray
+    false_resignation: np.ndarray
+    evaluations: int = 0
+    seconds: float = 0.0
+    info: dict[str, float] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return int(self.player.shape[0])
+
+    @property
+    def games(self) -> int:
+        """Number of games."""
+        return int(self.length.shape[0])
+
+    def position_arrays(self) -> dict[str, np.ndarray]:
+        """The per-position arrays by name (for a shard)."""
+        return {name: getattr(self, name) for name in POSITION_FIELDS}
+
+    def game_arrays(self) -> dict[str, np.ndarray]:
+        """The per-game arrays by name."""
+        return {name: getattr(self, name) for name in GAME_FIELDS}
+
+    def false_resignation_rate(self) -> float | None:
+        """Among the games played out with resignation off in which a side would have
+        resigned, the share in which that side did not lose (``None`` if there were none)."""
+        would = self.no_resign & (self.would_resign >= 0)
+        return float(self.false_resignation[would].mean()) if would.any() else None
+
+
+@dataclass
+class _Game:
+    """A game under way in a slot."""
+
+    index: int
+    player: int
+    opponent: int
+    color: int
+    no_resign: bool
+    moves: list[int] = field(default_factory=list)
+    rows: list[tuple[int, int, int, np.ndarray, float, int, bool, int]] = field(
+        default_factory=list
+    )
+    low: list[int] = field(default_factory=lambda: [0, 0])
+    would_resign: int = -1
+    would_resign_ply: int = -1
+
+
+class SelfPlay:
+    """Plays self-play games with one evaluator on one board size (see ``play_games``)."""
+
+    def __init__(
+        self, evaluator: Evaluator, *, size: int = 8, config: SelfPlayConfig | None = None
+    ) -> None:
+        if size not in (4, 6, 8):
+            raise ValueError(f"self-play: size must be 4, 6 or 8, got {size!r}")
+        self.evaluator = evaluator
+        self.size = size
+        self.config = config or SelfPlayConfig()
+
+    def play(self, games: int, *, progress: Callable[[int], None] | None = None) -> SelfPlayRecords:
+        """Play ``games`` games; ``progress(finished)`` is called after each game ends."""
+        if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+            raise ValueError(f"self-play: games must be a positive integer, got {games!r}")
+        t0 = time.perf_counter()
+        cfg = self.config
+        size = self.size
+        rng = np.random.default_rng(cfg.seed)
+        slots = min(cfg.parallel, games)
+        search = BatchSearch(self.evaluator, size, slots, cfg, rng)
+        running: list[_Game | None] = [None] * slots
+        finished: list[_Game] = []
+        final: dict[int, tuple[int, int, int, int]] = {}
+        started = 0
+        full_flags = np.zeros(slots, dtype=bool)
+        start_p, start_o = _k.start_position(size)
+
+        def new_game(slot: int) -> None:
+            nonlocal started
+            if started >= games:
+                running[slot] = None
+                return
+            game = _Game(
+                started, int(start_p), int(start_o), BLACK, rng.random() < cfg.no_resign_share
+            )
+            started += 1
+            running[slot] = game
+            search.forest.plant(
+                np.array([slot]),
+                np.array([game.player], np.uint64),
+                np.array([game.opponent], np.uint64),
+            )
+            advance(slot)
+
+        def end_game(slot: int, resigned: int) -> None:
+            game = running[slot]
+            assert game is not None
+            if resigned >= 0:
+                black_result = -1 if resigned == BLACK else 1
+                black_score = NO_SCORE
+            else:
+                s = int(_k.final_score(game.player, game.opponent, size))
+                black_score = s if game.color == BLACK else -s
+                black_result = (black_score > 0) - (black_score < 0)
+            final[game.index] = (
+                black_result,
+                black_score,
+                resigned,
+                len(game.moves) if resigned >= 0 else -1,
+            )
+            finished.append(game)
+            if progress is not None:
+                progress(len(finished))
+            new_game(slot)
+
+        def play_move(slot: int, action: int) -> None:
+            game = running[slot]
+            assert game is not None
+            if cfg.reuse and cfg.variant == "puct":
+                search.forest.advance(np.array([slot]), np.array([action]))
+            p, o = game.player, game.opponent
+            if action == size * size:
+                game.player, game.opponent = o, p
+            else:
+                np_, no_ = _k.play(p, o, action, size)
+                game.player, game.opponent = int(np_), int(no_)
+            game.color ^= 1
+            game.moves.append(action)
+            if not (cfg.reuse and cfg.variant == "puct"):
+                search.forest.plant(
+                    np.array([slot]),
+                    np.array([game.player], np.uint64),
+                    np.array([game.opponent], np.uint64),
+                )
+
+        def advance(slot: int) -> None:
+            """Play forced moves until a position needs a search (then start it) or the game
+            ends (then start the next game in the slot)."""
+            while True:
+                game = running[slot]
+                if game is None:
+                    return
+                legal = _k.legal_mask(game.player, game.opponent, size)
+                if legal == 0:
+                    if _k.legal_mask(game.opponent, game.player, size) == 0:
+                        end_game(slot, -1)
+                        continue
+                    play_move(slot, size * size)
+                    continue
+                if _k.popcount(legal) == 1:
+                    play_move(slot, _k.lowest_square(legal))
+                    continue
+                full = cfg.full_share >= 1 or rng.random() < cfg.full_share
+                full_flags[slot] = full
+                search.start(slot, cfg.simulations_for(full), noise=full)
+                return
+
+        def finish_search(slot: int, out: SearchOutcome) -> None:
+            game = running[slot]
+            assert game is not None
+            ply = len(game.moves)
+            game.rows.append(
+                (
+                    game.player,
+                    game.opponent,
+                    game.color,
+                    out.target,
+                    out.value,
+                    ply,
+                    bool(full_flags[slot]),
+                    out.simulations,
+                )
+            )
+            if cfg.resign_threshold > -1:
+                if max(out.value, out.best_value) < cfg.resign_threshold:
+                    game.low[game.color] += 1
+                else:
+                    game.low[game.color] = 0
+                if game.low[game.color] >= cfg.resign_moves:
+                    if not game.no_resign:
+                        end_game(slot, game.color)
+                        return
+                    if game.would_resign < 0:
+                        game.would_resign, game.would_resign_ply = game.color, ply
+            play_move(slot, out.move)
+            advance(slot)
+
+        for slot in range(slots):
+            new_game(slot)
+        while search.active():
+            for slot in search.step():
+                game = running[slot]
+                assert game is not None
+                sample = cfg.variant == "puct" and len(game.moves) < cfg.temperature_plies
+                out = search.outcome(int(slot), temperature=cfg.temperature if sample else 0.0)
+                finish_search(int(slot), out)
+        seconds = time.perf_counter() - t0
+        return _records(finished, final, size, search.evaluations, seconds)
+
+
+def _records(
+    finished: list[_Game],
+    final: dict[int, tuple[int, int, int, int]],
+    size: int,
+    evaluations: int,
+    seconds: float,
+) -> SelfPlayRecords:
+    games = sorted(finished, key=lambda g: g.index)
+    rows = [(g, r) for g in games for r in g.rows]
+    n = len(rows)
+    n_actions = size * size + 1
+    policy = np.zeros((n, n_actions), dtype=np.float32)
+    player = np.zeros(n, dtype=np.uint64)
+    opponent = np.zeros(n, dtype=np.uint64)
+    color = np.zeros(n, dtype=np.int8)
+    value = np.zeros(n, dtype=np.float32)
+    result = np.zeros(n, dtype=np.int8)
+    score = np.zeros(n, dtype=np.int8)
+    game_index = np.zeros(n, dtype=np.int32)
+    ply = np.zeros(n, dtype=np.int16)
+    full = np.zeros(n, dtype=bool)
+    sims = np.zeros(n, dtype=np.int32)
+    for i, (g, (p, o, c, target, v, k, f, s)) in enumerate(rows):
+        black_result, black_score, _, _ = final[g.index]
+        sign = 1 if c == BLACK else -1
+        player[i], opponent[i], color[i], policy[i], value[i] = p, o, c, target, v
+        result[i] = sign * black_result
+        score[i] = NO_SCORE if black_score == NO_SCORE else sign * black_score
+        game_index[i], ply[i], full[i], sims[i] = g.index, k, f, s
+    longest = max((len(g.moves) for g in games), default=0)
+    moves = np.full((len(games), max(longest, 1)), -1, dtype=np.int16)
+    for j, g in enumerate(games):
+        moves[j, : len(g.moves)] = g.moves
+    black_result = np.array([final[g.index][0] for g in games], dtype=np.int8)
+    black_score = np.array([final[g.index][1] for g in games], dtype=np.int8)
+    resigned = np.array([final[g.index][2] for g in games], dtype=np.int8)
+    would = np.array([g.would_resign for g in games], dtype=np.int8)
+    lost = np.array(
+        [
+            g.would_resign >= 0 and final[g.index][0] == (-1 if g.would_resign == BLACK else 1)
+            for g in games
+        ],
+        dtype=bool,
+    )
+    return SelfPlayRecords(
+        size=size,
+        player=player,
+        opponent=opponent,
+        color=color,
+        policy=policy,
+        value=value,
+        result=result,
+        score=score,
+        game=game_index,
+        ply=ply,
+        full_search=full,
+        simulations=sims,
+        moves=moves,
+        length=np.array([len(g.moves) for g in games], dtype=np.int16),
+        black_result=black_result,
+        black_score=black_score,
+        resigned=resigned,
+        resign_ply=np.array([final[g.index][3] for g in games], dtype=np.int16),
+        no_resign=np.array([g.no_resign for g in games], dtype=bool),
+        would_resign=would,
+        would_resign_ply=np.array([g.would_resign_ply for g in games], dtype=np.int16),
+        false_resignation=(would >= 0) & ~lost,
+        evaluations=evaluations,
+        seconds=seconds,
+        info={"positions_per_second": n / seconds if seconds > 0 else float("inf")},
+    )
+
+
+def play_games(
+    evaluator: Evaluator,
+    games: int,
+    *,
+    size: int = 8,
+    config: SelfPlayConfig | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> SelfPlayRecords:
+    """Play ``games`` self-play games with ``evaluator`` on ``size`` x ``size`` (at most
+    ``config.parallel`` at once) and return their records.
+
+    >>> from othellolab.players import UniformEvaluator
+    >>> records = play_games(UniformEvaluator(), 4, size=4, config=SelfPlayConfig(simulations=8, seed=1))
+    >>> records.games, len(records) > 0, records.policy.shape[1]
+    (4, True, 17)
+    """
+    return SelfPlay(evaluator, size=size, config=config).play(games, progress=progress)

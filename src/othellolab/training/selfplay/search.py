@@ -1,0 +1,336 @@
+"""Many MCTS searches at once over one ``players.mcts.Forest``, one per slot, with the search
+variants of ``SelfPlayConfig``: PUCT (AlphaZero) and Gumbel AlphaZero's root.
+
+Each ``step`` advances every search under way by one batched step: a root not yet evaluated
+gets its evaluation; a PUCT search descends up to ``leaves`` times; a Gumbel search descends
+once per action its sequential-halving phase still owes a visit (up to ``leaves``), each
+descent forced through that root action and PUCT below. All those leaves, of all trees, go
+to the evaluator in one call. ``search_positions`` searches a list of positions this way (for
+grading); the self-play engine drives the same object move after move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from othellolab.core import kernels as _k
+from othellolab.players.evaluators import Evaluator
+from othellolab.players.gumbel import (
+    completed_q,
+    gumbel_top_k,
+    halving_phases,
+    improved_policy,
+    log_priors,
+    sigma,
+)
+from othellolab.players.mcts import C_PUCT, C_UCT, Forest
+from othellolab.training.selfplay.config import SelfPlayConfig
+
+__all__ = ["BatchSearch", "SearchOutcome", "search_positions"]
+
+IDLE, ROOT, RUN, DONE = 0, 1, 2, 3
+"""Slot states: no search; root awaiting its evaluation; searching; search finished."""
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """A finished search, from the side to move at its root: the policy ``target`` over the
+    actions (visit shares for PUCT, the improved policy for Gumbel), the root ``value``
+    (visit-weighted mean of the children's values), the ``best_value`` (the best child's Q),
+    the ``move`` chosen, ``visits`` per action, and the ``simulations`` run (new ones, the
+    root's own evaluation not counted)."""
+
+    target: np.ndarray
+    value: float
+    best_value: float
+    move: int
+    visits: np.ndarray
+    simulations: int
+
+
+@dataclass
+class _GumbelRoot:
+    """Sequential halving under way at one root: the root's children ``rows`` and their
+    ``logits`` and Gumbel noise ``g``, the network's value ``raw_value`` at the root, the
+    ``phases`` and the ``considered`` actions (indices into ``rows``, best first), and the
+    ``queue`` of child rows the current phase still visits (from ``pos``)."""
+
+    rows: np.ndarray
+    actions: np.ndarray
+    priors: np.ndarray
+    logits: np.ndarray
+    g: np.ndarray
+    raw_value: float
+    phases: list[tuple[int, int]]
+    phase: int
+    considered: np.ndarray
+    queue: np.ndarray
+    pos: int = 0
+
+
+class BatchSearch:
+    """Searches in the trees of one forest (one per slot), advanced together by ``step``.
+
+    The caller sets each slot's root (``forest.plant`` or ``forest.advance``), calls ``start``,
+    then ``step`` until the slot is finished, then reads ``outcome``."""
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        size: int,
+        slots: int,
+        config: SelfPlayConfig,
+        rng: np.random.Generator,
+        *,
+        capacity: int | None = None,
+    ) -> None:
+        if not isinstance(evaluator, Evaluator):
+            raise TypeError(f"{evaluator!r} is not an Evaluator (needs evaluate, has_priors)")
+        self.evaluator = evaluator
+        self.size = size
+        self.config = config
+        self.rng = rng
+        self.use_prior = bool(evaluator.has_priors)
+        self.c = (
+            config.c_puct if config.c_puct is not None else (C_PUCT if self.use_prior else C_UCT)
+        )
+        if capacity is None:
+            capacity = max(1024, int(2 ** np.ceil(np.log2(6 * config.simulations + 64))))
+        self.forest = Forest(slots, size, capacity=capacity)
+        self.gumbel = config.variant == "gumbel"
+        self.state = np.zeros(slots, dtype=np.int8)
+        self.budget = np.zeros(slots, dtype=np.int64)
+        self.done = np.zeros(slots, dtype=np.int64)
+        self.noise = np.zeros(slots, dtype=bool)
+        self.sample_gumbel = np.ones(slots, dtype=bool)
+        self.roots: list[_GumbelRoot | None] = [None] * slots
+        self.evaluations = 0
+        """Positions evaluated so far (after merging repeats within a step)."""
+
+    # ------------------------------------------------------------------------------------------
+
+    def start(self, slot: int, simulations: int, *, noise: bool, sample: bool = True) -> None:
+        """Begin a search of ``simulations`` at the root of ``slot`` (two or more legal
+        actions); ``noise``: Dirichlet noise at the root (PUCT), ``sample``: Gumbel noise in
+        the root's sampling (off, the top actions by prior are taken, as for evaluation)."""
+        self.budget[slot] = simulations
+        self.done[slot] = 0
+        self.noise[slot] = noise
+        self.sample_gumbel[slot] = sample
+        self.roots[slot] = None
+        if int(self.forest.root(slot)["first"]) < 0:
+            self.state[slot] = ROOT
+        else:
+            self._prepare(slot)
+
+    def _prepare(self, slot: int) -> None:
+        """The root is expanded: set the search's budget and root noise, or its halving."""
+        self.state[slot] = RUN
+        children = self.forest.root_children(slot)
+        if not self.gumbel:
+            kept = int(children["n"].sum())
+            self.budget[slot] = max(int(self.budget[slot]) - kept, 1)
+            alpha = self.config.dirichlet_alpha
+            if self.noise[slot] and alpha > 0 and len(children) > 1:
+                eps = self.config.dirichlet_epsilon
+                noise = self.rng.dirichlet(np.full(len(children), alpha))
+                children["prior"] = (1 - eps) * children["prior"] + eps * noise
+            return
+        root = self.forest.root(slot)
+        first = int(root["first"])
+        own = int(root["n"]) - int(children["n"].sum())
+        raw = (-float(root["w"]) - float(children["w"].sum())) / own if own > 0 else 0.0
+        priors = children["prior"].astype(np.float64)
+        logits = log_priors(priors)
+        m = min(self.config.gumbel_actions, len(children))
+        if self.sample_gumbel[slot]:
+            chosen, g = gumbel_top_k(logits, m, self.rng)
+        else:
+            g = np.zeros(len(children))
+            chosen = np.argsort(-logits, kind="stable")[:m]
+        phases = halving_phases(len(chosen), int(self.budget[slot]))
+        state = _GumbelRoot(
+            rows=first + np.arange(len(children), dtype=np.int64),
+            actions=children["action"].astype(np.int64),
+            priors=priors,
+            logits=logits,
+            g=g,
+            raw_value=raw,
+            phases=phases,
+            phase=0,
+            considered=chosen,
+            queue=np.zeros(0, dtype=np.int64),
+        )
+        self.roots[slot] = state
+        self._fill_queue(state)
+
+    def _fill_queue(self, root: _GumbelRoot) -> None:
+        kept, visits = root.phases[root.phase]
+        root.considered = root.considered[:kept]
+        rows = root.rows[root.considered]
+        root.queue = np.tile(rows, -(-visits // len(rows)))[:visits]
+        root.pos = 0
+
+    def _scores(self, slot: int, root: _GumbelRoot) -> np.ndarray:
+        """``g + logits + sigma(completed Q)`` of the root's children."""
+        children = self.forest.root_children(slot)
+        n = children["n"].astype(np.int64)
+        q = np.where(n > 0, children["w"] / np.maximum(n, 1), np.nan)
+        done = completed_q(q, n, root.priors, root.raw_value)
+        cfg = self.config
+        return (
+            root.g
+            + root.logits
+            + sigma(done, n, c_visit=cfg.gumbel_c_visit, c_scale=cfg.gumbel_c_scale)
+        )
+
+    # ------------------------------------------------------------------------------------------
+
+    def active(self) -> bool:
+        """Whether a search is under way."""
+        return bool(((self.state == ROOT) | (self.state == RUN)).any())
+
+    def step(self) -> np.ndarray:
+        """One batched step of every search under way; returns the slots that finished."""
+        slots = np.flatnonzero((self.state == ROOT) | (self.state == RUN))
+        if slots.size == 0:
+            return slots
+        leaves = self.config.leaves
+        rooting = self.state[slots] == ROOT
+        counts = np.where(rooting, 1, np.minimum(leaves, self.budget[slots] - self.done[slots]))
+        forced = None
+        if self.gumbel:
+            forced = np.full((slots.size, leaves), -1, dtype=np.int64)
+            for i, s in enumerate(slots):
+                root = self.roots[s]
+                if root is None:
+                    continue
+                take = root.queue[root.pos : root.pos + leaves]
+                counts[i] = take.size
+                forced[i, : take.size] = take
+        self.evaluations += self.forest.step(
+            self.evaluator, slots, counts, c=self.c, use_prior=self.use_prior, forced=forced
+        )
+        finished = []
+        for i, s in enumerate(slots):
+            if rooting[i]:
+                self._prepare(s)
+                continue
+            self.done[s] += counts[i]
+            root = self.roots[s]
+            if root is None:
+                if self.done[s] >= self.budget[s]:
+                    self.state[s] = DONE
+                    finished.append(s)
+                continue
+            root.pos += int(counts[i])
+            if root.pos < root.queue.size:
+                continue
+            root.phase += 1
+            if root.phase == len(root.phases):
+                self.state[s] = DONE
+                finished.append(s)
+                continue
+            score = self._scores(s, root)
+            root.considered = root.considered[np.argsort(-score[root.considered], kind="stable")]
+            self._fill_queue(root)
+        return np.asarray(finished, dtype=np.int64)
+
+    def outcome(self, slot: int, *, temperature: float = 0.0) -> SearchOutcome:
+        """The finished search of ``slot`` (which then goes idle). PUCT plays the most visited
+        action (ties: the higher Q), or draws one from visits^(1/``temperature``) when it is
+        > 0; Gumbel plays the best of the most visited actions by ``g + logits + sigma``."""
+        legal, visits, q, _, value = self.forest.summary(slot)
+        n_actions = self.size * self.size + 1
+        target = np.zeros(n_actions, dtype=np.float32)
+        best_value = float(np.nanmax(q)) if np.isfinite(q).any() else value
+        root = self.roots[slot]
+        if root is None:
+            total = visits.sum()
+            target[:] = visits / total if total else legal / legal.sum()
+            if temperature > 0:
+                w = (visits / visits.max()) ** (1.0 / temperature)
+                move = int(self.rng.choice(n_actions, p=w / w.sum()))
+            else:
+                order = np.lexsort((-np.nan_to_num(q, nan=-np.inf), -np.where(legal, visits, -1)))
+                move = int(order[0])
+        else:
+            children = self.forest.root_children(slot)
+            n = children["n"].astype(np.int64)
+            cq = np.where(n > 0, children["w"] / np.maximum(n, 1), np.nan)
+            cfg = self.config
+            target[root.actions] = improved_policy(
+                root.logits,
+                cq,
+                n,
+                root.priors,
+                root.raw_value,
+                c_visit=cfg.gumbel_c_visit,
+                c_scale=cfg.gumbel_c_scale,
+            )
+            score = np.where(n == n.max(), self._scores(slot, root), -np.inf)
+            move = int(root.actions[int(np.argmax(score))])
+        self.state[slot] = IDLE
+        return SearchOutcome(target, value, best_value, move, visits, int(self.done[slot]))
+
+
+def search_positions(
+    evaluator: Evaluator,
+    player: np.ndarray,
+    opponent: np.ndarray,
+    size: int,
+    config: SelfPlayConfig | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Search each position ``(player[i], opponent[i])`` with ``config.simulations`` (no root
+    noise; Gumbel takes the top actions by prior, without Gumbel noise), ``config.parallel``
+    at a time: returns ``(moves, targets, values)``. A position with one legal action gets it
+    without a search (target one-hot, value 0); a finished game is an error."""
+    config = config or SelfPlayConfig()
+    player = np.ascontiguousarray(player, dtype=np.uint64)
+    opponent = np.ascontiguousarray(opponent, dtype=np.uint64)
+    n = player.shape[0]
+    n_actions = size * size + 1
+    moves = np.full(n, -1, dtype=np.int64)
+    targets = np.zeros((n, n_actions), dtype=np.float32)
+    values = np.zeros(n, dtype=np.float32)
+    todo = []
+    legal = _k.legal_mask_batch(player, opponent, size)
+    for i in range(n):
+        count = _k.popcount(legal[i])
+        if count == 0:
+            if _k.legal_mask(opponent[i], player[i], size) == 0:
+                raise ValueError(f"position {i} is a finished game: nothing to search")
+            moves[i] = size * size
+        elif count == 1:
+            moves[i] = _k.lowest_square(legal[i])
+        else:
+            todo.append(i)
+            continue
+        targets[i, moves[i]] = 1.0
+    if not todo:
+        return moves, targets, values
+    slots = min(config.parallel, len(todo))
+    search = BatchSearch(evaluator, size, slots, config, np.random.default_rng(config.seed))
+    owner = np.full(slots, -1, dtype=np.int64)
+    queue = list(reversed(todo))
+
+    def fill(slot: int) -> None:
+        if queue:
+            i = queue.pop()
+            owner[slot] = i
+            search.forest.plant(np.array([slot]), player[i : i + 1], opponent[i : i + 1])
+            search.start(slot, config.simulations, noise=False, sample=False)
+        else:
+            owner[slot] = -1
+
+    for slot in range(slots):
+        fill(slot)
+    while search.active():
+        for slot in search.step():
+            out = search.outcome(int(slot))
+            i = owner[slot]
+            moves[i], targets[i], values[i] = out.move, out.target, out.value
+            fill(int(slot))
+    return moves, targets, values
