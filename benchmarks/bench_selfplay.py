@@ -1,0 +1,172 @@
+"""Self-play throughput: the batched engine against the tutorial's loop, in the same run.
+
+The baseline is the loop of the classic AlphaZero tutorials: one game at a time, a Python
+tree of node objects, a new tree for every move, and one network call per simulation (a batch
+of one position). The engine (``training.selfplay``) plays ``--parallel`` games at once, its
+trees in one node array, every batched step of every tree scored by one network call, the
+subtree of the move played kept. Both use the same network (untrained, ``--model``), the same
+evaluator (``nn.inference.NetworkEvaluator``, no cache), PUCT with c = 1.5, Dirichlet noise,
+moves drawn from the visits for the first 10 plies, no resignation, and count the same
+positions: moves searched (a move with one legal action is played without a search, by both).
+Everything runs on one core (torch and Numba single-threaded).
+
+Run ``python benchmarks/bench_selfplay.py --write docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from bench_core import machine, write_section
+
+from othellolab import Board
+from othellolab.nn.config import model_config
+from othellolab.nn.inference import NetworkEvaluator
+from othellolab.nn.models import build_model
+from othellolab.training.selfplay import SelfPlayConfig, play_games
+
+C_PUCT = 1.5
+
+
+class _Node:
+    """A node of the tutorial's tree: a position, its prior, its children once expanded."""
+
+    __slots__ = ("board", "children", "n", "prior", "w")
+
+    def __init__(self, board: Board, prior: float) -> None:
+        self.board = board
+        self.prior = prior
+        self.children: list[tuple[int, _Node]] | None = None
+        self.n = 0
+        self.w = 0.0
+
+    def evaluate(self, net: NetworkEvaluator) -> float:
+        """One simulation through this node; returns its value for the side to move here."""
+        board = self.board
+        if board.is_game_over():
+            s = board.score()
+            value = float((s > 0) - (s < 0))
+        elif self.children is None:
+            priors, values = net.evaluate(
+                np.array([board.player], np.uint64),
+                np.array([board.opponent], np.uint64),
+                board.size,
+            )
+            value = float(values[0])
+            self.children = [
+                (a, _Node(board.play(a), float(priors[0, a]))) for a in board.legal_actions()
+            ]
+        else:
+            scale = math.sqrt(self.n)
+            best, child = -math.inf, self.children[0][1]
+            for _, c in self.children:
+                q = -c.w / c.n if c.n else 0.0
+                u = q + C_PUCT * c.prior * scale / (1 + c.n)
+                if u > best:
+                    best, child = u, c
+            value = -child.evaluate(net)
+        self.n += 1
+        self.w += value
+        return value
+
+
+def tutorial_games(
+    net: NetworkEvaluator, size: int, sims: int, games: int, rng: np.random.Generator
+) -> int:
+    """Play ``games`` games the tutorial's way; returns the positions searched."""
+    positions = 0
+    for _ in range(games):
+        board = Board(size=size)
+        ply = 0
+        while not board.is_game_over():
+            actions = board.legal_actions()
+            if len(actions) == 1:
+                board = board.play(actions[0])
+                ply += 1
+                continue
+            root = _Node(board, 1.0)
+            root.evaluate(net)
+            assert root.children is not None
+            noise = rng.dirichlet(np.full(len(root.children), 0.3))
+            for (_, c), x in zip(root.children, noise, strict=True):
+                c.prior = 0.75 * c.prior + 0.25 * x
+            for _ in range(sims):
+                root.evaluate(net)
+            visits = np.array([c.n for _, c in root.children], dtype=np.float64)
+            if ply < 10:
+                k = int(rng.choice(len(visits), p=visits / visits.sum()))
+            else:
+                k = int(np.argmax(visits))
+            board = board.play(root.children[k][0])
+            positions += 1
+            ply += 1
+    return positions
+
+
+def measure(
+    size: int, sims: int, model: str, games: int, parallel: int, base_games: int
+) -> tuple[str, str, str]:
+    torch.manual_seed(0)
+    net = NetworkEvaluator(build_model(model_config(model, size=size)), cache_size=0)
+    rng = np.random.default_rng(0)
+    tutorial_games(net, size, 2, 1, rng)  # warm up
+    t0 = time.perf_counter()
+    base_positions = tutorial_games(net, size, sims, base_games, rng)
+    base_rate = base_positions / (time.perf_counter() - t0)
+    config = SelfPlayConfig(
+        simulations=sims, parallel=parallel, resign_threshold=-1.0, seed=0, c_puct=C_PUCT
+    )
+    play_games(net, 2, size=size, config=SelfPlayConfig(simulations=4, seed=1))  # warm up
+    t0 = time.perf_counter()
+    records = play_games(net, games, size=size, config=config)
+    seconds = time.perf_counter() - t0
+    rate = len(records) / seconds
+    return (
+        f"self-play {size}x{size}, {sims} simulations, {model}, {parallel} games at once",
+        f"{rate:,.0f} positions/s ({len(records)} positions, {records.evaluations / seconds:,.0f} "
+        f"network evaluations/s)",
+        f"{rate / base_rate:.1f}x the tutorial's loop ({base_rate:,.1f} positions/s over "
+        f"{base_positions} positions)",
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--write", type=Path, help="write the figures to this markdown file")
+    parser.add_argument("--quick", action="store_true", help="smaller workloads (smoke test)")
+    parser.add_argument("--model", default="resnet-b4c32", help="network preset")
+    parser.add_argument("--parallel", type=int, default=128, help="games at once")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    rows = []
+    for size in (6, 8):
+        for sims in (32, 100):
+            games = 16 if args.quick else args.parallel
+            base_games = 1 if args.quick or size == 8 else 2
+            rows.append(measure(size, sims, args.model, games, args.parallel, base_games))
+            print(rows[-1], flush=True)
+    table = "\n".join(
+        [
+            "| benchmark | figure | ratio to a baseline in the same run |",
+            "|---|---|---|",
+            *[f"| {a} | {b} | {c} |" for a, b, c in rows],
+        ]
+    )
+    print(table)
+    if args.write:
+        stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        header = (
+            "## Self-play (benchmarks/bench_selfplay.py)\n\n"
+            f"Measured {stamp} on {machine()}, one core (torch and Numba single-threaded).\n\n"
+        )
+        write_section(args.write, "selfplay", header + table + "\n")
+
+
+if __name__ == "__main__":
+    main()
