@@ -18,6 +18,7 @@ from othellolab.players import (
     make_player,
 )
 from othellolab.players.evaluators import legal_priors
+from othellolab.players.mcts import Forest
 from othellolab.records.wthor import read_wtb
 from othellolab.testing import check_player, random_game
 
@@ -286,3 +287,135 @@ def test_time_limit() -> None:
         MCTS(RandomRolloutEvaluator(seed=0)).search(
             next(b for b in random_game(4, seed=0) if b.is_game_over())
         )
+
+
+# ----------------------------------------------------------------------------------------------
+# The forest: many trees in one node array, on the same kernels.
+
+
+class _HashEvaluator:
+    """Deterministic network-like evaluator: priors and values from a hash of the position."""
+
+    has_priors = True
+
+    def evaluate(self, player, opponent, size):  # type: ignore[no-untyped-def]
+        priors = legal_priors(player, opponent, size)
+        h = (player * np.uint64(0x9E3779B97F4A7C15)) ^ (opponent * np.uint64(0xBF58476D1CE4E5B9))
+        bumps = (
+            (h[:, None] >> np.arange(priors.shape[1], dtype=np.uint64) % np.uint64(61))
+            & np.uint64(7)
+        ).astype(np.float32)
+        priors = priors * (1 + bumps)
+        total = priors.sum(axis=1, keepdims=True)
+        priors = np.where(total > 0, priors / np.where(total > 0, total, 1), 0).astype(np.float32)
+        values = ((h >> np.uint64(40)).astype(np.float64) / 2**24 * 2 - 1).astype(np.float32)
+        return priors, values
+
+
+def _forest_search(forest: Forest, trees: np.ndarray, sims: int, batch: int, evaluator) -> None:
+    """What ``MCTS.search`` does, in every tree at once: the root first, then batches."""
+    forest.step(evaluator, trees, np.ones(len(trees), dtype=np.int64), c=1.5, use_prior=True)
+    done = 1
+    while done < sims:
+        step = min(batch, sims - done)
+        forest.step(evaluator, trees, np.full(len(trees), step), c=1.5, use_prior=True)
+        done += step
+
+
+@pytest.mark.parametrize("batch", [1, 8])
+def test_forest_trees_search_like_single_trees(batch: int) -> None:
+    boards = [Board(size=6), Board.from_transcript("f5d6c3", size=8)]
+    boards += [list(random_game(8, seed=s))[10] for s in range(3)]
+    evaluator = _HashEvaluator()
+    forests = {size: [b for b in boards if b.size == size] for size in (6, 8)}
+    for size, group in forests.items():
+        forest = Forest(len(group), size, capacity=128)  # small: it must grow
+        trees = np.arange(len(group))
+        forest.plant(
+            trees,
+            np.array([b.player for b in group], np.uint64),
+            np.array([b.opponent for b in group], np.uint64),
+        )
+        _forest_search(forest, trees, 300, batch, evaluator)
+        assert forest.capacity > 128
+        for t, board in enumerate(group):
+            single = MCTS(evaluator, c=1.5, batch=batch).search(board, simulations=300)
+            legal, visits, q, priors, value = forest.summary(t)
+            assert visits.tolist() == single.visits.tolist()
+            assert np.allclose(q, single.q, equal_nan=True) and value == pytest.approx(single.value)
+            assert np.array_equal(priors, single.priors) and np.array_equal(legal, single.legal)
+            assert not forest.tree(t)["vl"].any()
+
+
+def _check_tree(nodes: np.ndarray, size: int) -> None:
+    """Every node's children are its positions after each legal action, parents point back."""
+    reached = {0}
+    for i, nd in enumerate(nodes):
+        if nd["first"] < 0:
+            continue
+        board = Board.from_bitboards(int(nd["p"]), int(nd["o"]), size=size)
+        kids = nodes[nd["first"] : nd["first"] + nd["nchild"]]
+        assert kids["parent"].tolist() == [i] * len(kids)
+        assert sorted(kids["action"].tolist()) == board.legal_actions()
+        for kid in kids:
+            after = board.play(int(kid["action"]))
+            assert (int(kid["p"]), int(kid["o"])) == (after.player, after.opponent)
+        reached.update(range(nd["first"], nd["first"] + nd["nchild"]))
+        assert nd["n"] == 1 + kids["n"].sum() or nd["n"] == kids["n"].sum()
+    assert reached == set(range(len(nodes)))
+
+
+def test_forest_advance_keeps_the_subtree() -> None:
+    board = Board.from_transcript("f5d6", size=8)
+    forest = Forest(2, 8, capacity=256)
+    trees = np.arange(2)
+    forest.plant(trees, np.full(2, board.player, np.uint64), np.full(2, board.opponent, np.uint64))
+    _forest_search(forest, trees, 200, 4, _HashEvaluator())
+    _, visits, _, _, _ = forest.summary(0)
+    move = int(np.argmax(visits))
+    forest.advance(np.array([0]), np.array([move]))
+    child = board.play(move)
+    root = forest.root(0)
+    assert (int(root["p"]), int(root["o"])) == (child.player, child.opponent)
+    assert root["n"] == visits[move] and root["parent"] == -1
+    _check_tree(forest.tree(0), 8)
+    _check_tree(forest.tree(1), 8)  # the other tree is untouched
+    assert forest.summary(1)[1].tolist() == visits.tolist()
+    # A root never expanded: the move makes a fresh root.
+    fresh = Forest(1, 6)
+    start = Board(size=6)
+    fresh.plant(
+        np.array([0]), np.array([start.player], np.uint64), np.array([start.opponent], np.uint64)
+    )
+    fresh.advance(np.array([0]), np.array([start.legal_actions()[0]]))
+    after = start.play(start.legal_actions()[0])
+    assert fresh.counters[0] == 1
+    assert (int(fresh.root(0)["p"]), int(fresh.root(0)["o"])) == (after.player, after.opponent)
+
+
+def test_forest_dedupes_the_positions_it_evaluates() -> None:
+    class Counting(_HashEvaluator):
+        def __init__(self) -> None:
+            self.sizes: list[int] = []
+
+        def evaluate(self, player, opponent, size):  # type: ignore[no-untyped-def]
+            self.sizes.append(len(player))
+            assert len({(int(p), int(o)) for p, o in zip(player, opponent, strict=True)}) == len(
+                player
+            )
+            return super().evaluate(player, opponent, size)
+
+    counting = Counting()
+    forest = Forest(16, 6)
+    trees = np.arange(16)
+    start = Board(size=6)
+    forest.plant(
+        trees, np.full(16, start.player, np.uint64), np.full(16, start.opponent, np.uint64)
+    )
+    assert forest.step(counting, trees, np.ones(16), c=1.5, use_prior=True) == 16
+    assert counting.sizes == [1]  # sixteen roots, one position
+    plain = Forest(16, 6)
+    plain.plant(trees, np.full(16, start.player, np.uint64), np.full(16, start.opponent, np.uint64))
+    plain.step(_HashEvaluator(), trees, np.ones(16), c=1.5, use_prior=True, dedupe=False)
+    for t in range(16):
+        assert plain.summary(t)[3].tolist() == forest.summary(t)[3].tolist()

@@ -3,13 +3,28 @@ perfect policy from a naive one. Also: positions encoded as the envs show them."
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
 from othellolab.core import Board
 from othellolab.envs.common import action_mask, observation_planes
+from othellolab.players.search import TranspositionTable
+from othellolab.records.obf import ObfEntry
 from othellolab.training.rl.observe import env_observations
-from othellolab.training.rl.solved6 import grade_positions, load_solved_set, move_scores
+from othellolab.training.rl.solved6 import (
+    EXACT_EMPTIES,
+    STAGES,
+    build_graded_set,
+    canonical_key,
+    grade_positions,
+    load_graded_set,
+    load_solved_set,
+    move_scores,
+    optimal_moves,
+    solve_entry,
+)
 
 
 @pytest.fixture(scope="module")
@@ -70,3 +85,80 @@ def test_env_observations_match_the_env(entries) -> None:
             obs["observation"][i], observation_planes(b, b.turn, legal_plane=True)
         )
         assert np.array_equal(obs["action_mask"][i], action_mask(b, b.turn))
+
+
+# ----------------------------------------------------------------------------------------------
+# The graded set: every stage of the game, optimal moves by null-window tests above 22 empties.
+
+
+@pytest.fixture(scope="module")
+def graded():
+    return load_graded_set()
+
+
+def test_graded_set_is_well_formed(graded) -> None:
+    assert len(graded) >= 250
+    empties = Counter(e.board.num_empties for e in graded)
+    assert set(empties) == set(range(4, 33))  # every stage, from the start to 4 empties
+    assert len({canonical_key(e.board) for e in graded}) == len(graded)  # distinct up to symmetry
+    for e in graded:
+        legal = e.board.legal_actions()
+        assert e.board.size == 6 and len(legal) >= 2 and not e.board.must_pass()
+        listed = [a for a, _ in e.moves]
+        assert len(set(listed)) == len(listed) and set(listed) <= set(legal)
+        assert e.moves[0][1] == max(s for _, s in e.moves)
+        if e.board.num_empties <= EXACT_EMPTIES:
+            assert sorted(listed) == legal  # every move scored
+        elif len(listed) < len(legal):
+            assert {s for _, s in e.moves} == {e.best_score}  # only the optimal moves
+
+
+def test_graded_set_agrees_with_the_solver(graded) -> None:
+    table = TranspositionTable(20)
+    cheap = [e for e in graded if e.board.num_empties <= 12][::10][:12]
+    for e in cheap:
+        assert list(e.moves) == move_scores(e.board, table), e.board.obf()
+        # The null-window tests find the same optimal moves as the exact scores.
+        optimal = sorted(a for a, s in e.moves if s == e.best_score)
+        assert optimal_moves(e.board, e.best_score, table) == optimal
+    above = next(e for e in graded if e.board.num_empties == EXACT_EMPTIES + 1)
+    assert solve_entry(above.board, table) == ObfEntry(above.board, above.moves, None)
+
+
+def test_graded_set_builds_resumably(tmp_path) -> None:
+    whole = tmp_path / "whole.obf"
+    assert build_graded_set(whole, per_stage=2, stages=(4, 7), seed=3) == 8
+    cut = tmp_path / "cut.obf"
+    assert build_graded_set(cut, per_stage=1, stages=(4, 7), seed=3) == 4
+    text = cut.read_text()
+    cut.write_text(text[: -len(text.splitlines()[-1]) // 2 - 1])  # killed while writing a line
+    assert build_graded_set(cut, per_stage=2, stages=(4, 7), seed=3) == 5
+    lines = lambda p: sorted(x for x in p.read_text().splitlines() if not x.startswith("#"))  # noqa: E731
+    assert lines(cut) == lines(whole)
+    assert build_graded_set(cut, per_stage=2, stages=(4, 7), seed=3) == 0  # nothing left to do
+
+
+def test_grades_by_stage(graded) -> None:
+    best = {(e.board.player, e.board.opponent): e.best_move for e in graded}
+
+    def solver(player, opponent):
+        return np.array([best[(int(p), int(o))] for p, o in zip(player, opponent, strict=True)])
+
+    perfect = grade_positions(graded, solver, games=0)
+    assert perfect.optimal_share == 1.0 and perfect.mean_loss == 0.0
+    assert [s.empties for s in perfect.stages] == list(STAGES)
+    assert sum(s.positions for s in perfect.stages) == len(graded)
+    # Every position up to 22 empties is scored; above, those whose moves are all optimal.
+    assert perfect.scored >= sum(e.board.num_empties <= EXACT_EMPTIES for e in graded)
+
+    def first(player, opponent):
+        return np.array(
+            [
+                Board.from_bitboards(int(p), int(o), size=6).legal_actions()[0]
+                for p, o in zip(player, opponent, strict=True)
+            ]
+        )
+
+    naive = grade_positions(graded, first, games=0)
+    assert naive.optimal_share < 0.7 and naive.mean_loss > 0
+    assert "| all |" in naive.stage_table()

@@ -1,0 +1,236 @@
+"""The self-play engine: records that replay to the positions and results they claim, the
+temperature schedule, playout-cap randomisation, resignation and its false-resignation count,
+seeds, and the config's checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from othellolab.core import BLACK, WHITE, Board, ConfigError
+from othellolab.players import RandomRolloutEvaluator, UniformEvaluator
+from othellolab.players.evaluators import legal_priors
+from othellolab.training.rl.exact4 import Solution4
+from othellolab.training.selfplay import NO_SCORE, SelfPlayConfig, SelfPlayRecords, play_games
+
+
+def replay_check(records: SelfPlayRecords) -> None:
+    """Each game's moves replay legally; its rows are the positions with a choice, in order,
+    seen from the side to move, with the game's result from that side."""
+    size = records.size
+    for g in range(records.games):
+        moves = records.moves[g, : records.length[g]].tolist()
+        assert (records.moves[g, records.length[g] :] == -1).all()
+        rows = np.flatnonzero(records.game == g)
+        board = Board(size=size)
+        expected = []
+        for ply, move in enumerate(moves):
+            if len(board.legal_actions()) > 1:
+                expected.append((board.player, board.opponent, board.turn, ply))
+            board = board.play(move)
+        if records.resigned[g] >= 0:  # the position searched before resigning is a row too
+            expected.append((board.player, board.opponent, board.turn, len(moves)))
+        got = [
+            (
+                int(records.player[i]),
+                int(records.opponent[i]),
+                int(records.color[i]),
+                int(records.ply[i]),
+            )
+            for i in rows
+        ]
+        assert got == expected
+        if records.resigned[g] >= 0:
+            loser = int(records.resigned[g])
+            assert records.black_result[g] == (-1 if loser == BLACK else 1)
+            assert records.black_score[g] == NO_SCORE and (records.score[rows] == NO_SCORE).all()
+            assert records.resign_ply[g] == len(moves) and not board.is_game_over()
+        else:
+            assert board.is_game_over()
+            black = board.score() if board.turn == BLACK else -board.score()
+            assert records.black_score[g] == black and records.black_result[g] == np.sign(black)
+            sign = np.where(records.color[rows] == BLACK, 1, -1)
+            assert (records.score[rows] == sign * black).all()
+        sign = np.where(records.color[rows] == BLACK, 1, -1)
+        assert (records.result[rows] == sign * records.black_result[g]).all()
+    legal = np.array(
+        [
+            Board.from_bitboards(int(p), int(o), size=size).legal_action_mask()
+            for p, o in zip(records.player, records.opponent, strict=True)
+        ]
+    )
+    assert np.allclose(records.policy.sum(axis=1), 1.0, atol=1e-5)
+    assert not records.policy[~legal].any()
+    assert (np.abs(records.value) <= 1).all()
+
+
+@pytest.mark.parametrize("variant", ["puct", "gumbel"])
+@pytest.mark.parametrize("size", [4, 6, 8])
+def test_records_replay_to_their_positions_and_results(variant: str, size: int) -> None:
+    config = SelfPlayConfig(
+        simulations=12, leaves=4, parallel=5, variant=variant, seed=size, resign_threshold=-0.95
+    )
+    records = play_games(RandomRolloutEvaluator(seed=1), 7, size=size, config=config)
+    assert records.games == 7 and sorted(set(records.game.tolist())) == list(range(7))
+    assert records.full_search.all() and records.evaluations > 0
+    replay_check(records)
+
+
+def test_seeds_reproduce() -> None:
+    def run(seed: int) -> SelfPlayRecords:
+        config = SelfPlayConfig(simulations=10, parallel=3, seed=seed)
+        return play_games(UniformEvaluator(), 4, size=6, config=config)
+
+    a, b, c = run(1), run(1), run(2)
+    assert a.moves.tolist() == b.moves.tolist() and np.array_equal(a.policy, b.policy)
+    assert a.moves.tolist() != c.moves.tolist()
+
+
+def test_temperature_schedule() -> None:
+    """With a deterministic evaluator and no noise, games differ only by the sampled plies."""
+    base = dict(simulations=16, parallel=6, dirichlet_alpha=0.0, resign_threshold=-1.0, seed=3)
+    greedy = play_games(
+        UniformEvaluator(), 6, size=6, config=SelfPlayConfig(**base, temperature_plies=0)
+    )
+    assert len({tuple(m) for m in greedy.moves.tolist()}) == 1
+    sampled = play_games(
+        UniformEvaluator(), 6, size=6, config=SelfPlayConfig(**base, temperature_plies=4)
+    )
+    assert len({tuple(m[:4]) for m in sampled.moves.tolist()}) > 1
+    # After the sampled plies, the move is the most visited one.
+    for i in np.flatnonzero(sampled.ply >= 4):
+        g, ply = sampled.game[i], sampled.ply[i]
+        move = sampled.moves[g, ply]
+        assert sampled.policy[i, move] == sampled.policy[i].max()
+
+
+@pytest.mark.parametrize("variant", ["puct", "gumbel"])
+def test_playout_cap_randomisation(variant: str) -> None:
+    config = SelfPlayConfig(
+        simulations=24,
+        fast_simulations=6,
+        full_share=0.3,
+        parallel=4,
+        reuse=False,
+        variant=variant,
+        resign_threshold=-1.0,
+        seed=0,
+    )
+    records = play_games(UniformEvaluator(), 6, size=6, config=config)
+    full = records.full_search
+    assert 0.1 < full.mean() < 0.5
+    assert (records.simulations[full] == 24).all() and (records.simulations[~full] == 6).all()
+    replay_check(records)
+
+
+class Confident:
+    """Every position is a near-certain win for its side to move: every searching side sees
+    only losing moves (child values -0.99), so everyone would resign."""
+
+    has_priors = True
+
+    def evaluate(self, player, opponent, size):  # type: ignore[no-untyped-def]
+        return legal_priors(player, opponent, size), np.full(len(player), 0.99, np.float32)
+
+
+def test_resignation_and_false_resignations() -> None:
+    base = dict(simulations=8, parallel=4, resign_threshold=-0.9, resign_moves=2, seed=0)
+    resigning = play_games(
+        Confident(), 5, size=6, config=SelfPlayConfig(**base, no_resign_share=0.0)
+    )
+    assert (resigning.resigned == BLACK).all() and (resigning.black_result == -1).all()
+    # Black searches at plies 0 and 2 (each 6x6 opening move has a choice): it resigns at 2.
+    assert (resigning.resign_ply == 2).all() and (resigning.length == 2).all()
+    replay_check(resigning)
+    played = play_games(Confident(), 5, size=6, config=SelfPlayConfig(**base, no_resign_share=1.0))
+    assert played.no_resign.all() and (played.resigned == -1).all()
+    assert (played.would_resign == BLACK).all() and (played.would_resign_ply == 2).all()
+    assert played.false_resignation.tolist() == (played.black_result >= 0).tolist()
+    assert played.false_resignation_rate() == pytest.approx(np.mean(played.black_result >= 0))
+    replay_check(played)
+    never = play_games(
+        Confident(), 3, size=6, config=SelfPlayConfig(**{**base, "resign_threshold": -1.0})
+    )
+    assert (never.resigned == -1).all() and (never.would_resign == -1).all()
+    assert never.false_resignation_rate() is None
+
+
+def test_perfect_evaluator_plays_4x4_perfectly() -> None:
+    """With exact values and no exploration, self-play follows perfect play: White wins."""
+    solution = Solution4.build()
+
+    class Exact:
+        has_priors = False
+
+        def evaluate(self, player, opponent, size):  # type: ignore[no-untyped-def]
+            values = np.sign(solution.values[solution.index(player, opponent)]).astype(np.float32)
+            return legal_priors(player, opponent, size), values
+
+    config = SelfPlayConfig(
+        simulations=40, dirichlet_alpha=0.0, temperature_plies=0, resign_threshold=-1.0, seed=0
+    )
+    for variant in ("puct", "gumbel"):
+        records = play_games(
+            Exact(), 3, size=4, config=SelfPlayConfig(**{**config.to_dict(), "variant": variant})
+        )
+        assert (records.black_result == -1).all(), variant
+        # Each searched move keeps the exact result (a win stays a win, a loss cannot improve).
+        for p, o, move in zip(
+            records.player, records.opponent, records.moves[records.game, records.ply], strict=True
+        ):
+            board = Board.from_bitboards(int(p), int(o), size=4)
+            best = max(
+                np.sign(-solution.value_of(board.play(a)))
+                if not board.play(a).must_pass()
+                else np.sign(solution.value_of(board.play(a).play_pass()))
+                for a in board.legal_actions()
+            )
+            after = board.play(int(move))
+            got = (
+                np.sign(solution.value_of(after.play_pass()))
+                if after.must_pass()
+                else np.sign(-solution.value_of(after))
+            )
+            assert got == best
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("simulations", 0),
+        ("leaves", 1000),
+        ("c_puct", float("inf")),
+        ("variant", "mcts"),
+        ("parallel", 0),
+        ("dirichlet_alpha", -0.1),
+        ("dirichlet_epsilon", 1.5),
+        ("temperature", 0.0),
+        ("temperature_plies", -1),
+        ("reuse", "yes"),
+        ("gumbel_actions", 0),
+        ("gumbel_c_visit", float("nan")),
+        ("gumbel_c_scale", -1.0),
+        ("full_share", 2.0),
+        ("fast_simulations", 0),
+        ("resign_threshold", -2.0),
+        ("resign_moves", 0),
+        ("no_resign_share", -0.5),
+        ("seed", 1.5),
+    ],
+)
+def test_every_option_is_checked(option: str, value: object) -> None:
+    with pytest.raises(ConfigError, match=f"option {option}:") as info:
+        SelfPlayConfig(**{option: value})
+    assert info.value.option == option
+
+
+def test_config_round_trip_and_unknown_keys() -> None:
+    config = SelfPlayConfig(simulations=32, variant="gumbel", full_share=0.25, seed=7)
+    assert SelfPlayConfig.from_dict(config.to_dict()) == config
+    with pytest.raises(ConfigError, match="unknown key"):
+        SelfPlayConfig.from_dict({"sims": 3})
+    with pytest.raises(ConfigError, match="option fast_simulations"):
+        SelfPlayConfig(simulations=16, fast_simulations=16, full_share=0.5)
+    with pytest.raises(ValueError, match="games"):
+        play_games(UniformEvaluator(), 0, size=6)
+    assert WHITE == 1  # the colour codes the records use
