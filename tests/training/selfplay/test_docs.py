@@ -1,0 +1,56 @@
+"""docs/selfplay.md against the code: the options table (keys, defaults, ranges) and the
+record tables (names and dtypes)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from othellolab.players import UniformEvaluator
+from othellolab.training.selfplay import SelfPlayConfig, play_games
+from othellolab.training.selfplay.engine import GAME_FIELDS, POSITION_FIELDS
+
+DOC = (Path(__file__).resolve().parents[3] / "docs" / "selfplay.md").read_text()
+
+
+def rows(name: str) -> dict[str, list[str]]:
+    m = re.search(rf"<!-- selfplay:{name} -->\n(.*?)<!-- /selfplay:{name} -->", DOC, re.S)
+    assert m, f"docs/selfplay.md has no selfplay:{name} section"
+    out = {}
+    for line in m.group(1).splitlines()[2:]:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        out[cells[0].strip("`")] = cells[1:]
+    return out
+
+
+def test_config_table() -> None:
+    table = rows("config")
+    config = SelfPlayConfig()
+    assert list(table) == [f.name for f in fields(SelfPlayConfig)]
+    for name, (default, values, _) in table.items():
+        value = getattr(config, name)
+        shown = (
+            "none"
+            if value is None
+            else str(value).lower()
+            if isinstance(value, bool)
+            else str(value)
+        )
+        assert default == shown, name
+        assert values == SelfPlayConfig.OPTIONS[name].describe(), name
+
+
+@pytest.mark.parametrize(
+    ("name", "names"), [("positions", POSITION_FIELDS), ("games", GAME_FIELDS)]
+)
+def test_record_tables(name: str, names: tuple[str, ...]) -> None:
+    table = rows(name)
+    assert tuple(table) == names
+    records = play_games(
+        UniformEvaluator(), 2, size=4, config=SelfPlayConfig(simulations=4, seed=0)
+    )
+    for array, (kind, _) in table.items():
+        assert kind.split()[0] == str(getattr(records, array).dtype), array
