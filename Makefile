@@ -75,6 +75,7 @@ bench: setup
 	$(PY) benchmarks/bench_records.py --write docs/benchmarks.md
 	$(PY) benchmarks/bench_datasets.py --write docs/benchmarks.md
 	$(PY) benchmarks/bench_mcts.py --write docs/benchmarks.md
+	$(PY) benchmarks/bench_selfplay.py --write docs/benchmarks.md
 	$(PY) benchmarks/bench_search.py --ffo 40-44 --write docs/benchmarks.md
 	$(PY) benchmarks/bench_patterns.py --write docs/benchmarks.md
 	$(PY) benchmarks/bench_envs.py --write docs/benchmarks.md

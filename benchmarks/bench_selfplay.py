@@ -136,6 +136,30 @@ def measure(
     )
 
 
+def network_rows(size: int, model: str) -> tuple[str, str, str]:
+    """The network alone: positions/s in batches of 1 and of 1024 (the engine's batches)."""
+    torch.manual_seed(0)
+    net = NetworkEvaluator(build_model(model_config(model, size=size)), cache_size=0)
+    board = Board(size=size)
+
+    def rate(batch: int) -> float:
+        p = np.full(batch, board.player, np.uint64)
+        o = np.full(batch, board.opponent, np.uint64)
+        net.evaluate(p, o, size)
+        count, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < 2.0:
+            net.evaluate(p, o, size)
+            count += batch
+        return count / (time.perf_counter() - t0)
+
+    one, many = rate(1), rate(1024)
+    return (
+        f"the network alone, {size}x{size}, {model} (NetworkEvaluator)",
+        f"{many:,.0f} positions/s in batches of 1024",
+        f"{many / one:.1f}x batches of one ({one:,.0f} positions/s): the most batching can give",
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", type=Path, help="write the figures to this markdown file")
@@ -146,6 +170,8 @@ def main() -> None:
     torch.set_num_threads(1)
     rows = []
     for size in (6, 8):
+        rows.append(network_rows(size, args.model))
+        print(rows[-1], flush=True)
         for sims in (32, 100):
             games = 16 if args.quick else args.parallel
             base_games = 1 if args.quick or size == 8 else 2
