@@ -724,8 +724,9 @@ class Forest:
     """
 
     def __init__(self, trees: int, size: int, *, capacity: int = 2048) -> None:
-        if not isinstance(trees, int) or trees < 1:
+        if isinstance(trees, bool) or not isinstance(trees, int | np.integer) or trees < 1:
             raise ValueError(f"Forest: trees must be a positive integer, got {trees!r}")
+        trees = int(trees)
         if size not in (4, 6, 8):
             raise ValueError(f"Forest: size must be 4, 6 or 8, got {size!r}")
         self.trees = trees
