@@ -461,8 +461,19 @@ def evaluate_leaves(
             inverse = None
         else:
             p, o = np.ascontiguousarray(unique[:, 0]), np.ascontiguousarray(unique[:, 1])
-    priors, values = evaluator.evaluate(p, o, size)
-    n = p.shape[0]
+    priors, values = _checked(evaluator, *evaluator.evaluate(p, o, size), p.shape[0], size)
+    if inverse is not None:
+        inverse = inverse.reshape(-1)
+        priors, values = priors[inverse], values[inverse]
+    return priors, values
+
+
+def _checked(
+    evaluator: Evaluator, priors: np.ndarray, values: np.ndarray, n: int, size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """An evaluator's output for ``n`` positions as float32, C-contiguous arrays of the right
+    shapes, or a ``ValueError`` that names the evaluator."""
+    n_actions = size * size + 1
     if priors.dtype != _F32 or values.dtype != _F32 or not priors.flags.c_contiguous:
         priors = np.ascontiguousarray(priors, dtype=_F32)
         values = np.ascontiguousarray(values, dtype=_F32)
@@ -472,9 +483,6 @@ def evaluate_leaves(
             f"shape {values.shape} for {n} positions of size {size}; expected "
             f"({n}, {n_actions}) and ({n},)"
         )
-    if inverse is not None:
-        inverse = inverse.reshape(-1)
-        priors, values = priors[inverse], values[inverse]
     return priors, values
 
 
@@ -639,7 +647,18 @@ class MCTS:
             )
         leaves, player, opponent = buffers
         n_open = select_leaves(self._nodes, 0, leaves, player, opponent, self.c, self.use_prior)
-        priors, values = evaluate_leaves(self.evaluator, player, opponent, n_open, self._size)
+        if n_open == count:  # the common case, without the helper's call and copies
+            priors, values = self.evaluator.evaluate(player, opponent, self._size)
+            if (
+                priors.dtype != _F32
+                or values.dtype != _F32
+                or not priors.flags.c_contiguous
+                or priors.shape != (count, self._size * self._size + 1)
+                or values.shape != (count,)
+            ):
+                priors, values = _checked(self.evaluator, priors, values, count, self._size)
+        else:
+            priors, values = evaluate_leaves(self.evaluator, player, opponent, n_open, self._size)
         expand_backup(self._nodes, self._meta, leaves, priors, values, self._size)
 
     def _add_noise(self) -> None:
