@@ -141,6 +141,8 @@ def test_resignation_and_false_resignations() -> None:
     assert (resigning.resigned == BLACK).all() and (resigning.black_result == -1).all()
     # Black searches at plies 0 and 2 (each 6x6 opening move has a choice): it resigns at 2.
     assert (resigning.resign_ply == 2).all() and (resigning.length == 2).all()
+    # The root value is the side to move's: every move leads to a position its opponent wins.
+    assert np.allclose(resigning.value, -0.99)
     replay_check(resigning)
     played = play_games(Confident(), 5, size=6, config=SelfPlayConfig(**base, no_resign_share=1.0))
     assert played.no_resign.all() and (played.resigned == -1).all()
