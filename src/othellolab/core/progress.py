@@ -33,9 +33,9 @@ class StepProgress:
             self._bar.start()
             self._task = self._bar.add_task("", total=total, completed=done)
 
-    def advance(self, description: str) -> None:
+    def advance(self, description: str, steps: int = 1) -> None:
         if self._bar is not None:
-            self._bar.update(self._task, advance=1, description=description)
+            self._bar.update(self._task, advance=steps, description=description)
 
     def close(self) -> None:
         if self._bar is not None:

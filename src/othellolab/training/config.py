@@ -24,6 +24,7 @@ __all__ = [
     "SupervisedConfig",
     "TrainConfig",
     "load_config",
+    "read_table",
 ]
 
 
@@ -241,43 +242,45 @@ class SupervisedConfig:
                 mcfg = ModelConfig.from_dict(model, where=f"{where}: [model]")
         except ModelConfigError as e:
             raise ConfigError(str(e)) from None
-        tables: dict[str, Any] = {}
-        for key, klass in _TABLES.items():
-            section = data.get(key, {})
-            w = f"{where}: [{key}]"
-            _check(isinstance(section, dict), w, "expected a table")
-            known = {f.name: f for f in fields(klass)}
-            bad = sorted(set(section) - set(known))
-            _check(not bad, w, f"unknown key(s) {', '.join(bad)}; known: {', '.join(known)}")
-            for k, v in section.items():
-                want = type(getattr(klass(), k))
-                ok = isinstance(v, want) or (want is float and isinstance(v, int))
-                _check(
-                    ok and not (want is not bool and isinstance(v, bool)),
-                    w,
-                    f"{k}={v!r} should be a {want.__name__}",
-                )
-                _check(
-                    not isinstance(v, float) or math.isfinite(v),
-                    w,
-                    f"{k}={v!r} should be a finite number",
-                )
-                _check(
-                    not isinstance(v, int) or abs(v) <= _MAX_INT,
-                    w,
-                    f"{k}={v!r} is out of range (at most {_MAX_INT:,})",
-                )
-            obj = klass(
-                **{
-                    k: (float(v) if type(getattr(klass(), k)) is float else v)
-                    for k, v in section.items()
-                }
-            )
-            obj.validate(w)
-            tables[key] = obj
+        tables = {
+            key: read_table(klass, data.get(key, {}), f"{where}: [{key}]")
+            for key, klass in _TABLES.items()
+        }
         return cls(
             name=name, model=mcfg, seed=seed, runs_dir=str(data.get("runs_dir", "runs")), **tables
         )
+
+
+def read_table(klass: type, section: Any, where: str) -> Any:
+    """One table of a run config as its dataclass: unknown keys, wrong types, non-finite or
+    out-of-range numbers are errors naming the table and key (``where``)."""
+    _check(isinstance(section, dict), where, "expected a table")
+    known = {f.name: f for f in fields(klass)}
+    bad = sorted(set(section) - set(known))
+    _check(not bad, where, f"unknown key(s) {', '.join(bad)}; known: {', '.join(known)}")
+    for k, v in section.items():
+        want = type(getattr(klass(), k))
+        ok = isinstance(v, want) or (want is float and isinstance(v, int))
+        _check(
+            ok and not (want is not bool and isinstance(v, bool)),
+            where,
+            f"{k}={v!r} should be a {want.__name__}",
+        )
+        _check(
+            not isinstance(v, float) or math.isfinite(v),
+            where,
+            f"{k}={v!r} should be a finite number",
+        )
+        _check(
+            not isinstance(v, int) or abs(v) <= _MAX_INT,
+            where,
+            f"{k}={v!r} is out of range (at most {_MAX_INT:,})",
+        )
+    obj = klass(
+        **{k: (float(v) if type(getattr(klass(), k)) is float else v) for k, v in section.items()}
+    )
+    obj.validate(where)
+    return obj
 
 
 def load_config(path: str | Path) -> SupervisedConfig:

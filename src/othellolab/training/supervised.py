@@ -28,7 +28,7 @@ from safetensors.torch import load_file
 from othellolab.core.files import replacing
 from othellolab.nn.io import ModelFileError, load_state, save_model, state_tensors
 from othellolab.nn.models import PolicyValueNet, build_model
-from othellolab.training.config import _TABLES, ConfigError, SupervisedConfig
+from othellolab.training.config import _TABLES, ConfigError, OptimConfig, SupervisedConfig
 from othellolab.training.data import (
     ArraySource,
     DatasetSource,
@@ -142,8 +142,8 @@ def learning_rate(cfg: SupervisedConfig, step: int, steps_per_epoch: int) -> flo
     return base * (s.min_lr_ratio + (1 - s.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * t)))
 
 
-def _make_optimizer(cfg: SupervisedConfig, model: torch.nn.Module) -> torch.optim.Optimizer:
-    o = cfg.optim
+def make_optimizer(o: OptimConfig, model: torch.nn.Module) -> torch.optim.Optimizer:
+    """The optimiser of an ``[optim]`` table over ``model``'s parameters."""
     params = model.parameters()
     if o.optimizer == "adam":
         return torch.optim.Adam(params, lr=o.lr, weight_decay=o.weight_decay)
@@ -229,9 +229,10 @@ def validation_metrics(
 # The trainer
 
 
-def _optimizer_to_files(
+def optimizer_to_files(
     opt: torch.optim.Optimizer,
 ) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+    """An optimiser's state as named tensors (for safetensors) and JSON-ready entries."""
     sd = opt.state_dict()
     tensors: dict[str, torch.Tensor] = {}
     scalars: dict[str, Any] = {}
@@ -245,9 +246,10 @@ def _optimizer_to_files(
     return tensors, {"param_groups": sd["param_groups"], "scalars": scalars}
 
 
-def _optimizer_from_files(
+def optimizer_from_files(
     opt: torch.optim.Optimizer, tensors: dict[str, torch.Tensor], meta: dict[str, Any]
 ) -> None:
+    """Load what ``optimizer_to_files`` wrote back into ``opt``."""
     state: dict[int, dict[str, Any]] = {}
     for name, t in tensors.items():
         _, idx, key = name.split(".", 2)
@@ -326,7 +328,7 @@ class SupervisedTrainer:
         self.autocast = device.type == "cuda" and cfg.runtime.mixed_precision
         torch.manual_seed(cfg.seed)
         self.model = build_model(cfg.model).to(device)
-        self.optimizer = _make_optimizer(cfg, self.model)
+        self.optimizer = make_optimizer(cfg.optim, self.model)
         self.model.train()
         # the compiled module shares the model's parameters; state is always saved from ``model``
         self.forward = (
@@ -370,7 +372,7 @@ class SupervisedTrainer:
         return state_tensors(self.model)
 
     def save(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-        tensors, meta = _optimizer_to_files(self.optimizer)
+        tensors, meta = optimizer_to_files(self.optimizer)
         files: dict[str, dict[str, Any]] = {
             "model.safetensors": state_tensors(self.model),
             "optimizer.safetensors": tensors,
@@ -382,7 +384,7 @@ class SupervisedTrainer:
         load_state(self.model, run.state / "model.safetensors")
         path = run.state / "optimizer.safetensors"
         try:
-            _optimizer_from_files(self.optimizer, load_file(str(path)), state["optimizer"])
+            optimizer_from_files(self.optimizer, load_file(str(path)), state["optimizer"])
         except (KeyError, ValueError, RuntimeError) as e:
             raise ModelFileError(f"{path}: cannot restore ({e})") from None
         torch.set_rng_state(load_file(str(run.state / "rng.safetensors"))["torch"])

@@ -1,0 +1,530 @@
+"""The AlphaZero loop as stages with files between them (``othellolab train selfplay``).
+
+A run directory (``training.rundir.RunDir``) holds::
+
+    run.toml, config.json       the config as given, and frozen (a resume must match it)
+    models/genNNNN/             the generations (nn.io model directories); gen0000 is the start
+    shards/gNNNN-KKK/           self-play games played by generation NNNN (``shards``)
+    train/genNNNN/              the checkpoint of the generation being trained (run_loop's)
+    gates/genNNNN.json          gating: generation NNNN against the best, and the verdict
+    grades/genNNNN.json         grades against perfect play (6x6 set, 4x4 solution)
+    rates/genNNNN.json          matches against fixed players
+    metrics.jsonl               one line per stage result, rebuilt from the files above
+
+Each stage's output appears by one rename, and a stage whose output exists is done; so a run
+killed at any moment and started again redoes at most the unfinished shard, the training
+steps since its last checkpoint, or the unfinished gate, grade or rating, and numbers its
+generations the same. ``metrics.jsonl`` is a view of the outputs, rewritten whole after each
+stage, so it never counts a result twice.
+
+One generation: ``selfplay`` (the best generation plays ``loop.games`` games into
+``loop.shards`` shards, seeded per shard), ``train`` (the newest generation, trained on the
+window of the last ``loop.window`` generations' shards, becomes the next), then ``gate``,
+``grade`` and ``rate`` as configured.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from othellolab.core import ConfigError
+from othellolab.core.files import replace_dir, write_json, write_text
+from othellolab.core.progress import StepProgress
+from othellolab.nn.io import load_model, read_model_info, save_model
+from othellolab.nn.models import build_model
+from othellolab.training.loop import LoopOptions, run_loop
+from othellolab.training.rundir import RunDir
+from othellolab.training.selfplay.runconfig import SelfPlayRunConfig
+from othellolab.training.selfplay.shards import (
+    ShardError,
+    list_shards,
+    read_shard,
+    shard_name,
+    write_shard,
+)
+from othellolab.training.selfplay.trainer import Window, WindowTrainer
+from othellolab.training.selfplay.workers import Executor, ShardTask, make_executor, model_files
+
+__all__ = ["SelfPlayRun", "generation_name", "read_metrics", "train_selfplay"]
+
+LEARNING_STAGES = ("selfplay", "train", "gate")
+"""The stages whose CPU time counts towards the run's budget (grading and rating measure)."""
+
+
+def generation_name(generation: int) -> str:
+    return f"gen{generation:04d}"
+
+
+def _seed(*parts: int) -> int:
+    return int(
+        np.random.SeedSequence(list(parts)).generate_state(2, np.uint32).view(np.uint64)[0] >> 1
+    )
+
+
+@dataclass
+class RunSummary:
+    """Where a call of ``train_selfplay`` left the run."""
+
+    root: Path
+    generation: int
+    best: int
+    cpu_hours: float
+    stopped: str
+
+
+class SelfPlayRun:
+    """The stages of one run over its directory (see the module docstring)."""
+
+    def __init__(
+        self,
+        cfg: SelfPlayRunConfig,
+        *,
+        text: str | None = None,
+        progress: bool = True,
+        ray: str | None = None,
+        log: Any = None,
+    ) -> None:
+        self.cfg = cfg
+        self.root = cfg.run_dir
+        self.run = RunDir(self.root)
+        self.run.freeze(cfg.to_dict(), text=text, defaults=cfg.defaults())
+        self.shards = self.root / "shards"
+        self.train_root = self.root / "train"
+        self.progress = progress
+        self.ray = ray
+        self.log = log or (lambda message: None)
+        self._executor: Executor | None = None
+        if cfg.runtime.device == "cuda" and not torch.cuda.is_available():
+            raise ConfigError("[runtime] device = 'cuda' but torch sees no CUDA device")
+        want = cfg.runtime.device
+        self.device = torch.device(
+            ("cuda" if torch.cuda.is_available() else "cpu") if want == "auto" else want
+        )
+
+    # ---- files -------------------------------------------------------------------------
+
+    def model_dir(self, generation: int) -> Path:
+        return self.run.models / generation_name(generation)
+
+    def generations(self) -> list[int]:
+        """The complete generations, in order."""
+        if not self.run.models.is_dir():
+            return []
+        out = []
+        for p in self.run.models.iterdir():
+            if p.name.startswith("gen") and p.name[3:].isdigit() and (p / "config.json").exists():
+                out.append(int(p.name[3:]))
+        return sorted(out)
+
+    def _record(self, folder: str, generation: int) -> Path:
+        (self.root / folder).mkdir(parents=True, exist_ok=True)
+        return self.root / folder / f"{generation_name(generation)}.json"
+
+    def best(self, latest: int) -> int:
+        """The generation self-play uses: the newest, or with gating the last promoted."""
+        if self.cfg.gate.games == 0:
+            return latest
+        best = 0
+        for g in range(1, latest + 1):
+            path = self._record("gates", g)
+            if path.exists() and json.loads(path.read_text()).get("promoted"):
+                best = g
+        return best
+
+    # ---- stages ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Generation 0: random weights (seeded) or the ``loop.init`` network."""
+        if self.model_dir(0).joinpath("config.json").exists():
+            return
+        cfg = self.cfg
+        if cfg.loop.init:
+            info = read_model_info(cfg.loop.init)
+            if info.config.size != cfg.size:
+                raise ConfigError(
+                    f"the model in {cfg.loop.init} plays {info.config.size}x{info.config.size}, "
+                    f"this run is {cfg.size}x{cfg.size}",
+                    option="loop.init",
+                )
+            model, _ = load_model(cfg.loop.init)
+            meta = {"run": cfg.name, "generation": 0, "init": str(cfg.loop.init)}
+        else:
+            torch.manual_seed(cfg.seed)
+            model = build_model(cfg.model)
+            meta = {"run": cfg.name, "generation": 0, "init": "random"}
+        with replace_dir(self.model_dir(0), overwrite=True) as tmp:
+            save_model(model, tmp, training=meta)
+
+    def selfplay(self, generation: int) -> None:
+        """Play the shards of ``generation`` that are not on disk yet."""
+        cfg = self.cfg
+        have = {(g, k) for g, k, _ in list_shards(self.shards)}
+        n = cfg.loop.shards
+        sizes = [cfg.loop.games // n + (1 if k < cfg.loop.games % n else 0) for k in range(n)]
+        todo = [k for k in range(n) if (generation, k) not in have and sizes[k] > 0]
+        if not todo:
+            return
+        player = self.best(generation)
+        files = model_files(self.model_dir(player))
+        config = cfg.selfplay.to_dict()
+        tasks = [
+            ShardTask(
+                name=shard_name(generation, k),
+                generation=generation,
+                index=k,
+                games=sizes[k],
+                seed=_seed(cfg.seed, generation, k),
+                size=cfg.size,
+                config=config,
+                model=files,
+                model_generation=player,
+            )
+            for k in todo
+        ]
+        done = cfg.loop.games - sum(sizes[k] for k in todo)
+        bar = StepProgress(
+            self.progress,
+            total=cfg.loop.games,
+            done=done,
+            name=f"self-play {generation_name(generation)}",
+            unit="games",
+        )
+        executor = self._executors()
+        try:
+            for task, records, stats in executor.run(tasks, lambda k: bar.advance("", k)):
+                write_shard(
+                    self.shards / task.name,
+                    records,
+                    generation=generation,
+                    index=task.index,
+                    seed=task.seed,
+                    stats=stats,
+                )
+        finally:
+            bar.close()
+
+    def _executors(self) -> Executor:
+        if self._executor is None:
+            self._executor = make_executor(self.cfg.loop.workers, self.ray)
+        return self._executor
+
+    def window(self, generation: int) -> Window:
+        """The positions that train generation ``generation + 1``: the shards of the last
+        ``window`` generations up to ``generation`` (growing from ``min_window``)."""
+        cfg = self.cfg
+        width = max(cfg.loop.min_window, min(cfg.loop.window, generation + 1))
+        shards = []
+        skipped = []
+        for g, _k, path in list_shards(self.shards):
+            if generation - width < g <= generation:
+                try:
+                    shards.append(read_shard(path, size=cfg.size))
+                except ShardError as e:
+                    if not cfg.loop.skip_corrupt:
+                        raise ShardError(
+                            f"{e.what} (run again with skip_corrupt = true in [loop] to train "
+                            "without it)",
+                            where=e.where,
+                        ) from None
+                    skipped.append(str(e))
+                    self.log(f"skipped a corrupt shard: {e}")
+        if not shards:
+            raise ShardError("no self-play shard to train on", where=str(self.shards))
+        window = Window(shards, cfg.size)
+        window.new_positions = sum(
+            s.positions for s in shards if s.meta["generation"] == generation
+        )
+        window.skipped = skipped
+        return window
+
+    def train(self, generation: int) -> None:
+        """Train generation ``generation + 1`` from ``generation`` on the window."""
+        cfg = self.cfg
+        target = generation + 1
+        wall, cpu = time.perf_counter(), time.process_time()
+        window = self.window(generation)
+        model, _ = load_model(self.model_dir(generation), device=str(self.device))
+        previous = self.train_root / generation_name(generation) / "train" / "state"
+        trainer = WindowTrainer(
+            cfg,
+            model,
+            window,
+            generation=target,
+            previous_state=previous if previous.exists() else None,
+            device=self.device,
+            target=self.model_dir(target),
+        )
+        sub = RunDir(self.train_root / generation_name(target))
+        options = LoopOptions(
+            name=f"train {generation_name(target)}",
+            epochs=1,
+            checkpoint_every_steps=max(1, trainer.steps_per_epoch // 4),
+            progress=self.progress,
+        )
+        result = run_loop(sub, trainer, options)
+        losses = {}
+        for line in sub.metric_lines():
+            record = json.loads(line)
+            if record.get("kind") == "train":
+                losses = {k: v for k, v in record.items() if k not in ("kind", "epoch")}
+        trainer.meta = {
+            "run": cfg.name,
+            "parent": generation,
+            "losses": losses,
+            "wall_seconds": time.perf_counter() - wall,
+            "cpu_seconds": time.process_time() - cpu,
+        }
+        trainer.export(result.state, result.metrics)
+        old = self.train_root / generation_name(generation - 1)
+        if old.exists():
+            shutil.rmtree(old)
+
+    def gate(self, generation: int) -> None:
+        """Play generation ``generation`` against the best so far; promote it if it wins."""
+        from othellolab.arena.match import play_match
+        from othellolab.arena.openings import random_openings
+        from othellolab.players.network import AlphaZeroPlayer
+
+        cfg, path = self.cfg, self._record("gates", generation)
+        if cfg.gate.games == 0 or path.exists():
+            return
+        wall, cpu = time.perf_counter(), time.process_time()
+        best = self.best(generation - 1)
+        rng = np.random.default_rng([cfg.seed, generation, 7])
+        openings = random_openings(
+            math.ceil(cfg.gate.games / 2), cfg.gate.opening_plies, size=cfg.size, rng=rng
+        )
+
+        def player(g: int) -> AlphaZeroPlayer:
+            p = AlphaZeroPlayer(model=str(self.model_dir(g)), sims=cfg.gate.simulations, seed=g)
+            p.name = generation_name(g)
+            return p
+
+        result = play_match(
+            player(generation), player(best), games=cfg.gate.games, openings=openings, size=cfg.size
+        )
+        write_json(
+            path,
+            {
+                "generation": generation,
+                "against": best,
+                "wins": result.wins,
+                "draws": result.draws,
+                "losses": result.losses,
+                "score": result.score,
+                "promoted": result.score > cfg.gate.threshold,
+                "wall_seconds": time.perf_counter() - wall,
+                "cpu_seconds": time.process_time() - cpu,
+            },
+        )
+
+    def grade(self, generation: int) -> None:
+        """Grade generation ``generation`` against perfect play (6x6 and 4x4 runs)."""
+        from othellolab.nn.inference import NetworkEvaluator
+        from othellolab.training.selfplay.grading import grade_evaluator
+
+        cfg, path = self.cfg, self._record("grades", generation)
+        every = cfg.grade.every
+        if every == 0 or generation % every or cfg.size not in (4, 6) or path.exists():
+            return
+        wall, cpu = time.perf_counter(), time.process_time()
+        evaluator = NetworkEvaluator.from_dir(self.model_dir(generation), cache_size=0)
+        entries = None
+        if cfg.size == 6:
+            from othellolab.training.rl.solved6 import load_graded_set
+
+            entries = load_graded_set()
+            if cfg.grade.positions:
+                entries = entries[: cfg.grade.positions]
+        config = replace(cfg.selfplay, seed=0)
+        grades = grade_evaluator(
+            evaluator, cfg.size, simulations=cfg.grade.simulations, config=config, entries=entries
+        )
+        out: dict[str, Any] = {"generation": generation, "simulations": {}}
+        for sims, g in grades.items():
+            row = {
+                "optimal_share": g.optimal_share,
+                "positions": g.positions,
+                "mean_loss": g.mean_loss,
+            }
+            if hasattr(g, "stages"):
+                row["stages"] = [
+                    {
+                        "empties": list(s.empties),
+                        "optimal_share": s.optimal_share,
+                        "positions": s.positions,
+                    }
+                    for s in g.stages
+                ]
+            else:
+                row["score_as_black"], row["score_as_white"] = g.score_as_black, g.score_as_white
+            out["simulations"][str(sims)] = row
+        out["wall_seconds"] = time.perf_counter() - wall
+        out["cpu_seconds"] = time.process_time() - cpu
+        write_json(path, out)
+
+    def rate(self, generation: int) -> None:
+        """Matches of generation ``generation`` against the fixed opponents of ``[rate]``."""
+        from othellolab.arena.match import play_match
+        from othellolab.arena.openings import random_openings
+        from othellolab.players.network import AlphaZeroPlayer
+        from othellolab.players.registry import make_player
+
+        cfg, path = self.cfg, self._record("rates", generation)
+        r = cfg.rate
+        if r.every == 0 or generation % r.every or not r.opponents or path.exists():
+            return
+        wall, cpu = time.perf_counter(), time.process_time()
+        rng = np.random.default_rng([cfg.seed, 11])
+        openings = random_openings(math.ceil(r.games / 2), r.opening_plies, size=cfg.size, rng=rng)
+        me = AlphaZeroPlayer(model=str(self.model_dir(generation)), sims=r.simulations, seed=0)
+        me.name = generation_name(generation)
+        matches = []
+        for spec in r.opponents:
+            result = play_match(
+                me, make_player(spec), games=r.games, openings=openings, size=cfg.size
+            )
+            matches.append(
+                {
+                    "opponent": spec,
+                    "wins": result.wins,
+                    "draws": result.draws,
+                    "losses": result.losses,
+                    "score": result.score,
+                    "disc_diff": result.disc_diff / max(result.n, 1),
+                }
+            )
+        write_json(
+            path,
+            {
+                "generation": generation,
+                "simulations": r.simulations,
+                "matches": matches,
+                "wall_seconds": time.perf_counter() - wall,
+                "cpu_seconds": time.process_time() - cpu,
+            },
+        )
+
+    # ---- the loop ----------------------------------------------------------------------
+
+    def write_metrics(self) -> list[dict[str, Any]]:
+        """Rebuild ``metrics.jsonl`` from the stage outputs; returns its records."""
+        records = list(_stage_records(self))
+        text = "".join(json.dumps(r) + "\n" for r in records)
+        write_text(self.run.metrics, text)
+        return records
+
+    def learning_cpu_hours(self) -> float:
+        records = list(_stage_records(self))
+        return records[-1]["cpu_hours"] if records else 0.0
+
+    def loop(self) -> RunSummary:
+        """Run stages until ``loop.generations`` or the CPU budget is reached."""
+        cfg = self.cfg
+        self.start()
+        stopped = "generations"
+        try:
+            while True:
+                latest = self.generations()[-1]
+                self.gate(latest)
+                self.grade(latest)
+                self.rate(latest)
+                self.write_metrics()
+                if cfg.loop.generations and latest >= cfg.loop.generations:
+                    break
+                if cfg.loop.cpu_hours and self.learning_cpu_hours() >= cfg.loop.cpu_hours:
+                    stopped = "cpu_hours"
+                    break
+                self.selfplay(latest)
+                self.write_metrics()
+                self.train(latest)
+                self.log(f"{generation_name(latest + 1)} trained")
+        finally:
+            if self._executor is not None:
+                self._executor.close()
+        latest = self.generations()[-1]
+        return RunSummary(self.root, latest, self.best(latest), self.learning_cpu_hours(), stopped)
+
+
+def _stage_records(run: SelfPlayRun) -> Iterator[dict[str, Any]]:
+    """One record per stage output, in the order the loop made them, with the learning CPU
+    time so far (``cpu_hours``: self-play, training and gating, both cores counted)."""
+    cpu = 0.0
+    shards = {}
+    for g, _k, path in list_shards(run.shards):
+        try:
+            meta = json.loads((path / "shard.json").read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        shards.setdefault(g, []).append(meta)
+    for g in run.generations():
+        if g > 0:
+            info = read_model_info(run.model_dir(g)).training
+            cpu += float(info.get("cpu_seconds", 0.0))
+            yield {
+                "kind": "train",
+                "generation": g,
+                "cpu_hours": cpu / 3600,
+                **{k: v for k, v in info.items() if k not in ("window_shards",)},
+            }
+        for folder in ("gates", "grades", "rates"):
+            path = run._record(folder, g)
+            if path.exists():
+                data = json.loads(path.read_text())
+                if folder == "gates":
+                    cpu += float(data.get("cpu_seconds", 0.0))
+                yield {"kind": folder[:-1], "cpu_hours": cpu / 3600, **data}
+        metas = shards.get(g, [])
+        if metas:
+            stats = [m["stats"] for m in metas]
+            cpu += sum(float(s.get("cpu_seconds", 0.0)) for s in stats)
+            wall = max(float(s.get("wall_seconds", 0.0)) for s in stats)
+            games = sum(int(m["games"]) for m in metas)
+            positions = sum(int(m["positions"]) for m in metas)
+            yield {
+                "kind": "selfplay",
+                "generation": g,
+                "cpu_hours": cpu / 3600,
+                "shards": len(metas),
+                "games": games,
+                "positions": positions,
+                "model_generation": stats[0].get("model_generation", g),
+                "games_per_second": games / wall if wall else None,
+                "positions_per_second": positions / wall if wall else None,
+                "mean_length": float(np.mean([s["mean_length"] for s in stats])),
+                "resigned_share": float(np.mean([s["resigned_share"] for s in stats])),
+                "false_resignations": sum(int(s["false_resignations"]) for s in stats),
+                "would_resign": sum(int(s["would_resign"]) for s in stats),
+            }
+
+
+def read_metrics(root: str | Path) -> list[dict[str, Any]]:
+    """The records of a run's ``metrics.jsonl``."""
+    path = Path(root) / "metrics.jsonl"
+    if not path.exists():
+        raise ConfigError(f"{root}: not a self-play run (no metrics.jsonl)")
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def train_selfplay(
+    cfg: SelfPlayRunConfig,
+    *,
+    text: str | None = None,
+    progress: bool = True,
+    ray: str | None = None,
+    log: Any = None,
+) -> RunSummary:
+    """Start or resume the self-play run of ``cfg`` and run it to its end."""
+    if cfg.runtime.threads >= 1:
+        torch.set_num_threads(cfg.runtime.threads)
+    return SelfPlayRun(cfg, text=text, progress=progress, ray=ray, log=log).loop()

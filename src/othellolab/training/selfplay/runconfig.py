@@ -1,0 +1,354 @@
+"""The config of a self-play run (``othellolab train selfplay --config FILE``), read from TOML.
+
+Tables: ``[model]`` (a named size and overrides, as in a supervised run; the board size comes
+from the top-level ``size``), ``[selfplay]`` (``SelfPlayConfig``: the search and its variants),
+``[loop]`` (generations, games, shards, workers, the sliding window, the starting network),
+``[train]`` (batches and loss weights per generation), ``[optim]`` (the optimiser, as in a
+supervised run), ``[gate]`` (new generation against the best), ``[grade]`` (against perfect
+play), ``[rate]`` (matches against fixed players) and ``[runtime]`` (device, threads; may change
+on resume). Unknown tables and keys are errors that name them; every number is checked
+(``players.options.Option``: type, finite, range).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, ClassVar
+
+from othellolab.core import ConfigError
+from othellolab.nn.config import ModelConfig
+from othellolab.players.options import Option
+from othellolab.training.config import OptimConfig, RuntimeConfig, read_table
+from othellolab.training.selfplay.config import SelfPlayConfig
+
+__all__ = [
+    "GateConfig",
+    "GradeConfig",
+    "LoopConfig",
+    "RateConfig",
+    "SelfPlayRunConfig",
+    "SelfPlayTrainConfig",
+    "load_run_config",
+]
+
+
+def _convert(obj: Any, where: str) -> None:
+    """Check and convert every field of a frozen dataclass with its ``OPTIONS``."""
+    for f in fields(obj):
+        try:
+            value = obj.OPTIONS[f.name].convert(getattr(obj, f.name), f.name)
+        except ConfigError as e:
+            raise ConfigError(e.what, where=where, option=e.option, allowed=e.allowed) from None
+        object.__setattr__(obj, f.name, value)
+
+
+class _Checked:
+    """A table whose every field is checked by its ``OPTIONS`` when it is built."""
+
+    OPTIONS: ClassVar[dict[str, Option]] = {}
+    TABLE: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        _convert(self, f"[{self.TABLE}]")
+
+
+def _from_table(klass: type, data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise ConfigError("expected a table", where=where)
+    known = [f.name for f in fields(klass)]
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ConfigError(
+            f"unknown key(s) {', '.join(map(str, unknown))}; known: {', '.join(known)}",
+            where=where,
+            option=str(unknown[0]),
+        )
+    try:
+        return klass(**data)
+    except ConfigError as e:
+        raise ConfigError(e.what, where=where, option=e.option, allowed=e.allowed) from None
+
+
+@dataclass(frozen=True)
+class LoopConfig(_Checked):
+    """The loop: ``generations`` trained generations to reach (0: until stopped),
+    ``games`` self-play games per generation in ``shards`` files, played by ``workers``
+    processes; the training window holds the positions of the last ``window`` generations
+    (at least ``min_window`` of them, AlphaZero's sliding window); ``init``: a model
+    directory to start from instead of random weights (e.g. the supervised 8x8 network);
+    ``cpu_hours``: stop once self-play and training have used this much CPU time (0: no
+    limit); ``skip_corrupt``: skip a shard whose checksum fails (reported in the metrics)
+    instead of stopping with an error naming it."""
+
+    generations: int = 20
+    games: int = 512
+    shards: int = 2
+    workers: int = 1
+    window: int = 4
+    min_window: int = 1
+    init: str = ""
+    cpu_hours: float = 0.0
+    skip_corrupt: bool = False
+
+    TABLE: ClassVar[str] = "loop"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "generations": Option(int, 0, 100_000, help="generations to train (0: no end)"),
+        "games": Option(int, 1, 10_000_000, help="self-play games per generation"),
+        "shards": Option(int, 1, 10_000, help="shard files per generation"),
+        "workers": Option(int, 1, 1024, help="self-play processes"),
+        "window": Option(int, 1, 10_000, help="generations of positions in the window"),
+        "min_window": Option(int, 1, 10_000, help="the window's first size"),
+        "init": Option(str, help="model directory to start from"),
+        "cpu_hours": Option(float, 0, 1e6, help="stop after this much CPU time (0: never)"),
+        "skip_corrupt": Option(bool, help="skip corrupt shards instead of stopping"),
+    }
+
+
+@dataclass(frozen=True)
+class SelfPlayTrainConfig(_Checked):
+    """Training of one generation: each new position is sampled ``samples_per_position``
+    times on average (``steps = new positions * samples_per_position / batch_size``), with
+    a random one of the 8 symmetries (``symmetries``); the policy loss (cross-entropy with
+    the search's policy) counts the full searches only; the value target is the game result
+    mixed with the search value by ``value_mix`` (0: the result alone)."""
+
+    batch_size: int = 256
+    samples_per_position: float = 4.0
+    min_steps: int = 1
+    max_steps: int = 100_000
+    value_weight: float = 1.0
+    value_mix: float = 0.0
+    symmetries: bool = True
+
+    TABLE: ClassVar[str] = "train"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "batch_size": Option(int, 1, 65_536, help="positions per step"),
+        "samples_per_position": Option(float, 0.01, 1000, help="mean samples of a new position"),
+        "min_steps": Option(int, 1, 10_000_000, help="fewest steps per generation"),
+        "max_steps": Option(int, 1, 10_000_000, help="most steps per generation"),
+        "value_weight": Option(float, 0, 100, help="weight of the value loss"),
+        "value_mix": Option(float, 0, 1, help="share of the search value in the value target"),
+        "symmetries": Option(bool, help="a random symmetry per sampled position"),
+    }
+
+
+@dataclass(frozen=True)
+class GateConfig(_Checked):
+    """Gating (AlphaGo Zero): a new generation plays ``games`` games (colours swapped on
+    random openings of ``opening_plies`` plies) against the best one, both with
+    ``simulations`` a move, and becomes the best when it scores more than ``threshold``;
+    self-play then uses the best. ``games = 0``: no gate, self-play always uses the newest
+    generation (AlphaZero)."""
+
+    games: int = 0
+    simulations: int = 32
+    threshold: float = 0.55
+    opening_plies: int = 2
+
+    TABLE: ClassVar[str] = "gate"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "games": Option(int, 0, 100_000, help="gating games (0: no gate)"),
+        "simulations": Option(int, 1, 100_000, help="simulations a move"),
+        "threshold": Option(float, 0, 1, help="score needed to become the best"),
+        "opening_plies": Option(int, 0, 20, help="random opening plies"),
+    }
+
+
+@dataclass(frozen=True)
+class GradeConfig(_Checked):
+    """Grading against perfect play (6x6: the graded set; 4x4: the whole solution) every
+    ``every`` generations (0: never), for the raw policy (0) and the network with each of
+    ``simulations``; ``positions`` caps the 6x6 set (0: all)."""
+
+    every: int = 1
+    simulations: tuple[int, ...] = (0, 32)
+    positions: int = 0
+
+    TABLE: ClassVar[str] = "grade"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "every": Option(int, 0, 100_000, help="grade every N generations (0: never)"),
+        "simulations": Option(object, spec=False, help="simulation counts (0: raw policy)"),
+        "positions": Option(int, 0, 10_000_000, help="cap on graded 6x6 positions (0: all)"),
+    }
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        sims = self.simulations
+        if not isinstance(sims, list | tuple) or not sims or len(sims) > 8:
+            raise ConfigError("must be a list of 1 to 8 whole numbers", option="simulations")
+        checked = tuple(Option(int, 0, 100_000).convert(s, "simulations") for s in sims)
+        object.__setattr__(self, "simulations", checked)
+
+
+@dataclass(frozen=True)
+class RateConfig(_Checked):
+    """Strength against fixed players: every ``every`` generations (0: never), ``games``
+    games (colours swapped on random openings of ``opening_plies`` plies) against each of
+    ``opponents`` (player specs), the generation playing with ``simulations`` a move."""
+
+    every: int = 0
+    games: int = 20
+    simulations: int = 100
+    opponents: tuple[str, ...] = ()
+    opening_plies: int = 4
+
+    TABLE: ClassVar[str] = "rate"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "every": Option(int, 0, 100_000, help="rate every N generations (0: never)"),
+        "games": Option(int, 2, 100_000, help="games per opponent"),
+        "simulations": Option(int, 1, 100_000, help="simulations a move"),
+        "opponents": Option(object, spec=False, help="player specs"),
+        "opening_plies": Option(int, 0, 20, help="random opening plies"),
+    }
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        opponents = self.opponents
+        if not isinstance(opponents, list | tuple) or not all(
+            isinstance(s, str) for s in opponents
+        ):
+            raise ConfigError("must be a list of player specs", option="opponents")
+        object.__setattr__(self, "opponents", tuple(opponents))
+
+
+_TABLES: dict[str, type] = {
+    "loop": LoopConfig,
+    "train": SelfPlayTrainConfig,
+    "gate": GateConfig,
+    "grade": GradeConfig,
+    "rate": RateConfig,
+}
+
+
+@dataclass(frozen=True)
+class SelfPlayRunConfig:
+    """A whole self-play run: name, seed, board size, the network and one object per table."""
+
+    name: str
+    model: ModelConfig
+    size: int = 6
+    seed: int = 0
+    runs_dir: str = "runs"
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    loop: LoopConfig = field(default_factory=LoopConfig)
+    train: SelfPlayTrainConfig = field(default_factory=SelfPlayTrainConfig)
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    gate: GateConfig = field(default_factory=GateConfig)
+    grade: GradeConfig = field(default_factory=GradeConfig)
+    rate: RateConfig = field(default_factory=RateConfig)
+    runtime: RuntimeConfig = field(default_factory=RuntimeConfig)
+
+    @property
+    def run_dir(self) -> Path:
+        """Where the run lives: ``runs_dir/name``."""
+        return Path(self.runs_dir) / self.name
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data, as the run directory freezes it."""
+        d: dict[str, Any] = {"name": self.name, "seed": self.seed, "size": self.size}
+        d["runs_dir"] = self.runs_dir
+        d["model"] = self.model.to_dict()
+        d["selfplay"] = self.selfplay.to_dict()
+        for key in (*_TABLES, "optim", "runtime"):
+            d[key] = {
+                k: list(v) if isinstance(v, tuple) else v
+                for k, v in asdict(getattr(self, key)).items()
+            }
+        return d
+
+    def defaults(self) -> dict[str, dict[str, Any]]:
+        """Every table's defaults (an option added after a run started does not block its
+        resume when it keeps its default)."""
+        d = {key: asdict(klass()) for key, klass in _TABLES.items()}
+        d["selfplay"] = SelfPlayConfig().to_dict()
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, where: str = "config") -> SelfPlayRunConfig:
+        """Build and validate, rejecting unknown tables and keys (named in the error)."""
+        top = {
+            "name",
+            "seed",
+            "size",
+            "runs_dir",
+            "model",
+            "selfplay",
+            "optim",
+            "runtime",
+            *_TABLES,
+        }
+        unknown = sorted(set(data) - top)
+        if unknown:
+            raise ConfigError(
+                f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(top))}",
+                where=where,
+                option=unknown[0],
+            )
+        name = data.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError("'name' (the run name) is required", where=where, option="name")
+        if not all(c.isalnum() or c in "-_." for c in name) or name.startswith("."):
+            raise ConfigError(
+                f"name {name!r} may hold only letters, digits, '-', '_' and '.'",
+                where=where,
+                option="name",
+            )
+        seed = Option(int, 0, 2**63 - 1).convert(data.get("seed", 0), "seed")
+        size = data.get("size", 6)
+        if size not in (4, 6, 8) or isinstance(size, bool):
+            raise ConfigError(f"size must be 4, 6 or 8, got {size!r}", where=where, option="size")
+        runs_dir = data.get("runs_dir", "runs")
+        if not isinstance(runs_dir, str) or not runs_dir:
+            raise ConfigError("runs_dir must be a folder name", where=where, option="runs_dir")
+        model = data.get("model")
+        if not isinstance(model, dict | str):
+            raise ConfigError(
+                "a [model] table is required (e.g. preset = 'resnet-b4c32')", where=where
+            )
+        table = {"preset": model} if isinstance(model, str) else dict(model)
+        if "size" in table and table["size"] != size:
+            raise ConfigError(
+                f"the model's size {table['size']!r} is not the run's size {size}",
+                where=f"{where}: [model]",
+                option="size",
+            )
+        mcfg = ModelConfig.from_dict({**table, "size": size}, where=f"{where}: [model]")
+        selfplay = data.get("selfplay", {})
+        if not isinstance(selfplay, dict):
+            raise ConfigError("expected a table", where=f"{where}: [selfplay]")
+        sp = SelfPlayConfig.from_dict(selfplay, where=f"{where}: [selfplay]")
+        tables = {
+            k: _from_table(klass, data.get(k, {}), f"{where}: [{k}]")
+            for k, klass in _TABLES.items()
+        }
+        optim = read_table(OptimConfig, data.get("optim", {}), f"{where}: [optim]")
+        runtime = read_table(RuntimeConfig, data.get("runtime", {}), f"{where}: [runtime]")
+        return cls(
+            name=name,
+            model=mcfg,
+            size=size,
+            seed=seed,
+            runs_dir=runs_dir,
+            selfplay=sp,
+            optim=optim,
+            runtime=runtime,
+            **tables,
+        )
+
+
+def load_run_config(path: str | Path) -> tuple[SelfPlayRunConfig, str]:
+    """Read and validate a TOML self-play config; returns it and the file's text."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"{p}: no such config file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{p}: cannot read the config ({e})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{p}: invalid TOML ({e})") from None
+    return SelfPlayRunConfig.from_dict(data, where=str(p)), text

@@ -1,0 +1,179 @@
+"""Self-play shards: one folder of ``.npy`` arrays per batch of games, written whole.
+
+``shards/gNNNN-KKK/`` holds the per-position arrays of ``SelfPlayRecords`` (``player.npy``,
+``policy.npy``, ...), the per-game arrays under the names ``game_<name>.npy``, and
+``shard.json``: format and version, board size, the generation of the model that played the
+games, the shard's index and seed, counts, the self-play statistics, and the SHA-256 of every
+array. The folder appears by one rename (``core.files.replace_dir``), so a shard is there
+whole or not at all; reading checks every checksum, so a corrupt or truncated file is an
+error that names it (``ShardError``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from othellolab.core import OthelloError
+from othellolab.core.files import recover_dir, replace_dir
+from othellolab.training.selfplay.engine import GAME_FIELDS, POSITION_FIELDS, SelfPlayRecords
+
+__all__ = [
+    "SHARD_FILE",
+    "Shard",
+    "ShardError",
+    "list_shards",
+    "read_shard",
+    "shard_name",
+    "write_shard",
+]
+
+FORMAT = "othellolab.selfplay-shard"
+FORMAT_VERSION = 1
+SHARD_FILE = "shard.json"
+_NAME = re.compile(r"g(\d{4,})-(\d{3,})")
+
+
+class ShardError(OthelloError):
+    """A shard that is missing a file, fails its checksum or holds arrays of the wrong shape."""
+
+
+def shard_name(generation: int, index: int) -> str:
+    """The folder name of shard ``index`` of the games played by ``generation``."""
+    return f"g{generation:04d}-{index:03d}"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_shard(
+    folder: str | Path,
+    records: SelfPlayRecords,
+    *,
+    generation: int,
+    index: int,
+    seed: int,
+    stats: dict[str, Any],
+) -> Path:
+    """Write ``records`` as the shard ``folder`` (atomically, whole); returns its path."""
+    folder = Path(folder)
+    arrays = {name: getattr(records, name) for name in POSITION_FIELDS}
+    arrays.update({f"game_{name}": getattr(records, name) for name in GAME_FIELDS})
+    with replace_dir(folder, overwrite=True) as tmp:
+        checksums = {}
+        for name, a in arrays.items():
+            path = tmp / f"{name}.npy"
+            np.save(path, np.ascontiguousarray(a), allow_pickle=False)
+            checksums[name] = _sha256(path)
+        meta = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "size": records.size,
+            "generation": generation,
+            "index": index,
+            "seed": seed,
+            "games": records.games,
+            "positions": len(records),
+            "stats": stats,
+            "sha256": checksums,
+        }
+        (tmp / SHARD_FILE).write_text(json.dumps(meta, indent=1) + "\n")
+    return folder
+
+
+@dataclass(frozen=True)
+class Shard:
+    """A shard read back: its ``meta`` (``shard.json``) and its position arrays by name."""
+
+    path: Path
+    meta: dict[str, Any]
+    arrays: dict[str, np.ndarray]
+
+    @property
+    def positions(self) -> int:
+        return int(self.meta["positions"])
+
+
+def read_meta(folder: str | Path) -> dict[str, Any]:
+    """A shard's ``shard.json``, checked for format and version."""
+    path = Path(folder) / SHARD_FILE
+    try:
+        meta = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ShardError(f"missing {SHARD_FILE}: not a complete shard", where=str(folder)) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ShardError(f"invalid JSON ({e})", where=str(path)) from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ShardError(f"not a self-play shard (format is not {FORMAT!r})", where=str(path))
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise ShardError(
+            f"format_version {meta.get('format_version')!r} is not supported", where=str(path)
+        )
+    return meta
+
+
+def read_shard(folder: str | Path, *, size: int, games: bool = False) -> Shard:
+    """Read and check a shard: every position array (and the game arrays when ``games``)
+    against its checksum, dtype-agnostic shapes against the counts, the board size."""
+    folder = Path(folder)
+    meta = read_meta(folder)
+    where = str(folder / SHARD_FILE)
+    if meta.get("size") != size:
+        raise ShardError(
+            f"a {meta.get('size')}x{meta.get('size')} shard in a {size}x{size} run", where=where
+        )
+    names = list(POSITION_FIELDS) + ([f"game_{n}" for n in GAME_FIELDS] if games else [])
+    sums = meta.get("sha256") or {}
+    arrays = {}
+    n = meta.get("positions")
+    for name in names:
+        path = folder / f"{name}.npy"
+        if not path.exists():
+            raise ShardError("missing array file", where=str(path))
+        if sums.get(name) != _sha256(path):
+            raise ShardError(
+                "checksum mismatch: the file is corrupt or was changed", where=str(path)
+            )
+        try:
+            a = np.load(path, allow_pickle=False)
+        except (ValueError, OSError) as e:
+            raise ShardError(f"not a readable .npy array ({e})", where=str(path)) from None
+        if not name.startswith("game_") and (a.ndim < 1 or a.shape[0] != n):
+            raise ShardError(
+                f"{a.shape[0] if a.ndim else 0} rows, shard.json says {n}", where=str(path)
+            )
+        arrays[name] = a
+    if arrays["policy"].shape[1:] != (size * size + 1,):
+        raise ShardError(
+            f"policy of shape {arrays['policy'].shape}", where=str(folder / "policy.npy")
+        )
+    return Shard(folder, meta, arrays)
+
+
+def list_shards(root: str | Path) -> list[tuple[int, int, Path]]:
+    """The complete shards under ``root`` as ``(generation, index, path)``, in order; leftovers
+    of an interrupted write are cleaned up first."""
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    out = []
+    for path in sorted(root.iterdir()):
+        m = _NAME.fullmatch(path.name)
+        if m is None:
+            if path.name.endswith((".tmp", ".old")):
+                recover_dir(root / path.name.rsplit(".", 1)[0])
+            continue
+        if (path / SHARD_FILE).exists():
+            out.append((int(m.group(1)), int(m.group(2)), path))
+    return out
