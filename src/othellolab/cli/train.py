@@ -41,6 +41,37 @@ def supervised(
     typer.echo(f"model: {result.model_dir}")
 
 
+@train_app.command("selfplay")
+def selfplay(
+    config: Annotated[
+        Path,
+        typer.Option("--config", "-c", help="TOML run config (see configs/alphazero-6x6.toml)."),
+    ],
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            help="Play self-play on a Ray cluster: 'auto', an address, or 'local' (start one "
+            "here); needs pip install 'othellolab\\[distributed]'."
+        ),
+    ] = None,
+    quiet: Annotated[bool, typer.Option(help="No progress bars.")] = False,
+) -> None:
+    """Run AlphaZero self-play (self-play, train, gate, grade) until the config's last
+    generation; a run with existing files resumes where it stopped."""
+    from othellolab.training.selfplay.pipeline import train_selfplay
+    from othellolab.training.selfplay.runconfig import load_run_config
+
+    cfg, text = load_run_config(config)
+    if cfg.runtime.threads >= 2:
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    summary = train_selfplay(cfg, text=text, progress=not quiet, ray=ray, log=typer.echo)
+    typer.echo(
+        f"{cfg.name}: generation {summary.generation} (best {summary.best}), "
+        f"{summary.cpu_hours:.2f} CPU-hours of self-play and training; stopped: {summary.stopped}"
+    )
+    typer.echo(f"run: {summary.root}  (report: othellolab selfplay report {summary.root})")
+
+
 @train_app.command("patterns")
 def patterns(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (resumes if present).")],

@@ -6,7 +6,8 @@ leaves (with virtual loss, so that one batch spreads over different leaves), the
 scores those leaves in one batched call, and ``expand_backup`` adds their children and backs the
 values up. The tree code never looks inside the evaluator, so random rollouts and networks
 search the same way. Finished games are never evaluated: a terminal node's value is the sign of
-its final score, exactly. A pass is an ordinary edge (action ``size*size``).
+its final score, exactly (mixed with the score itself by ``score_weight``, for networks whose
+value head predicts the disc difference, see ``terminal_value``). A pass is an ordinary edge (action ``size*size``).
 
 Selection: with an evaluator whose priors are uniform (``has_priors`` False) the rule is UCT,
 ``Q + c * sqrt(ln N / n)`` with unvisited children first; with informative priors it is PUCT,
@@ -57,7 +58,7 @@ NODE_DTYPE = np.dtype(
         ("n", np.int32),  # visits
         ("vl", np.int32),  # virtual losses of simulations under way through this node
         ("prior", np.float32),
-        ("tvalue", np.float32),  # exact value for the side to move when terminal
+        ("tvalue", np.float32),  # final disc difference for the side to move when terminal
         ("action", np.int16),  # the action that led here from the parent
         ("nchild", np.int16),
         ("terminal", np.int8),
@@ -96,7 +97,7 @@ def _new_node(
     if _k.legal_mask(p, o, size) == np.uint64(0) and _k.legal_mask(o, p, size) == np.uint64(0):
         s = _k.final_score(p, o, size)
         nd.terminal = 1
-        nd.tvalue = 1.0 if s > 0 else (-1.0 if s < 0 else 0.0)
+        nd.tvalue = s
     return i
 
 
@@ -191,6 +192,21 @@ def _expand(nodes: np.ndarray, meta: np.ndarray, leaf: int, prior: np.ndarray, s
     nodes[leaf].nchild = count
 
 
+def _score_weight(w: float) -> float:
+    if not 0 <= w <= 1:
+        raise ValueError(f"score_weight must be in 0..1, got {w!r}")
+    return float(w)
+
+
+@kernel
+def terminal_value(score: float, size: int, score_weight: float) -> float:
+    """The value of a finished game for the side to move: the sign of its final disc
+    difference (a win 1, a draw 0, a loss -1), mixed with the difference itself divided by the
+    squares (``score_weight`` 0: the sign alone; 1: the disc difference alone)."""
+    sign = 1.0 if score > 0 else (-1.0 if score < 0 else 0.0)
+    return (1.0 - score_weight) * sign + score_weight * score / (size * size)
+
+
 @kernel
 def _expand_backup_leaf(
     nodes: np.ndarray,
@@ -200,11 +216,13 @@ def _expand_backup_leaf(
     values: np.ndarray,
     k: int,
     size: int,
+    score_weight: float,
 ) -> int:
     """Expand ``leaf`` with row ``k`` of ``priors``/``values`` (unless it is terminal), back
-    its value up to the root removing the virtual losses; returns the next row to use."""
+    its value up to the root removing the virtual losses; returns the next row to use. A
+    terminal leaf counts at ``terminal_value`` of its final score."""
     if nodes[leaf].terminal:
-        v = np.float64(nodes[leaf].tvalue)
+        v = terminal_value(np.float64(nodes[leaf].tvalue), size, score_weight)
     else:
         v = np.float64(values[k])
         if nodes[leaf].first < 0:
@@ -228,6 +246,7 @@ def expand_backup(
     priors: np.ndarray,
     values: np.ndarray,
     size: int,
+    score_weight: float = 0.0,
 ) -> None:
     """Expand each evaluated leaf and back its value up to the root, removing virtual losses.
 
@@ -237,7 +256,7 @@ def expand_backup(
     """
     k = 0
     for b in range(leaves.shape[0]):
-        k = _expand_backup_leaf(nodes, meta, leaves[b], priors, values, k, size)
+        k = _expand_backup_leaf(nodes, meta, leaves[b], priors, values, k, size, score_weight)
 
 
 @kernel
@@ -358,6 +377,7 @@ def expand_backup_forest(
     priors: np.ndarray,
     values: np.ndarray,
     size: int,
+    score_weight: float = 0.0,
 ) -> None:
     """``expand_backup`` in many trees at once, for the leaves ``select_forest`` listed (one
     row of ``priors``/``values`` per non-terminal leaf, in its order)."""
@@ -367,7 +387,9 @@ def expand_backup_forest(
         region = nodes[t * capacity : (t + 1) * capacity]
         meta = counters[t : t + 1]
         for j in range(counts[i]):
-            k = _expand_backup_leaf(region, meta, leaves[i, j], priors, values, k, size)
+            k = _expand_backup_leaf(
+                region, meta, leaves[i, j], priors, values, k, size, score_weight
+            )
 
 
 @kernel
@@ -569,6 +591,7 @@ class MCTS:
         dirichlet_epsilon: float = 0.25,
         reuse: bool = True,
         seed: int | None = None,
+        score_weight: float = 0.0,
     ) -> None:
         if not isinstance(batch, int) or batch < 1:
             raise ValueError(f"MCTS: batch must be a positive integer, got {batch!r}")
@@ -591,6 +614,7 @@ class MCTS:
         self.dirichlet_alpha = float(dirichlet_alpha)
         self.dirichlet_epsilon = float(dirichlet_epsilon)
         self.reuse = reuse
+        self.score_weight = _score_weight(score_weight)
         self.rng = np.random.default_rng(seeds[1])
         self._nodes = np.zeros(0, dtype=NODE_DTYPE)
         self._meta = np.zeros(1, dtype=np.int64)
@@ -659,7 +683,9 @@ class MCTS:
                 priors, values = _checked(self.evaluator, priors, values, count, self._size)
         else:
             priors, values = evaluate_leaves(self.evaluator, player, opponent, n_open, self._size)
-        expand_backup(self._nodes, self._meta, leaves, priors, values, self._size)
+        expand_backup(
+            self._nodes, self._meta, leaves, priors, values, self._size, self.score_weight
+        )
 
     def _add_noise(self) -> None:
         root = self._nodes[0]
@@ -742,7 +768,9 @@ class Forest:
     tree; ``advance`` moves a root to a child and keeps that subtree, packed.
     """
 
-    def __init__(self, trees: int, size: int, *, capacity: int = 2048) -> None:
+    def __init__(
+        self, trees: int, size: int, *, capacity: int = 2048, score_weight: float = 0.0
+    ) -> None:
         if isinstance(trees, bool) or not isinstance(trees, int | np.integer) or trees < 1:
             raise ValueError(f"Forest: trees must be a positive integer, got {trees!r}")
         trees = int(trees)
@@ -751,6 +779,7 @@ class Forest:
         self.trees = trees
         self.size = size
         self.capacity = max(int(capacity), 2 * size * size)
+        self.score_weight = _score_weight(score_weight)
         self.nodes = np.zeros(trees * self.capacity, dtype=NODE_DTYPE)
         self.counters = np.zeros(trees, dtype=np.int64)
         self._scratch = np.zeros(self.capacity, dtype=NODE_DTYPE)
@@ -873,6 +902,7 @@ class Forest:
             priors,
             values,
             self.size,
+            self.score_weight,
         )
         return opened
 

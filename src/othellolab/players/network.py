@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from othellolab.core import Board, ConfigError, Limit, PlayResult, Score
+from othellolab.core import Board, ConfigError, Limit, OthelloError, PlayResult, Score
 from othellolab.core import kernels as _k
 from othellolab.nn.pretrained import DEFAULT_MODEL, resolve
 from othellolab.players.base import Player, uniform_policy
@@ -211,6 +211,18 @@ class AlphaZeroPlayer(NetworkPlayer):
             seed=seed,
             evaluator=self.evaluator,
         )
+        self.search.tree.score_weight = self._score_weight()
+
+    def _score_weight(self) -> float:
+        """How the network values a finished game (``players.mcts.terminal_value``): a
+        self-play model records the ``score_value`` it was trained with; others use 0."""
+        from othellolab.nn.io import read_model_info
+
+        try:
+            w = read_model_info(self.model).training.get("score_value", 0.0)
+        except OthelloError:
+            return 0.0
+        return float(w) if isinstance(w, int | float) and 0 <= w <= 1 else 0.0
 
     def reset(self) -> None:
         self.search.reset()

@@ -51,7 +51,8 @@ class RunDir:
         ``config`` maps table names to their options; an option missing from the frozen file
         counts as unchanged when ``config`` has its default (``defaults[table][option]``), so
         an option added after a run started does not stop it from resuming. Tables named in
-        ``ignore`` (the runtime: threads, device) may change between starts."""
+        ``ignore`` (the runtime: threads, device), and options named ``table.option`` there,
+        may change between starts."""
         if self.config.exists():
             have = json.loads(self.config.read_text())
             defaults = defaults or {}
@@ -65,6 +66,7 @@ class RunDir:
                         f"{table}.{k}"
                         for k in value
                         if have[table].get(k, fallback.get(k, None)) != value[k]
+                        and f"{table}.{k}" not in ignore
                     ]
                 elif have.get(table) != value:
                     diffs.append(table)

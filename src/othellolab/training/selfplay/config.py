@@ -45,6 +45,9 @@ class SelfPlayConfig:
     policy targets. Resignation: a side resigns after ``resign_moves`` [2] consecutive moves
     whose best root value is below ``resign_threshold`` [-0.9; -1 turns it off], except in a
     share ``no_resign_share`` [0.1] of games, played out to count false resignations.
+    Values: a finished game is worth the sign of its disc difference mixed with the difference
+    divided by the squares, in the share ``score_value`` [0: win/draw/loss only]; a network
+    trained for perfect play by discs (the 6x6 grader's measure) wants 1.
     ``seed`` [none] seeds every random choice.
     """
 
@@ -66,6 +69,7 @@ class SelfPlayConfig:
     resign_threshold: float = -0.9
     resign_moves: int = 2
     no_resign_share: float = 0.1
+    score_value: float = 0.0
     seed: int | None = None
 
     OPTIONS: ClassVar[dict[str, Option]] = {
@@ -87,6 +91,7 @@ class SelfPlayConfig:
         "resign_threshold": Option(float, -1, 1, help="resign below this value (-1: never)"),
         "resign_moves": Option(int, 1, 1000, help="consecutive moves below the threshold"),
         "no_resign_share": Option(float, 0, 1, help="share of games never resigned"),
+        "score_value": Option(float, 0, 1, help="share of the disc difference in values"),
         "seed": SEED,
     }
 

@@ -57,6 +57,11 @@ from othellolab.training.selfplay.workers import Executor, ShardTask, make_execu
 
 __all__ = ["SelfPlayRun", "generation_name", "read_metrics", "train_selfplay"]
 
+MAY_CHANGE = ("runtime", "grade", "rate", "loop.generations", "loop.cpu_hours", "loop.workers")
+"""Tables and options that may change when a run resumes: they measure the run, say where it
+runs or when it stops, not what it learns (shards are seeded one by one, so the number of
+workers does not change them; a generation graded later is graded as if on time)."""
+
 LEARNING_STAGES = ("selfplay", "train", "gate")
 """The stages whose CPU time counts towards the run's budget (grading and rating measure)."""
 
@@ -97,7 +102,9 @@ class SelfPlayRun:
         self.cfg = cfg
         self.root = cfg.run_dir
         self.run = RunDir(self.root)
-        self.run.freeze(cfg.to_dict(), text=text, defaults=cfg.defaults())
+        self.run.freeze(
+            cfg.to_dict(), text=text, defaults=cfg.defaults(), ignore=MAY_CHANGE
+        )
         self.shards = self.root / "shards"
         self.train_root = self.root / "train"
         self.progress = progress
@@ -158,10 +165,12 @@ class SelfPlayRun:
                 )
             model, _ = load_model(cfg.loop.init)
             meta = {"run": cfg.name, "generation": 0, "init": str(cfg.loop.init)}
+            meta["score_value"] = cfg.selfplay.score_value
         else:
             torch.manual_seed(cfg.seed)
             model = build_model(cfg.model)
             meta = {"run": cfg.name, "generation": 0, "init": "random"}
+            meta["score_value"] = cfg.selfplay.score_value
         with replace_dir(self.model_dir(0), overwrite=True) as tmp:
             save_model(model, tmp, training=meta)
 
@@ -435,10 +444,12 @@ class SelfPlayRun:
         stopped = "generations"
         try:
             while True:
-                latest = self.generations()[-1]
+                done = self.generations()
+                latest = done[-1]
                 self.gate(latest)
-                self.grade(latest)
-                self.rate(latest)
+                for g in done:
+                    self.grade(g)
+                    self.rate(g)
                 self.write_metrics()
                 if cfg.loop.generations and latest >= cfg.loop.generations:
                     break

@@ -98,7 +98,7 @@ class BatchSearch:
         )
         if capacity is None:
             capacity = max(1024, int(2 ** np.ceil(np.log2(6 * config.simulations + 64))))
-        self.forest = Forest(slots, size, capacity=capacity)
+        self.forest = Forest(slots, size, capacity=capacity, score_weight=config.score_value)
         self.gumbel = config.variant == "gumbel"
         self.state = np.zeros(slots, dtype=np.int8)
         self.budget = np.zeros(slots, dtype=np.int64)

@@ -33,6 +33,7 @@ from othellolab.datasets.features import (
 from othellolab.nn.io import ModelFileError, load_state, save_model, state_tensors
 from othellolab.nn.models import PolicyValueNet
 from othellolab.training.rundir import RunDir
+from othellolab.training.selfplay.engine import NO_SCORE
 from othellolab.training.selfplay.runconfig import SelfPlayRunConfig
 from othellolab.training.selfplay.shards import Shard
 from othellolab.training.supervised import make_optimizer, optimizer_from_files, optimizer_to_files
@@ -40,10 +41,23 @@ from othellolab.training.supervised import make_optimizer, optimizer_from_files,
 __all__ = ["Window", "WindowTrainer"]
 
 
+def outcome_value(
+    result: np.ndarray, score: np.ndarray, size: int, score_value: float
+) -> np.ndarray:
+    """The value target of finished games, as the search values a finished game
+    (``players.mcts.terminal_value``): the result mixed with the disc difference over the
+    squares; a resigned game (no score) counts at its result."""
+    r = result.astype(np.float32)
+    if score_value == 0:
+        return r
+    s = np.where(score == NO_SCORE, r * size * size, score.astype(np.float32)) / (size * size)
+    return ((1 - score_value) * r + score_value * s).astype(np.float32)
+
+
 class Window:
     """The training window: the position arrays of several shards, concatenated."""
 
-    FIELDS = ("player", "opponent", "policy", "value", "result", "full_search")
+    FIELDS = ("player", "opponent", "policy", "value", "result", "score", "full_search")
 
     def __init__(self, shards: list[Shard], size: int) -> None:
         self.size = size
@@ -65,6 +79,7 @@ class Window:
         *,
         symmetries: bool,
         value_mix: float,
+        score_value: float = 0.0,
     ) -> dict[str, np.ndarray]:
         """The inputs and targets of ``rows``, each under a random symmetry when asked."""
         a = self.arrays
@@ -74,9 +89,8 @@ class Window:
             p = transform_bitboards(p, ks, self.size)
             o = transform_bitboards(o, ks, self.size)
             policy = transform_policy(policy, ks, self.size)
-        value = (1 - value_mix) * a["result"][rows].astype(np.float32) + value_mix * a["value"][
-            rows
-        ]
+        outcome = outcome_value(a["result"][rows], a["score"][rows], self.size, score_value)
+        value = (1 - value_mix) * outcome + value_mix * a["value"][rows]
         return {
             "planes": encode_batch(p, o, spec),
             "legal": action_mask_batch(p, o, self.size),
@@ -157,7 +171,12 @@ class WindowTrainer:
         for _ in range(self.steps_per_epoch):
             rows = rng.integers(0, self.rows, size=min(t.batch_size, self.rows))
             yield self.window.batch(
-                rows, self.spec, rng, symmetries=t.symmetries, value_mix=t.value_mix
+                rows,
+                self.spec,
+                rng,
+                symmetries=t.symmetries,
+                value_mix=t.value_mix,
+                score_value=self.cfg.selfplay.score_value,
             )
 
     def learning_rate(self, step: int) -> float:
@@ -179,7 +198,12 @@ class WindowTrainer:
         n = min(4096, self.window.new_positions or self.rows)
         rows = np.arange(self.rows - n, self.rows)
         batch = self.window.batch(
-            rows, self.spec, np.random.default_rng(0), symmetries=False, value_mix=0.0
+            rows,
+            self.spec,
+            np.random.default_rng(0),
+            symmetries=False,
+            value_mix=0.0,
+            score_value=self.cfg.selfplay.score_value,
         )
         self.model.eval()
         with torch.inference_mode():
@@ -212,6 +236,7 @@ class WindowTrainer:
         training = {
             **self.meta,
             "generation": self.generation,
+            "score_value": self.cfg.selfplay.score_value,
             "steps": state["step"],
             "samples": state["samples"],
             "window_positions": self.rows,
