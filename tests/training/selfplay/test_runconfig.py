@@ -1,0 +1,281 @@
+"""The config of a self-play run (``othellolab train selfplay --config FILE``): unknown tables
+and keys, bad values and sizes that disagree are ``ConfigError``s that name what is wrong;
+values in range are taken as given; the shipped config loads as its file says."""
+
+from __future__ import annotations
+
+import copy
+import math
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from othellolab.core import ConfigError
+from othellolab.nn.config import model_config
+from othellolab.nn.io import save_model
+from othellolab.nn.models import build_model
+from othellolab.players.options import Option
+from othellolab.training.selfplay.pipeline import SelfPlayRun, train_selfplay
+from othellolab.training.selfplay.runconfig import (
+    GateConfig,
+    GradeConfig,
+    LoopConfig,
+    RateConfig,
+    SelfPlayRunConfig,
+    SelfPlayTrainConfig,
+    load_run_config,
+)
+
+ROOT = Path(__file__).resolve().parents[3]
+
+BASE: dict[str, Any] = {
+    "name": "tiny4",
+    "size": 4,
+    "seed": 1,
+    "runs_dir": "runs",
+    "model": {"preset": "resnet-b2c16"},
+    "selfplay": {"simulations": 16, "parallel": 64, "score_value": 1.0},
+    "loop": {"generations": 3, "games": 64, "shards": 2, "workers": 1},
+    "train": {"batch_size": 64},
+    "grade": {"simulations": [0, 16], "every": 0},
+    "runtime": {"threads": 1},
+}
+
+TABLES = {
+    "loop": LoopConfig,
+    "train": SelfPlayTrainConfig,
+    "gate": GateConfig,
+    "grade": GradeConfig,
+    "rate": RateConfig,
+}
+
+NUMBERS = sorted(
+    (table, name, option)
+    for table, klass in TABLES.items()
+    for name, option in klass.OPTIONS.items()
+    if option.kind in (int, float)
+)
+
+
+def config(**tables: dict[str, Any]) -> dict[str, Any]:
+    """``BASE`` with some options of some tables set (a value ``...`` deletes the option)."""
+    data = copy.deepcopy(BASE)
+    for table, options in tables.items():
+        if not isinstance(options, dict):
+            data[table] = options
+            continue
+        for key, value in options.items():
+            if value is ...:
+                data.setdefault(table, {}).pop(key, None)
+            else:
+                data.setdefault(table, {})[key] = value
+    return data
+
+
+def refused(data: dict[str, Any]) -> ConfigError:
+    with pytest.raises(ConfigError) as e:
+        SelfPlayRunConfig.from_dict(data, where="tiny.toml")
+    return e.value
+
+
+def test_the_base_config_is_valid() -> None:
+    cfg = SelfPlayRunConfig.from_dict(config())
+    assert (cfg.size, cfg.model.size, cfg.loop.games, cfg.grade.simulations) == (4, 4, 64, (0, 16))
+
+
+# ---- unknown tables and keys -----------------------------------------------------------------
+
+
+def test_an_unknown_table_is_named() -> None:
+    e = refused({**config(), "trian": {"batch_size": 64}})
+    assert e.option == "trian" and "trian" in str(e) and "tiny.toml" in str(e)
+
+
+@pytest.mark.parametrize("table", [*TABLES, "selfplay", "optim", "runtime"])
+def test_an_unknown_key_in_a_table_is_named(table: str) -> None:
+    e = refused(config(**{table: {"nonsense_key": 1}}))
+    assert "nonsense_key" in str(e)
+    if table not in ("optim", "runtime"):  # these two are the supervised run's tables
+        assert e.option == "nonsense_key"
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    table=st.sampled_from(sorted(TABLES)),
+    key=st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=12),
+)
+def test_any_unknown_key_is_named(table: str, key: str) -> None:
+    if key in {f for f in TABLES[table].OPTIONS}:
+        return
+    e = refused(config(**{table: {key: 1}}))
+    assert e.option == key and key in str(e) and f"[{table}]" in str(e)
+
+
+def test_a_table_that_is_not_a_table_is_refused() -> None:
+    e = refused(config(loop=3))
+    assert "[loop]" in str(e) and "table" in str(e)
+
+
+# ---- values -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "value"),
+    [
+        ("loop", "games", 0),
+        ("loop", "shards", -1),
+        ("loop", "workers", 2.5),
+        ("loop", "generations", "3"),
+        ("loop", "skip_corrupt", 1),
+        ("train", "value_mix", math.nan),
+        ("train", "value_mix", 1.5),
+        ("train", "batch_size", math.inf),
+        ("train", "symmetries", "yes"),
+        ("gate", "threshold", -0.1),
+        ("rate", "games", 1),
+        ("grade", "every", 0.5),
+        ("selfplay", "simulations", 0),
+        ("selfplay", "score_value", math.nan),
+    ],
+)
+def test_a_bad_value_names_its_option(table: str, key: str, value: Any) -> None:
+    e = refused(config(**{table: {key: value}}))
+    assert e.option == key and f"option {key}" in str(e)
+
+
+@pytest.mark.parametrize("sims", [["a"], [], [0, -1], [0.5], "16", [0, 1, 2, 3, 4, 5, 6, 7, 8]])
+def test_grade_simulations_must_be_a_short_list_of_whole_numbers(sims: Any) -> None:
+    e = refused(config(grade={"simulations": sims}))
+    assert e.option == "simulations" and "[grade]" in str(e)
+
+
+@pytest.mark.parametrize("opponents", ["random", [1], ["random", None]])
+def test_rate_opponents_must_be_player_specs(opponents: Any) -> None:
+    e = refused(config(rate={"opponents": opponents}))
+    assert e.option == "opponents" and "[rate]" in str(e)
+
+
+def bad_numbers(option: Option) -> st.SearchStrategy[Any]:
+    """Values ``option`` must refuse: not finite, not a number, out of its range, and a
+    fraction where a whole number is asked. (Not ``true``: ``players.options.Option`` takes a
+    bool as the number 0 or 1, for every player option too.)"""
+    bad: list[st.SearchStrategy[Any]] = [
+        st.sampled_from([math.nan, math.inf, -math.inf, "1", None, [1], {"a": 1}]),
+    ]
+    if option.low is not None:
+        bad.append(st.floats(max_value=option.low, exclude_max=True, allow_nan=False))
+    if option.high is not None:
+        bad.append(st.floats(min_value=option.high, exclude_min=True, allow_nan=False))
+    if option.kind is int:
+        low, high = option.low or 0, option.high or 10**6
+        bad.append(st.integers(int(low), int(high) - 1).map(lambda n: n + 0.5))
+    return st.one_of(bad)
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=st.sampled_from(NUMBERS), data=st.data())
+def test_every_number_out_of_range_or_of_the_wrong_type_names_its_option(
+    case: tuple[str, str, Option], data: st.DataObject
+) -> None:
+    table, key, option = case
+    value = data.draw(bad_numbers(option), label="value")
+    e = refused(config(**{table: {key: value}}))
+    assert e.option == key and f"[{table}]" in str(e)
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=st.sampled_from(NUMBERS), data=st.data())
+def test_every_number_in_range_is_taken_as_given(
+    case: tuple[str, str, Option], data: st.DataObject
+) -> None:
+    table, key, option = case
+    low, high = option.low, option.high
+    assert low is not None and high is not None
+    if option.kind is int:
+        value: Any = data.draw(st.integers(int(low), int(high)), label="value")
+    else:
+        value = data.draw(st.floats(low, high), label="value")
+    cfg = SelfPlayRunConfig.from_dict(config(**{table: {key: value}}))
+    got = getattr(getattr(cfg, table), key)
+    assert got == value and type(got) is option.kind
+
+
+def test_optim_and_runtime_values_are_checked() -> None:
+    e = refused(config(optim={"lr": math.nan}))
+    assert "lr" in str(e) and "[optim]" in str(e)
+    e = refused(config(runtime={"threads": 0}))
+    assert "threads" in str(e) and "[runtime]" in str(e)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("name", ""), ("name", "../up"), ("size", 5), ("size", True), ("seed", -1), ("runs_dir", 3)],
+)
+def test_bad_top_level_values_are_named(key: str, value: Any) -> None:
+    e = refused({**config(), key: value})
+    assert e.option == key
+
+
+def test_a_model_of_another_size_than_the_run_is_refused() -> None:
+    e = refused(config(model={"size": 6}))
+    assert e.option == "size" and "[model]" in str(e) and "6" in e.what and "4" in e.what
+    # the run's own size is fine, and a run without a [model] table is refused
+    assert SelfPlayRunConfig.from_dict(config(model={"size": 4})).model.size == 4
+    data = config()
+    del data["model"]
+    assert "[model]" in str(refused(data))
+
+
+def test_loop_init_of_another_board_size_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    torch.manual_seed(0)
+    six = save_model(build_model(model_config("resnet-b2c16", size=6)), tmp_path / "six")
+    monkeypatch.chdir(tmp_path)
+    cfg = SelfPlayRunConfig.from_dict(config(loop={"init": str(six)}))
+    with pytest.raises(ConfigError) as e:
+        train_selfplay(cfg, progress=False)
+    assert e.value.option == "loop.init"
+    assert "6x6" in str(e.value) and "4x4" in str(e.value) and str(six) in str(e.value)
+    assert not (tmp_path / "runs/tiny4/models/gen0000").exists()
+
+
+def test_loop_init_of_the_right_size_is_generation_zero(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    torch.manual_seed(5)
+    net = build_model(model_config("resnet-b2c16", size=4))
+    four = save_model(net, tmp_path / "four")
+    monkeypatch.chdir(tmp_path)
+    cfg = SelfPlayRunConfig.from_dict(config(loop={"init": str(four)}))
+    SelfPlayRun(cfg, progress=False).start()
+    gen0 = tmp_path / "runs/tiny4/models/gen0000"
+    assert (gen0 / "model.safetensors").read_bytes() == (four / "model.safetensors").read_bytes()
+
+
+# ---- the shipped config ------------------------------------------------------------------------
+
+
+def test_the_shipped_6x6_config_loads_as_its_file_says() -> None:
+    path = ROOT / "configs/alphazero-6x6.toml"
+    cfg, text = load_run_config(path)
+    raw = tomllib.loads(path.read_text())  # the file itself, read by tomllib, is the reference
+    assert text == path.read_text()
+    assert (cfg.name, cfg.size, cfg.seed, cfg.runs_dir) == (
+        raw["name"],
+        raw["size"],
+        raw["seed"],
+        raw["runs_dir"],
+    )
+    assert cfg.model == model_config(raw["model"]["preset"], size=raw["size"])
+    for table, options in raw.items():
+        if not isinstance(options, dict) or table == "model":
+            continue
+        for key, value in options.items():
+            got = getattr(getattr(cfg, table), key)
+            assert (list(got) if isinstance(got, tuple) else got) == value, (table, key)
