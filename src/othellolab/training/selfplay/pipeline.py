@@ -57,10 +57,20 @@ from othellolab.training.selfplay.workers import Executor, ShardTask, make_execu
 
 __all__ = ["SelfPlayRun", "generation_name", "read_metrics", "train_selfplay"]
 
-MAY_CHANGE = ("runtime", "grade", "rate", "loop.generations", "loop.cpu_hours", "loop.workers")
+MAY_CHANGE = (
+    "runtime",
+    "grade",
+    "rate",
+    "loop.generations",
+    "loop.cpu_hours",
+    "loop.workers",
+    "loop.skip_corrupt",
+)
 """Tables and options that may change when a run resumes: they measure the run, say where it
 runs or when it stops, not what it learns (shards are seeded one by one, so the number of
-workers does not change them; a generation graded later is graded as if on time)."""
+workers does not change them; a generation graded later is graded as if on time).
+``loop.skip_corrupt`` is how a run goes on past a corrupt shard, as the ``ShardError`` says
+(the train record lists the skipped shard)."""
 
 LEARNING_STAGES = ("selfplay", "train", "gate")
 """The stages whose CPU time counts towards the run's budget (grading and rating measure)."""
