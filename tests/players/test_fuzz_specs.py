@@ -47,6 +47,8 @@ REPRODUCERS = [
     ("nboard:config=", "option config"),  # found by the fuzz run: '' is the current folder
     ("nboard:cmd=\x00", "option cmd: contains a NUL"),  # found by the fuzz run
     ("policy:model=a\x00b", "option model"),
+    ("alphabeta:depth=true", "option depth"),  # a boolean is not the number 1
+    ("mcts:sims=false", "option sims"),
 ]
 
 

@@ -117,7 +117,9 @@ class Option:
         ranged = self.describe().removesuffix(" or none").split(" ", 1)
         bounds = f" in {ranged[1]}" if len(ranged) > 1 else ""
         noun = "a whole number" if self.kind is int else "a finite number"
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if isinstance(value, bool) or type(value).__name__ == "bool_":  # true is not 1
+            raise ConfigError(f"must be {noun}{bounds}, got {value!r}", option=name)
+        if not isinstance(value, int | float):
             if hasattr(value, "__index__") or hasattr(value, "__float__"):
                 value = value.item() if hasattr(value, "item") else float(value)
             else:

@@ -200,9 +200,22 @@ def test_every_number_in_range_is_taken_as_given(
         value: Any = data.draw(st.integers(int(low), int(high)), label="value")
     else:
         value = data.draw(st.floats(low, high), label="value")
-    cfg = SelfPlayRunConfig.from_dict(config(**{table: {key: value}}))
+    section = {key: value}
+    if (table, key) == ("loop", "min_window"):  # the window's first size is at most its size
+        section["window"] = int(high)
+    cfg = SelfPlayRunConfig.from_dict(config(**{table: section}))
     got = getattr(getattr(cfg, table), key)
     assert got == value and type(got) is option.kind
+
+
+def test_min_window_above_window_is_refused() -> None:
+    e = refused(config(loop={"window": 2, "min_window": 3}))
+    assert e.option == "min_window" and "[loop]" in str(e)
+
+
+def test_a_boolean_is_not_a_number() -> None:
+    e = refused(config(loop={"games": True}))
+    assert e.option == "games"
 
 
 def test_optim_and_runtime_values_are_checked() -> None:

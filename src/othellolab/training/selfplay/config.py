@@ -123,7 +123,10 @@ class SelfPlayConfig:
                 where=where,
                 option=str(unknown[0]),
             )
-        return cls(**data)
+        try:
+            return cls(**data)
+        except ConfigError as e:
+            raise ConfigError(e.what, where=where, option=e.option, allowed=e.allowed) from None
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain mapping (``from_dict`` reads it back)."""

@@ -58,6 +58,7 @@ from othellolab.training.selfplay.workers import Executor, ShardTask, make_execu
 __all__ = ["SelfPlayRun", "generation_name", "read_metrics", "train_selfplay"]
 
 MAY_CHANGE = (
+    "runs_dir",
     "runtime",
     "grade",
     "rate",
@@ -112,9 +113,7 @@ class SelfPlayRun:
         self.cfg = cfg
         self.root = cfg.run_dir
         self.run = RunDir(self.root)
-        self.run.freeze(
-            cfg.to_dict(), text=text, defaults=cfg.defaults(), ignore=MAY_CHANGE
-        )
+        self.run.freeze(cfg.to_dict(), text=text, defaults=cfg.defaults(), ignore=MAY_CHANGE)
         self.shards = self.root / "shards"
         self.train_root = self.root / "train"
         self.progress = progress
@@ -166,14 +165,17 @@ class SelfPlayRun:
             return
         cfg = self.cfg
         if cfg.loop.init:
-            info = read_model_info(cfg.loop.init)
+            from othellolab.nn.pretrained import resolve
+
+            init = resolve(cfg.loop.init)
+            info = read_model_info(init)
             if info.config.size != cfg.size:
                 raise ConfigError(
                     f"the model in {cfg.loop.init} plays {info.config.size}x{info.config.size}, "
                     f"this run is {cfg.size}x{cfg.size}",
                     option="loop.init",
                 )
-            model, _ = load_model(cfg.loop.init)
+            model, _ = load_model(init)
             meta = {"run": cfg.name, "generation": 0, "init": str(cfg.loop.init)}
             meta["score_value"] = cfg.selfplay.score_value
         else:
@@ -304,9 +306,10 @@ class SelfPlayRun:
             "cpu_seconds": time.process_time() - cpu,
         }
         trainer.export(result.state, result.metrics)
-        old = self.train_root / generation_name(generation - 1)
-        if old.exists():
-            shutil.rmtree(old)
+        for old in self.train_root.iterdir():
+            name = old.name.removesuffix(".tmp").removesuffix(".old")
+            if name[3:].isdigit() and int(name[3:]) < generation:
+                shutil.rmtree(old)
 
     def gate(self, generation: int) -> None:
         """Play generation ``generation`` against the best so far; promote it if it wins."""

@@ -77,7 +77,8 @@ class LoopConfig(_Checked):
     ``games`` self-play games per generation in ``shards`` files, played by ``workers``
     processes; the training window holds the positions of the last ``window`` generations
     (at least ``min_window`` of them, AlphaZero's sliding window); ``init``: a model
-    directory to start from instead of random weights (e.g. the supervised 8x8 network);
+    directory or shipped model name to start from instead of random weights (e.g. the
+    supervised 8x8 network ``b4c32-wthor``; its shape replaces ``[model]``);
     ``cpu_hours``: stop once self-play and training have used this much CPU time (0: no
     limit); ``skip_corrupt``: skip a shard whose checksum fails (reported in the metrics)
     instead of stopping with an error naming it."""
@@ -104,6 +105,14 @@ class LoopConfig(_Checked):
         "cpu_hours": Option(float, 0, 1e6, help="stop after this much CPU time (0: never)"),
         "skip_corrupt": Option(bool, help="skip corrupt shards instead of stopping"),
     }
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.min_window > self.window:
+            raise ConfigError(
+                f"min_window ({self.min_window}) must not exceed window ({self.window})",
+                option="min_window",
+            )
 
 
 @dataclass(frozen=True)
@@ -210,6 +219,13 @@ class RateConfig(_Checked):
             isinstance(s, str) for s in opponents
         ):
             raise ConfigError("must be a list of player specs", option="opponents")
+        from othellolab.players.registry import get_entry, parse_spec
+
+        for spec in opponents:
+            try:
+                get_entry(parse_spec(spec)[0])
+            except ConfigError as e:
+                raise ConfigError(f"{spec!r}: {e}", option="opponents") from None
         object.__setattr__(self, "opponents", tuple(opponents))
 
 

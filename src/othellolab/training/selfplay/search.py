@@ -70,6 +70,22 @@ class _GumbelRoot:
     pos: int = 0
 
 
+class _Counted:
+    """An evaluator that counts the positions it is asked to score (after the forest merges a
+    position repeated within one batch)."""
+
+    def __init__(self, inner: Evaluator) -> None:
+        self.inner = inner
+        self.has_priors = inner.has_priors
+        self.positions = 0
+
+    def evaluate(
+        self, player: np.ndarray, opponent: np.ndarray, size: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        self.positions += int(player.shape[0])
+        return self.inner.evaluate(player, opponent, size)
+
+
 class BatchSearch:
     """Searches in the trees of one forest (one per slot), advanced together by ``step``.
 
@@ -89,6 +105,7 @@ class BatchSearch:
         if not isinstance(evaluator, Evaluator):
             raise TypeError(f"{evaluator!r} is not an Evaluator (needs evaluate, has_priors)")
         self.evaluator = evaluator
+        self._counted = _Counted(evaluator)
         self.size = size
         self.config = config
         self.rng = rng
@@ -106,8 +123,9 @@ class BatchSearch:
         self.noise = np.zeros(slots, dtype=bool)
         self.sample_gumbel = np.ones(slots, dtype=bool)
         self.roots: list[_GumbelRoot | None] = [None] * slots
-        self.evaluations = 0
-        """Positions evaluated so far (after merging repeats within a step)."""
+        self.leaves = 0
+        """Leaves that needed an evaluation so far (terminal ones do not; a position reached
+        several times in one step counts each time)."""
 
     # ------------------------------------------------------------------------------------------
 
@@ -188,6 +206,12 @@ class BatchSearch:
 
     # ------------------------------------------------------------------------------------------
 
+    @property
+    def evaluations(self) -> int:
+        """Positions the evaluator scored so far (a position repeated within one batched step,
+        such as the start shared by every game, is scored once)."""
+        return self._counted.positions
+
     def active(self) -> bool:
         """Whether a search is under way."""
         return bool(((self.state == ROOT) | (self.state == RUN)).any())
@@ -210,8 +234,8 @@ class BatchSearch:
                 take = root.queue[root.pos : root.pos + leaves]
                 counts[i] = take.size
                 forced[i, : take.size] = take
-        self.evaluations += self.forest.step(
-            self.evaluator, slots, counts, c=self.c, use_prior=self.use_prior, forced=forced
+        self.leaves += self.forest.step(
+            self._counted, slots, counts, c=self.c, use_prior=self.use_prior, forced=forced
         )
         finished = []
         for i, s in enumerate(slots):
