@@ -12,6 +12,13 @@ import pytest
 from othellolab.players import UniformEvaluator
 from othellolab.training.selfplay import SelfPlayConfig, play_games
 from othellolab.training.selfplay.engine import GAME_FIELDS, POSITION_FIELDS
+from othellolab.training.selfplay.runconfig import (
+    GateConfig,
+    GradeConfig,
+    LoopConfig,
+    RateConfig,
+    SelfPlayTrainConfig,
+)
 
 DOC = (Path(__file__).resolve().parents[3] / "docs" / "selfplay.md").read_text()
 
@@ -54,3 +61,34 @@ def test_record_tables(name: str, names: tuple[str, ...]) -> None:
     )
     for array, (kind, _) in table.items():
         assert kind.split()[0] == str(getattr(records, array).dtype), array
+
+
+@pytest.mark.parametrize(
+    ("name", "klass"),
+    [
+        ("loop", LoopConfig),
+        ("train", SelfPlayTrainConfig),
+        ("gate", GateConfig),
+        ("grade", GradeConfig),
+        ("rate", RateConfig),
+    ],
+)
+def test_loop_tables(name: str, klass: type) -> None:
+    """Each loop table lists every option of its dataclass, with its default and range."""
+    table = rows(name)
+    assert list(table) == [f.name for f in fields(klass)]
+    config = klass()
+    for key, (default, values, _) in table.items():
+        value = getattr(config, key)
+        if isinstance(value, bool):
+            shown = str(value).lower()
+        elif isinstance(value, str):
+            shown = f'"{value}"'
+        elif isinstance(value, tuple):
+            shown = str(list(value))
+        else:
+            shown = str(value)
+        assert default == shown, key
+        option = klass.OPTIONS[key]
+        if option.spec:
+            assert values == option.describe(), key
