@@ -181,3 +181,38 @@ def test_dirichlet_noise_and_tree_reuse() -> None:
     again = search.outcome(0)
     assert again.simulations == max(60 - (kept - 1), 1)
     assert again.visits.sum() == max(60, kept - 1 + 1)
+
+
+def test_gumbel_plays_without_its_noise_at_temperature_zero() -> None:
+    """With a uniform evaluator every action ties on logits and sigma, so the noisy winner is
+    the action of highest Gumbel draw among the most visited, and without the noise the first
+    of them (argmax takes the first of equal scores): the two differ for some seed."""
+    board = Board()
+    config = SelfPlayConfig(simulations=8, variant="gumbel", gumbel_actions=4)
+    differ = 0
+    for seed in range(20):
+        moves = []
+        for temperature in (1.0, 0.0):
+            search = BatchSearch(UniformEvaluator(), 8, 1, config, np.random.default_rng(seed))
+            search.forest.plant(
+                np.array([0]),
+                np.array([board.player], np.uint64),
+                np.array([board.opponent], np.uint64),
+            )
+            search.start(0, 8, noise=True)
+            while search.active():
+                search.step()
+            root = search.roots[0]
+            assert root is not None
+            top = root.actions[
+                np.flatnonzero(
+                    search.forest.root_children(0)["n"] == max(search.forest.root_children(0)["n"])
+                )
+            ]
+            out = search.outcome(0, temperature=temperature)
+            assert out.move in top
+            if temperature == 0:
+                assert out.move == top[0]
+            moves.append(out.move)
+        differ += moves[0] != moves[1]
+    assert differ > 0

@@ -39,7 +39,10 @@ class SelfPlayConfig:
     [0.25] at the root of each full search; moves drawn from visits^(1/``temperature``) [1.0]
     for the first ``temperature_plies`` plies [10] of a game, the most visited after;
     ``reuse`` the subtree of the move played [true]. Gumbel only: ``gumbel_actions`` sampled
-    at the root [16], the transform's ``gumbel_c_visit`` [50] and ``gumbel_c_scale`` [1.0].
+    at the root [16], the transform's ``gumbel_c_visit`` [50] and ``gumbel_c_scale`` [1.0];
+    the move played is the sequential-halving winner by ``g + logits + sigma`` for the first
+    ``gumbel_noise_plies`` plies [none: every move], then by ``logits + sigma`` (no noise,
+    for value targets of the best play found, as a temperature schedule does for PUCT).
     Playout-cap randomisation: a share ``full_share`` [1.0: off] of moves gets the full
     ``simulations`` (and noise), the rest ``fast_simulations`` [16]; only full searches give
     policy targets. Resignation: a side resigns after ``resign_moves`` [2] consecutive moves
@@ -64,6 +67,7 @@ class SelfPlayConfig:
     gumbel_actions: int = 16
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 1.0
+    gumbel_noise_plies: int | None = None
     full_share: float = 1.0
     fast_simulations: int = 16
     resign_threshold: float = -0.9
@@ -86,6 +90,9 @@ class SelfPlayConfig:
         "gumbel_actions": Option(int, 1, 65, help="actions sampled at the root"),
         "gumbel_c_visit": Option(float, 0, 1e6, help="c_visit of sigma"),
         "gumbel_c_scale": Option(float, 0, 1e6, help="c_scale of sigma"),
+        "gumbel_noise_plies": Option(
+            int, 0, 1000, optional=True, help="plies played with the Gumbel noise"
+        ),
         "full_share": Option(float, 0, 1, help="share of moves with a full search"),
         "fast_simulations": Option(int, 1, 100_000, help="simulations of a fast search"),
         "resign_threshold": Option(float, -1, 1, help="resign below this value (-1: never)"),

@@ -294,7 +294,11 @@ class SelfPlay:
             for slot in search.step():
                 game = running[slot]
                 assert game is not None
-                sample = cfg.variant == "puct" and len(game.moves) < cfg.temperature_plies
+                ply = len(game.moves)
+                if cfg.variant == "puct":
+                    sample = ply < cfg.temperature_plies
+                else:
+                    sample = cfg.gumbel_noise_plies is None or ply < cfg.gumbel_noise_plies
                 out = search.outcome(int(slot), temperature=cfg.temperature if sample else 0.0)
                 finish_search(int(slot), out)
         seconds = time.perf_counter() - t0

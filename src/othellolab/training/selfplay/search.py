@@ -191,18 +191,18 @@ class BatchSearch:
         root.queue = np.tile(rows, -(-visits // len(rows)))[:visits]
         root.pos = 0
 
-    def _scores(self, slot: int, root: _GumbelRoot) -> np.ndarray:
-        """``g + logits + sigma(completed Q)`` of the root's children."""
+    def _scores(self, slot: int, root: _GumbelRoot, *, noise: bool = True) -> np.ndarray:
+        """``g + logits + sigma(completed Q)`` of the root's children (without ``g`` when
+        not ``noise``)."""
         children = self.forest.root_children(slot)
         n = children["n"].astype(np.int64)
         q = np.where(n > 0, children["w"] / np.maximum(n, 1), np.nan)
         done = completed_q(q, n, root.priors, root.raw_value)
         cfg = self.config
-        return (
-            root.g
-            + root.logits
-            + sigma(done, n, c_visit=cfg.gumbel_c_visit, c_scale=cfg.gumbel_c_scale)
+        scores = root.logits + sigma(
+            done, n, c_visit=cfg.gumbel_c_visit, c_scale=cfg.gumbel_c_scale
         )
+        return root.g + scores if noise else scores
 
     # ------------------------------------------------------------------------------------------
 
@@ -265,7 +265,8 @@ class BatchSearch:
     def outcome(self, slot: int, *, temperature: float = 0.0) -> SearchOutcome:
         """The finished search of ``slot`` (which then goes idle). PUCT plays the most visited
         action (ties: the higher Q), or draws one from visits^(1/``temperature``) when it is
-        > 0; Gumbel plays the best of the most visited actions by ``g + logits + sigma``."""
+        > 0; Gumbel plays the best of the most visited actions by ``g + logits + sigma``, or
+        by ``logits + sigma`` when ``temperature`` is 0."""
         legal, visits, q, _, value = self.forest.summary(slot)
         n_actions = self.size * self.size + 1
         target = np.zeros(n_actions, dtype=np.float32)
@@ -294,7 +295,8 @@ class BatchSearch:
                 c_visit=cfg.gumbel_c_visit,
                 c_scale=cfg.gumbel_c_scale,
             )
-            score = np.where(n == n.max(), self._scores(slot, root), -np.inf)
+            scores = self._scores(slot, root, noise=temperature > 0)
+            score = np.where(n == n.max(), scores, -np.inf)
             move = int(root.actions[int(np.argmax(score))])
         self.state[slot] = IDLE
         return SearchOutcome(target, value, best_value, move, visits, int(self.done[slot]))
