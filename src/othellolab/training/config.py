@@ -25,6 +25,7 @@ __all__ = [
     "TrainConfig",
     "load_config",
     "read_table",
+    "run_name",
 ]
 
 
@@ -218,15 +219,7 @@ class SupervisedConfig:
             where,
             f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(top))}",
         )
-        name = data.get("name")
-        _check(
-            isinstance(name, str) and name.strip() != "", where, "'name' (the run name) is required"
-        )
-        _check(
-            all(c.isalnum() or c in "-_." for c in name) and not name.startswith("."),
-            where,
-            f"name {name!r} may hold only letters, digits, '-', '_' and '.'",
-        )
+        name = run_name(data.get("name"), where)
         seed = data.get("seed", 0)
         _check(
             isinstance(seed, int) and not isinstance(seed, bool), where, "seed must be an integer"
@@ -249,6 +242,19 @@ class SupervisedConfig:
         return cls(
             name=name, model=mcfg, seed=seed, runs_dir=str(data.get("runs_dir", "runs")), **tables
         )
+
+
+def run_name(name: Any, where: str) -> str:
+    """A run's name, which names its folder: required, letters, digits, '-', '_' and '.'."""
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError("'name' (the run name) is required", where=where, option="name")
+    if not all(c.isalnum() or c in "-_." for c in name) or name.startswith("."):
+        raise ConfigError(
+            f"name {name!r} may hold only letters, digits, '-', '_' and '.'",
+            where=where,
+            option="name",
+        )
+    return name
 
 
 def read_table(klass: type, section: Any, where: str) -> Any:

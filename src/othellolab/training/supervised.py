@@ -260,6 +260,38 @@ def optimizer_from_files(
     opt.load_state_dict({"state": state, "param_groups": meta["param_groups"]})
 
 
+def network_checkpoint(
+    model: torch.nn.Module, optimizer: torch.optim.Optimizer
+) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """What a network trainer's checkpoint holds: the weights, the optimiser's state and
+    torch's random state (safetensors files), and the optimiser's scalars (for state.json)."""
+    tensors, meta = optimizer_to_files(optimizer)
+    files: dict[str, dict[str, Any]] = {
+        "model.safetensors": state_tensors(model),
+        "optimizer.safetensors": tensors,
+        "rng.safetensors": {"torch": torch.get_rng_state()},
+    }
+    return files, {"optimizer": meta}
+
+
+def load_optimizer(optimizer: torch.optim.Optimizer, folder: Path, meta: dict[str, Any]) -> None:
+    """Load the optimiser's state that ``network_checkpoint`` wrote in ``folder``."""
+    path = folder / "optimizer.safetensors"
+    try:
+        optimizer_from_files(optimizer, load_file(str(path)), meta)
+    except (KeyError, ValueError, RuntimeError) as e:
+        raise ModelFileError(f"cannot restore the optimiser ({e})", where=str(path)) from None
+
+
+def restore_network_checkpoint(
+    folder: Path, state: dict[str, Any], model: torch.nn.Module, optimizer: torch.optim.Optimizer
+) -> None:
+    """Load what ``network_checkpoint`` wrote in ``folder`` (``state``: its state.json)."""
+    load_state(model, folder / "model.safetensors")
+    load_optimizer(optimizer, folder, state["optimizer"])
+    torch.set_rng_state(load_file(str(folder / "rng.safetensors"))["torch"])
+
+
 def _plot(run: RunDir) -> None:
     import matplotlib
 
@@ -372,22 +404,10 @@ class SupervisedTrainer:
         return state_tensors(self.model)
 
     def save(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-        tensors, meta = optimizer_to_files(self.optimizer)
-        files: dict[str, dict[str, Any]] = {
-            "model.safetensors": state_tensors(self.model),
-            "optimizer.safetensors": tensors,
-            "rng.safetensors": {"torch": torch.get_rng_state()},
-        }
-        return files, {"optimizer": meta}
+        return network_checkpoint(self.model, self.optimizer)
 
     def restore(self, run: RunDir, state: dict[str, Any]) -> None:
-        load_state(self.model, run.state / "model.safetensors")
-        path = run.state / "optimizer.safetensors"
-        try:
-            optimizer_from_files(self.optimizer, load_file(str(path)), state["optimizer"])
-        except (KeyError, ValueError, RuntimeError) as e:
-            raise ModelFileError(f"{path}: cannot restore ({e})") from None
-        torch.set_rng_state(load_file(str(run.state / "rng.safetensors"))["torch"])
+        restore_network_checkpoint(run.state, state, self.model, self.optimizer)
 
     def export(
         self,

@@ -20,15 +20,52 @@ from typing import Any, ClassVar
 from othellolab.core import ConfigError
 from othellolab.players.options import SEED, Option
 
-__all__ = ["VARIANTS", "SelfPlayConfig"]
+__all__ = ["VARIANTS", "CheckedTable", "SelfPlayConfig", "table_from_dict"]
 
 VARIANTS = ("puct", "gumbel")
 """Search variants: AlphaZero's PUCT with root noise and visit-count targets, or Gumbel
 AlphaZero's root (Gumbel top-k, sequential halving, improved-policy targets)."""
 
 
+class CheckedTable:
+    """A frozen dataclass of options whose every field is checked and converted by its
+    ``OPTIONS`` when it is built; errors name the option and ``TABLE``."""
+
+    OPTIONS: ClassVar[dict[str, Option]] = {}
+    TABLE: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):  # type: ignore[arg-type]
+            try:
+                value = self.OPTIONS[f.name].convert(getattr(self, f.name), f.name)
+            except ConfigError as e:
+                raise ConfigError(
+                    e.what, where=self.TABLE, option=e.option, allowed=e.allowed
+                ) from None
+            object.__setattr__(self, f.name, value)
+
+
+def table_from_dict(klass: type, data: Any, where: str) -> Any:
+    """``klass`` built from a mapping (a TOML table): unknown keys and bad values are errors
+    located at ``where`` that name the key."""
+    if not isinstance(data, dict):
+        raise ConfigError("expected a table", where=where)
+    known = [f.name for f in fields(klass)]
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ConfigError(
+            f"unknown key(s) {', '.join(map(str, unknown))}; known: {', '.join(known)}",
+            where=where,
+            option=str(unknown[0]),
+        )
+    try:
+        return klass(**data)
+    except ConfigError as e:
+        raise ConfigError(e.what, where=where, option=e.option, allowed=e.allowed) from None
+
+
 @dataclass(frozen=True)
-class SelfPlayConfig:
+class SelfPlayConfig(CheckedTable):
     """How self-play searches and plays (defaults in brackets).
 
     Search: ``simulations`` per searched move [100] (with ``reuse``, visits kept from the
@@ -76,6 +113,7 @@ class SelfPlayConfig:
     score_value: float = 0.0
     seed: int | None = None
 
+    TABLE: ClassVar[str] = "self-play config"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "simulations": Option(int, 1, 100_000, help="simulations per searched move"),
         "leaves": Option(int, 1, 256, help="leaves per tree per batched step"),
@@ -103,14 +141,7 @@ class SelfPlayConfig:
     }
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            try:
-                value = self.OPTIONS[f.name].convert(getattr(self, f.name), f.name)
-            except ConfigError as e:
-                raise ConfigError(
-                    e.what, where="self-play config", option=e.option, allowed=e.allowed
-                ) from None
-            object.__setattr__(self, f.name, value)
+        super().__post_init__()
         if self.full_share < 1 and self.fast_simulations >= self.simulations:
             raise ConfigError(
                 f"a fast search must have fewer simulations than a full one ({self.simulations})"
@@ -122,18 +153,7 @@ class SelfPlayConfig:
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, where: str = "self-play config") -> SelfPlayConfig:
         """A config from a mapping (a TOML table), rejecting unknown keys."""
-        known = [f.name for f in fields(cls)]
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            raise ConfigError(
-                f"unknown key(s) {', '.join(map(str, unknown))}; known: {', '.join(known)}",
-                where=where,
-                option=str(unknown[0]),
-            )
-        try:
-            return cls(**data)
-        except ConfigError as e:
-            raise ConfigError(e.what, where=where, option=e.option, allowed=e.allowed) from None
+        return table_from_dict(cls, data, where)  # type: ignore[no-any-return]
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain mapping (``from_dict`` reads it back)."""

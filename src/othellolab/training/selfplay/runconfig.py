@@ -13,15 +13,15 @@ on resume). Unknown tables and keys are errors that name them; every number is c
 from __future__ import annotations
 
 import tomllib
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from othellolab.core import ConfigError
 from othellolab.nn.config import ModelConfig
 from othellolab.players.options import Option
-from othellolab.training.config import OptimConfig, RuntimeConfig, read_table
-from othellolab.training.selfplay.config import SelfPlayConfig
+from othellolab.training.config import OptimConfig, RuntimeConfig, read_table, run_name
+from othellolab.training.selfplay.config import CheckedTable, SelfPlayConfig, table_from_dict
 
 __all__ = [
     "GateConfig",
@@ -34,45 +34,8 @@ __all__ = [
 ]
 
 
-def _convert(obj: Any, where: str) -> None:
-    """Check and convert every field of a frozen dataclass with its ``OPTIONS``."""
-    for f in fields(obj):
-        try:
-            value = obj.OPTIONS[f.name].convert(getattr(obj, f.name), f.name)
-        except ConfigError as e:
-            raise ConfigError(e.what, where=where, option=e.option, allowed=e.allowed) from None
-        object.__setattr__(obj, f.name, value)
-
-
-class _Checked:
-    """A table whose every field is checked by its ``OPTIONS`` when it is built."""
-
-    OPTIONS: ClassVar[dict[str, Option]] = {}
-    TABLE: ClassVar[str] = ""
-
-    def __post_init__(self) -> None:
-        _convert(self, f"[{self.TABLE}]")
-
-
-def _from_table(klass: type, data: Any, where: str) -> Any:
-    if not isinstance(data, dict):
-        raise ConfigError("expected a table", where=where)
-    known = [f.name for f in fields(klass)]
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise ConfigError(
-            f"unknown key(s) {', '.join(map(str, unknown))}; known: {', '.join(known)}",
-            where=where,
-            option=str(unknown[0]),
-        )
-    try:
-        return klass(**data)
-    except ConfigError as e:
-        raise ConfigError(e.what, where=where, option=e.option, allowed=e.allowed) from None
-
-
 @dataclass(frozen=True)
-class LoopConfig(_Checked):
+class LoopConfig(CheckedTable):
     """The loop: ``generations`` trained generations to reach (0: until stopped),
     ``games`` self-play games per generation in ``shards`` files, played by ``workers``
     processes; the training window holds the positions of the last ``window`` generations
@@ -93,7 +56,7 @@ class LoopConfig(_Checked):
     cpu_hours: float = 0.0
     skip_corrupt: bool = False
 
-    TABLE: ClassVar[str] = "loop"
+    TABLE: ClassVar[str] = "[loop]"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "generations": Option(int, 0, 100_000, help="generations to train (0: no end)"),
         "games": Option(int, 1, 10_000_000, help="self-play games per generation"),
@@ -116,7 +79,7 @@ class LoopConfig(_Checked):
 
 
 @dataclass(frozen=True)
-class SelfPlayTrainConfig(_Checked):
+class SelfPlayTrainConfig(CheckedTable):
     """Training of one generation: each new position is sampled ``samples_per_position``
     times on average (``steps = new positions * samples_per_position / batch_size``), with
     a random one of the 8 symmetries (``symmetries``); the policy loss (cross-entropy with
@@ -131,7 +94,7 @@ class SelfPlayTrainConfig(_Checked):
     value_mix: float = 0.0
     symmetries: bool = True
 
-    TABLE: ClassVar[str] = "train"
+    TABLE: ClassVar[str] = "[train]"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "batch_size": Option(int, 1, 65_536, help="positions per step"),
         "samples_per_position": Option(float, 0.01, 1000, help="mean samples of a new position"),
@@ -144,7 +107,7 @@ class SelfPlayTrainConfig(_Checked):
 
 
 @dataclass(frozen=True)
-class GateConfig(_Checked):
+class GateConfig(CheckedTable):
     """Gating (AlphaGo Zero): a new generation plays ``games`` games (colours swapped on
     random openings of ``opening_plies`` plies) against the best one, both with
     ``simulations`` a move, and becomes the best when it scores more than ``threshold``;
@@ -156,7 +119,7 @@ class GateConfig(_Checked):
     threshold: float = 0.55
     opening_plies: int = 2
 
-    TABLE: ClassVar[str] = "gate"
+    TABLE: ClassVar[str] = "[gate]"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "games": Option(int, 0, 100_000, help="gating games (0: no gate)"),
         "simulations": Option(int, 1, 100_000, help="simulations a move"),
@@ -166,7 +129,7 @@ class GateConfig(_Checked):
 
 
 @dataclass(frozen=True)
-class GradeConfig(_Checked):
+class GradeConfig(CheckedTable):
     """Grading against perfect play (6x6: the graded set; 4x4: the whole solution) every
     ``every`` generations (0: never), for the raw policy (0) and the network with each of
     ``simulations``; ``positions`` caps the 6x6 set (0: all)."""
@@ -175,7 +138,7 @@ class GradeConfig(_Checked):
     simulations: tuple[int, ...] = (0, 32)
     positions: int = 0
 
-    TABLE: ClassVar[str] = "grade"
+    TABLE: ClassVar[str] = "[grade]"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "every": Option(int, 0, 100_000, help="grade every N generations (0: never)"),
         "simulations": Option(object, spec=False, help="simulation counts (0: raw policy)"),
@@ -192,7 +155,7 @@ class GradeConfig(_Checked):
 
 
 @dataclass(frozen=True)
-class RateConfig(_Checked):
+class RateConfig(CheckedTable):
     """Strength against fixed players: every ``every`` generations (0: never), ``games``
     games (colours swapped on random openings of ``opening_plies`` plies) against each of
     ``opponents`` (player specs), the generation playing with ``simulations`` a move."""
@@ -203,7 +166,7 @@ class RateConfig(_Checked):
     opponents: tuple[str, ...] = ()
     opening_plies: int = 4
 
-    TABLE: ClassVar[str] = "rate"
+    TABLE: ClassVar[str] = "[rate]"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "every": Option(int, 0, 100_000, help="rate every N generations (0: never)"),
         "games": Option(int, 2, 100_000, help="games per opponent"),
@@ -302,15 +265,7 @@ class SelfPlayRunConfig:
                 where=where,
                 option=unknown[0],
             )
-        name = data.get("name")
-        if not isinstance(name, str) or not name.strip():
-            raise ConfigError("'name' (the run name) is required", where=where, option="name")
-        if not all(c.isalnum() or c in "-_." for c in name) or name.startswith("."):
-            raise ConfigError(
-                f"name {name!r} may hold only letters, digits, '-', '_' and '.'",
-                where=where,
-                option="name",
-            )
+        name = run_name(data.get("name"), where)
         seed = Option(int, 0, 2**63 - 1).convert(data.get("seed", 0), "seed")
         size = data.get("size", 6)
         if size not in (4, 6, 8) or isinstance(size, bool):
@@ -336,7 +291,7 @@ class SelfPlayRunConfig:
             raise ConfigError("expected a table", where=f"{where}: [selfplay]")
         sp = SelfPlayConfig.from_dict(selfplay, where=f"{where}: [selfplay]")
         tables = {
-            k: _from_table(klass, data.get(k, {}), f"{where}: [{k}]")
+            k: table_from_dict(klass, data.get(k, {}), f"{where}: [{k}]")
             for k, klass in _TABLES.items()
         }
         optim = read_table(OptimConfig, data.get("optim", {}), f"{where}: [optim]")

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
-from safetensors.torch import load_file
 
 from othellolab.core.files import replace_dir
 from othellolab.core.kernels import action_mask_batch
@@ -30,13 +29,18 @@ from othellolab.datasets.features import (
     transform_bitboards,
     transform_policy,
 )
-from othellolab.nn.io import ModelFileError, load_state, save_model, state_tensors
+from othellolab.nn.io import save_model
 from othellolab.nn.models import PolicyValueNet
 from othellolab.training.rundir import RunDir
 from othellolab.training.selfplay.engine import NO_SCORE
 from othellolab.training.selfplay.runconfig import SelfPlayRunConfig
 from othellolab.training.selfplay.shards import Shard
-from othellolab.training.supervised import make_optimizer, optimizer_from_files, optimizer_to_files
+from othellolab.training.supervised import (
+    load_optimizer,
+    make_optimizer,
+    network_checkpoint,
+    restore_network_checkpoint,
+)
 
 __all__ = ["Window", "WindowTrainer"]
 
@@ -156,11 +160,8 @@ class WindowTrainer:
         torch.manual_seed(cfg.seed * 100_003 + generation)
 
     def _load_optimizer(self, folder: Path, meta: dict[str, Any]) -> None:
-        path = folder / "optimizer.safetensors"
-        try:
-            optimizer_from_files(self.optimizer, load_file(str(path)), meta)
-        except (KeyError, ValueError, RuntimeError) as e:
-            raise ModelFileError(f"cannot restore the optimiser ({e})", where=str(path)) from None
+        """The previous generation's optimiser state, at this run's learning rate."""
+        load_optimizer(self.optimizer, folder, meta)
         for group in self.optimizer.param_groups:
             group["lr"] = self.cfg.optim.lr
             group["weight_decay"] = self.cfg.optim.weight_decay
@@ -217,18 +218,10 @@ class WindowTrainer:
         return {}
 
     def save(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-        tensors, meta = optimizer_to_files(self.optimizer)
-        files: dict[str, dict[str, Any]] = {
-            "model.safetensors": state_tensors(self.model),
-            "optimizer.safetensors": tensors,
-            "rng.safetensors": {"torch": torch.get_rng_state()},
-        }
-        return files, {"optimizer": meta}
+        return network_checkpoint(self.model, self.optimizer)
 
     def restore(self, run: RunDir, state: dict[str, Any]) -> None:
-        load_state(self.model, run.state / "model.safetensors")
-        self._load_optimizer(run.state, state["optimizer"])
-        torch.set_rng_state(load_file(str(run.state / "rng.safetensors"))["torch"])
+        restore_network_checkpoint(run.state, state, self.model, self.optimizer)
 
     def export(self, state: dict[str, Any], metrics: dict[str, float]) -> Path:
         """Write the trained generation to ``target`` (whole, by one rename), with the
