@@ -31,10 +31,16 @@ def test_every_shipped_model_is_small_documented_and_loads(name: str) -> None:
     assert (path / "TRAINING.md").is_file()
     assert (path / "model.safetensors").stat().st_size < 4_000_000
     _, info = load_model(path)
-    assert info.config.size == 8 and info.config.family == "resnet"
-    # trained on years before the held-out 2023 test year
-    assert "2023" not in info.training["data"]["train_years"] + info.training["data"]["val_years"]
-    check_player(make_player(f"policy:model={name}"), sizes=(8,), games=1, seed=5)
+    assert info.config.family == "resnet"
+    size = info.config.size
+    if "data" in info.training:  # supervised: trained before the held-out 2023 test year
+        assert size == 8
+        data = info.training["data"]
+        assert "2023" not in data["train_years"] + data["val_years"]
+    else:  # self-play: its generation and the values it was trained with
+        assert info.training["generation"] > 0 and "score_value" in info.training
+        check_player(make_player(f"alphazero:model={name},sims=8"), sizes=(size,), games=1)
+    check_player(make_player(f"policy:model={name}"), sizes=(size,), games=1, seed=5)
 
 
 def test_network_players_default_to_the_shipped_model() -> None:
