@@ -243,15 +243,17 @@ class SelfPlay:
                 game = running[slot]
                 if game is None:
                     return
-                legal = _k.legal_mask(game.player, game.opponent, size)
+                # a Python int: the ahead-of-time legal_mask returns one, up to 2**64 - 1,
+                # which the compiled popcount would take for an int64 and refuse
+                legal = int(_k.legal_mask(game.player, game.opponent, size))
                 if legal == 0:
                     if _k.legal_mask(game.opponent, game.player, size) == 0:
                         end_game(slot, -1)
                         continue
                     play_move(slot, size * size)
                     continue
-                if _k.popcount(legal) == 1:
-                    play_move(slot, _k.lowest_square(legal))
+                if legal.bit_count() == 1:
+                    play_move(slot, legal.bit_length() - 1)
                     continue
                 full = cfg.full_share >= 1 or rng.random() < cfg.full_share
                 full_flags[slot] = full
