@@ -48,6 +48,7 @@ from othellolab.training.selfplay.runconfig import SelfPlayRunConfig
 from othellolab.training.selfplay.shards import (
     ShardError,
     list_shards,
+    read_meta,
     read_shard,
     shard_name,
     write_shard,
@@ -72,9 +73,6 @@ runs or when it stops, not what it learns (shards are seeded one by one, so the 
 workers does not change them; a generation graded later is graded as if on time).
 ``loop.skip_corrupt`` is how a run goes on past a corrupt shard, as the ``ShardError`` says
 (the train record lists the skipped shard)."""
-
-LEARNING_STAGES = ("selfplay", "train", "gate")
-"""The stages whose CPU time counts towards the run's budget (grading and rating measure)."""
 
 
 def generation_name(generation: int) -> str:
@@ -156,6 +154,14 @@ class SelfPlayRun:
             if path.exists() and json.loads(path.read_text()).get("promoted"):
                 best = g
         return best
+
+    def player(self, generation: int, simulations: int, *, seed: int) -> Any:
+        """Generation ``generation`` as an ``alphazero`` player named after it."""
+        from othellolab.players.network import AlphaZeroPlayer
+
+        player = AlphaZeroPlayer(model=str(self.model_dir(generation)), sims=simulations, seed=seed)
+        player.name = generation_name(generation)
+        return player
 
     # ---- stages ------------------------------------------------------------------------
 
@@ -315,7 +321,6 @@ class SelfPlayRun:
         """Play generation ``generation`` against the best so far; promote it if it wins."""
         from othellolab.arena.match import play_match
         from othellolab.arena.openings import random_openings
-        from othellolab.players.network import AlphaZeroPlayer
 
         cfg, path = self.cfg, self._record("gates", generation)
         if cfg.gate.games == 0 or path.exists():
@@ -327,13 +332,12 @@ class SelfPlayRun:
             math.ceil(cfg.gate.games / 2), cfg.gate.opening_plies, size=cfg.size, rng=rng
         )
 
-        def player(g: int) -> AlphaZeroPlayer:
-            p = AlphaZeroPlayer(model=str(self.model_dir(g)), sims=cfg.gate.simulations, seed=g)
-            p.name = generation_name(g)
-            return p
-
         result = play_match(
-            player(generation), player(best), games=cfg.gate.games, openings=openings, size=cfg.size
+            self.player(generation, cfg.gate.simulations, seed=generation),
+            self.player(best, cfg.gate.simulations, seed=best),
+            games=cfg.gate.games,
+            openings=openings,
+            size=cfg.size,
         )
         write_json(
             path,
@@ -399,7 +403,6 @@ class SelfPlayRun:
         """Matches of generation ``generation`` against the fixed opponents of ``[rate]``."""
         from othellolab.arena.match import play_match
         from othellolab.arena.openings import random_openings
-        from othellolab.players.network import AlphaZeroPlayer
         from othellolab.players.registry import make_player
 
         cfg, path = self.cfg, self._record("rates", generation)
@@ -409,8 +412,7 @@ class SelfPlayRun:
         wall, cpu = time.perf_counter(), time.process_time()
         rng = np.random.default_rng([cfg.seed, 11])
         openings = random_openings(math.ceil(r.games / 2), r.opening_plies, size=cfg.size, rng=rng)
-        me = AlphaZeroPlayer(model=str(self.model_dir(generation)), sims=r.simulations, seed=0)
-        me.name = generation_name(generation)
+        me = self.player(generation, r.simulations, seed=0)
         matches = []
         for spec in r.opponents:
             result = play_match(
@@ -487,8 +489,8 @@ def _stage_records(run: SelfPlayRun) -> Iterator[dict[str, Any]]:
     shards = {}
     for g, _k, path in list_shards(run.shards):
         try:
-            meta = json.loads((path / "shard.json").read_text())
-        except (OSError, json.JSONDecodeError):
+            meta = read_meta(path)
+        except ShardError:  # reported by the training stage that reads it
             continue
         shards.setdefault(g, []).append(meta)
     for g in run.generations():

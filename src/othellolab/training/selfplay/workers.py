@@ -149,10 +149,15 @@ class RayExecutor(Executor):
             ) from None
         self.ray = ray
         if not ray.is_initialized():
-            if address == "local":
-                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
-            else:
-                ray.init(address=address, log_to_driver=False)
+            try:
+                if address == "local":
+                    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+                else:
+                    ray.init(address=address, log_to_driver=False)
+            except Exception as e:  # ray raises its own types for a bad or unreachable address
+                raise ConfigError(
+                    f"cannot join the Ray cluster at {address[:200]!r}: {e}", option="ray"
+                ) from None
         self.remote = ray.remote(num_cpus=1)(_play_in_worker)
 
     def run(
@@ -174,6 +179,10 @@ class RayExecutor(Executor):
 
 def make_executor(workers: int, ray: str | None = None) -> Executor:
     """This process (``workers == 1``), worker processes, or Ray when ``ray`` is given."""
-    if ray:
-        return RayExecutor(ray, workers)
+    if ray is not None:
+        if not ray.strip():
+            raise ConfigError(
+                "give auto, local or a cluster address, not an empty value", option="ray"
+            )
+        return RayExecutor(ray.strip(), workers)
     return ProcessExecutor(workers) if workers > 1 else Executor()
