@@ -18,7 +18,7 @@ from othellolab.players import (
     make_player,
 )
 from othellolab.players.evaluators import legal_priors
-from othellolab.players.mcts import Forest
+from othellolab.players.mcts import Forest, terminal_value
 from othellolab.records.wthor import read_wtb
 from othellolab.testing import check_player, random_game
 
@@ -271,9 +271,58 @@ def test_passes_and_terminal_nodes() -> None:
         if b.num_empties == 1 and b.legal_actions() and b.legal_actions() != [b.pass_action]
     )
     search = MCTS(UniformEvaluator(), seed=0).search(board, simulations=20)
+    assert search.solved  # every child is a finished game or one forced pass from it
+    truth = {a: -_result(board.play(a)) for a in board.legal_actions()}
+    assert search.exact[search.best_action()] == max(truth.values())
     for a in board.legal_actions():
-        # The child is terminal (or one forced reply away): its value is exact.
-        assert search.q[a] == -_result(board.play(a))
+        assert np.isnan(search.exact[a]) or search.exact[a] == truth[a]
+
+
+def _negamax_score(board: Board) -> int:
+    """Exact disc difference for the side to move: exhaustive negamax over ``Board`` (the
+    independent oracle of the tree's proofs)."""
+    actions = board.legal_actions()
+    if not actions:
+        return board.score()
+    return max(-_negamax_score(board.play(a)) for a in actions)
+
+
+@pytest.mark.parametrize("score_weight", [0.0, 0.5, 1.0])
+def test_proofs_match_negamax(score_weight: float) -> None:
+    """With enough simulations the tree proves positions of 5-7 empties: the exact value of
+    every root action it proved equals exhaustive negamax's (``terminal_value`` of the disc
+    score), the root's too, and the move it plays is a best one (a child shown to be no
+    better than a proven one need not be proved itself, as in alpha-beta)."""
+    boards = [
+        b
+        for s in range(40)
+        for b in random_game(6, seed=s)
+        if 5 <= b.num_empties <= 6 and len(b.legal_actions()) >= 2
+    ][::5]
+    assert len(boards) >= 8
+
+    class Blind:
+        """Uniform priors and value 0 under PUCT (which, unlike UCT, visits every sibling
+        of a proven child polynomially often, so whole subtrees get proved)."""
+
+        has_priors = True
+
+        def evaluate(self, player, opponent, size):  # type: ignore[no-untyped-def]
+            return legal_priors(player, opponent, size), np.zeros(len(player), np.float32)
+
+    for board in boards:
+        tree = MCTS(Blind(), seed=0, score_weight=score_weight)
+        search = tree.search(board, simulations=300_000)
+        assert search.solved, board.obf()
+        truth = {
+            a: terminal_value(-_negamax_score(board.play(a)), 6, score_weight)
+            for a in board.legal_actions()
+        }
+        proved = {a: search.exact[a] for a in truth if not np.isnan(search.exact[a])}
+        assert proved == pytest.approx({a: truth[a] for a in proved}, abs=1e-6)
+        assert search.value == pytest.approx(max(truth.values()), abs=1e-6)
+        assert truth[search.best_action()] == pytest.approx(max(truth.values()), abs=1e-6)
+        assert search.simulations < 300_000  # the search stopped once the root was solved
 
 
 def test_time_limit() -> None:
@@ -419,3 +468,40 @@ def test_forest_dedupes_the_positions_it_evaluates() -> None:
     plain.step(_HashEvaluator(), trees, np.ones(16), c=1.5, use_prior=True, dedupe=False)
     for t in range(16):
         assert plain.summary(t)[3].tolist() == forest.summary(t)[3].tolist()
+
+
+def test_every_expansion_gets_its_own_evaluation() -> None:
+    """Each expanded node's children carry the priors the evaluator gave for that node's own
+    position, even in batches where a leaf chosen twice is proven by its first expansion (a
+    row of the batch must not shift onto the next leaf)."""
+
+    class Keyed:
+        """Priors that depend on the position (its bits scramble the legal actions' weights)."""
+
+        has_priors = True
+
+        def evaluate(self, player, opponent, size):  # type: ignore[no-untyped-def]
+            priors = legal_priors(player, opponent, size).astype(np.float64)
+            key = (player.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) ^ opponent
+            for sq in range(priors.shape[1]):
+                priors[:, sq] *= 1 + ((key >> np.uint64(sq % 61)) & np.uint64(7)).astype(float)
+            priors /= np.maximum(priors.sum(axis=1, keepdims=True), 1e-12)
+            return priors.astype(np.float32), np.zeros(len(player), np.float32)
+
+    ev = Keyed()
+    boards = [b for s in range(6) for b in random_game(6, seed=s) if 6 <= b.num_empties <= 9]
+    checked = 0
+    for board in boards[::3]:
+        tree = MCTS(ev, batch=8, seed=0, score_weight=1.0)
+        tree.search(board, simulations=400)
+        nodes = tree.nodes
+        for i in np.flatnonzero(nodes["first"] >= 0):
+            first, k = nodes["first"][i], nodes["nchild"][i]
+            if k < 2:
+                continue
+            want, _ = ev.evaluate(nodes["p"][i : i + 1], nodes["o"][i : i + 1], 6)
+            kids = nodes[first : first + k]
+            got = kids["prior"] / kids["prior"].sum()
+            assert got == pytest.approx(want[0, kids["action"].astype(int)], rel=1e-5)
+            checked += 1
+    assert checked > 100

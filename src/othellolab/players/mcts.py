@@ -9,6 +9,17 @@ search the same way. Finished games are never evaluated: a terminal node's value
 its final score, exactly (mixed with the score itself by ``score_weight``, for networks whose
 value head predicts the disc difference, see ``terminal_value``). A pass is an ordinary edge (action ``size*size``).
 
+Exact values travel up the tree as bounds (score-bounded MCTS, Cazenave and Saffidine 2010,
+after MCTS-Solver, Winands et al. 2008): every node holds a lower and an upper bound on its
+minimax value for the side to move, ``[-1, 1]`` while nothing is known, both at
+``terminal_value`` of the final score for a finished game, and for an expanded node the
+negamax of its children's bounds. A node whose bounds meet is *proven*. A descent stops at a
+proven node and backs up its exact value without an evaluation; selection clamps each child's
+mean into its bounds (a proven child counts at its exact value) and, below the root, skips a
+child that cannot beat what its parent is already sure of. So the last plies of a game are
+searched as minimax, and a search can end on the exact best move (with values by results, as
+soon as it proves a win).
+
 Selection: with an evaluator whose priors are uniform (``has_priors`` False) the rule is UCT,
 ``Q + c * sqrt(ln N / n)`` with unvisited children first; with informative priors it is PUCT,
 ``Q + c * P * sqrt(N) / (1 + n)`` with ``Q = 0`` for unvisited children. ``Q`` is always from the
@@ -38,6 +49,8 @@ __all__ = [
     "MCTSPlayer",
     "SearchResult",
     "evaluate_leaves",
+    "choose_action",
+    "root_exact",
     "root_summary",
 ]
 
@@ -62,6 +75,9 @@ NODE_DTYPE = np.dtype(
         ("action", np.int16),  # the action that led here from the parent
         ("nchild", np.int16),
         ("terminal", np.int8),
+        ("proven", np.int8),  # lo == hi: the node's exact value is known
+        ("lo", np.float32),  # bounds on the node's minimax value for its side to move
+        ("hi", np.float32),
     ],
     align=True,
 )
@@ -78,6 +94,7 @@ def _new_node(
     action: int,
     prior: float,
     size: int,
+    score_weight: float,
 ) -> int:
     i = meta[0]
     meta[0] = i + 1
@@ -93,50 +110,91 @@ def _new_node(
     nd.action = action
     nd.nchild = 0
     nd.terminal = 0
+    nd.proven = 0
+    nd.lo = -1.0
+    nd.hi = 1.0
     nd.tvalue = 0.0
     if _k.legal_mask(p, o, size) == np.uint64(0) and _k.legal_mask(o, p, size) == np.uint64(0):
         s = _k.final_score(p, o, size)
         nd.terminal = 1
+        nd.proven = 1
         nd.tvalue = s
+        v = terminal_value(np.float64(s), size, score_weight)
+        nd.lo = v
+        nd.hi = v
     return i
 
 
 @kernel
-def _best_child(nodes: np.ndarray, node: int, c: float, use_prior: bool) -> int:
+def _best_child(nodes: np.ndarray, node: int, c: float, use_prior: bool, prune: bool) -> int:
     first = nodes[node].first
     total = nodes[node].n + nodes[node].vl
     scale = math.sqrt(total) if use_prior else math.log(max(total, 1))
     best = -np.inf
-    arg = first
+    arg = -1
+    sure = nodes[node].lo
     for j in range(first, first + nodes[node].nchild):
+        top = -nodes[j].lo  # the most this child can be worth to the side choosing
+        if prune and top <= sure:
+            continue
         nv = nodes[j].n + nodes[j].vl
+        q = (nodes[j].w - nodes[j].vl) / nv if nv > 0 else 0.0
+        q = min(max(q, -nodes[j].hi), top)
         if use_prior:
-            q = (nodes[j].w - nodes[j].vl) / nv if nv > 0 else 0.0
             s = q + c * nodes[j].prior * scale / (1 + nv)
         else:
             if nv == 0:
                 return j
-            s = (nodes[j].w - nodes[j].vl) / nv + c * math.sqrt(scale / nv)
+            s = q + c * math.sqrt(scale / nv)
         if s > best:
             best = s
             arg = j
-    return arg
+    return arg if arg >= 0 else first
 
 
 @kernel
-def _descend(nodes: np.ndarray, root: int, forced: int, c: float, use_prior: bool) -> int:
-    """Walk from ``root`` to a leaf (an unexpanded or terminal node), adding a virtual loss to
-    every node on the way; the first step goes to child ``forced`` when it is >= 0."""
+def _descend(
+    nodes: np.ndarray,
+    root: int,
+    forced: int,
+    c: float,
+    use_prior: bool,
+) -> int:
+    """Walk from ``root`` to a leaf (an unexpanded or proven node), adding a virtual loss to
+    every node on the way; the first step goes to child ``forced`` when it is >= 0. Below the
+    root, children that cannot beat their parent's lower bound are skipped."""
     node = root
     while True:
         nodes[node].vl += 1
-        if nodes[node].terminal or nodes[node].first < 0:
+        if nodes[node].proven or nodes[node].first < 0:
             return node
         if forced >= 0:
             node = forced
             forced = -1
         else:
-            node = _best_child(nodes, node, c, use_prior)
+            node = _best_child(nodes, node, c, use_prior, node != root)
+
+
+@kernel
+def _update_bounds(nodes: np.ndarray, node: int) -> bool:
+    """Recompute the bounds of expanded ``node`` from its children's (negamax); marks it
+    proven when they meet. Returns whether they changed."""
+    first = nodes[node].first
+    if first < 0 or nodes[node].proven:
+        return False
+    lo = -np.inf
+    hi = -np.inf
+    for j in range(first, first + nodes[node].nchild):
+        lo = max(lo, -nodes[j].hi)
+        hi = max(hi, -nodes[j].lo)
+    if lo == nodes[node].lo and hi == nodes[node].hi:
+        return False
+    nodes[node].lo = lo
+    nodes[node].hi = hi
+    if lo >= hi:
+        nodes[node].hi = lo
+        nodes[node].proven = 1
+    return True
 
 
 @kernel
@@ -151,15 +209,18 @@ def select_leaves(
 ) -> int:
     """Descend from ``root`` once per slot of ``leaves``, adding a virtual loss along each path.
 
-    A leaf is an unexpanded or terminal node. The positions of the non-terminal leaves go, in
-    order, to the front of ``player``/``opponent``; returns how many there are. The same leaf
-    may come back twice in one batch when nothing else is worth visiting.
+    A leaf is an unexpanded or proven node; ``leaves`` holds ``-1 - node`` for a proven one
+    (it needs no evaluation). The positions of the others go, in order, to the front of
+    ``player``/``opponent``; returns how many there are. The same leaf may come back twice in
+    one batch when nothing else is worth visiting.
     """
     n_open = 0
     for b in range(leaves.shape[0]):
         node = _descend(nodes, root, -1, c, use_prior)
-        leaves[b] = node
-        if not nodes[node].terminal:
+        if nodes[node].proven:
+            leaves[b] = -1 - node
+        else:
+            leaves[b] = node
             player[n_open] = nodes[node].p
             opponent[n_open] = nodes[node].o
             n_open += 1
@@ -167,13 +228,20 @@ def select_leaves(
 
 
 @kernel
-def _expand(nodes: np.ndarray, meta: np.ndarray, leaf: int, prior: np.ndarray, size: int) -> None:
+def _expand(
+    nodes: np.ndarray,
+    meta: np.ndarray,
+    leaf: int,
+    prior: np.ndarray,
+    size: int,
+    score_weight: float,
+) -> None:
     p = nodes[leaf].p
     o = nodes[leaf].o
     moves = _k.legal_mask(p, o, size)
     first = meta[0]
     if moves == np.uint64(0):
-        _new_node(nodes, meta, o, p, leaf, size * size, 1.0, size)
+        _new_node(nodes, meta, o, p, leaf, size * size, 1.0, size, score_weight)
         count = 1
     else:
         total = 0.0
@@ -187,7 +255,7 @@ def _expand(nodes: np.ndarray, meta: np.ndarray, leaf: int, prior: np.ndarray, s
             if moves & bit:
                 pr = prior[sq] / total if total > 0 else 1.0 / count
                 f = _k.flip_mask(p, o, sq, size)
-                _new_node(nodes, meta, o & ~f, p | f | bit, leaf, sq, pr, size)
+                _new_node(nodes, meta, o & ~f, p | f | bit, leaf, sq, pr, size, score_weight)
     nodes[leaf].first = first
     nodes[leaf].nchild = count
 
@@ -218,22 +286,28 @@ def _expand_backup_leaf(
     size: int,
     score_weight: float,
 ) -> int:
-    """Expand ``leaf`` with row ``k`` of ``priors``/``values`` (unless it is terminal), back
-    its value up to the root removing the virtual losses; returns the next row to use. A
-    terminal leaf counts at ``terminal_value`` of its final score."""
-    if nodes[leaf].terminal:
-        v = terminal_value(np.float64(nodes[leaf].tvalue), size, score_weight)
+    """Expand ``leaf`` with row ``k`` of ``priors``/``values`` (unless it is ``-1 - node``, a
+    node proven when it was selected, which counts at its exact value), back its value up to
+    the root removing the virtual losses, and carry the bounds up as far as they change;
+    returns the next row to use. (A leaf selected twice in a batch may be proven by its first
+    expansion: it still takes its row, as selection counted it.)"""
+    if leaf < 0:
+        leaf = -1 - leaf
+        v = np.float64(nodes[leaf].lo)
     else:
         v = np.float64(values[k])
         if nodes[leaf].first < 0:
-            _expand(nodes, meta, leaf, priors[k], size)
+            _expand(nodes, meta, leaf, priors[k], size, score_weight)
         k += 1
+    changed = _update_bounds(nodes, leaf)
     node = leaf
     while node >= 0:
         nodes[node].vl -= 1
         nodes[node].n += 1
         nodes[node].w -= v
         v = -v
+        if changed and node != leaf:
+            changed = _update_bounds(nodes, node)
         node = nodes[node].parent
     return k
 
@@ -252,7 +326,7 @@ def expand_backup(
 
     ``priors`` and ``values`` hold one row per non-terminal leaf, in order (as
     ``select_leaves`` listed them); values are from the view of the side to move at the leaf.
-    Terminal leaves take their exact value.
+    Proven leaves take their exact value.
     """
     k = 0
     for b in range(leaves.shape[0]):
@@ -301,6 +375,9 @@ def _copy_node(dst: np.ndarray, j: int, src: np.ndarray, i: int, parent: int) ->
     a.action = b.action
     a.nchild = b.nchild
     a.terminal = b.terminal
+    a.proven = b.proven
+    a.lo = b.lo
+    a.hi = b.hi
 
 
 @kernel
@@ -346,9 +423,9 @@ def select_forest(
 ) -> int:
     """``select_leaves`` in many trees at once: ``counts[i]`` descents in tree ``trees[i]``
     (virtual loss inside the tree), the ``j``-th one starting with root child
-    ``forced[i, j]`` when that is >= 0. Leaves go to ``leaves[i, j]``; the positions of the
-    non-terminal ones to ``player``/``opponent``, tree after tree, ``n_open[i]`` of them for
-    tree ``i``. Returns how many positions there are in all."""
+    ``forced[i, j]`` when that is >= 0. Leaves go to ``leaves[i, j]`` (``-1 - node`` for a
+    proven one); the positions of the others to ``player``/``opponent``, tree after tree,
+    ``n_open[i]`` of them for tree ``i``. Returns how many positions there are in all."""
     total = 0
     for i in range(trees.shape[0]):
         base = trees[i] * capacity
@@ -356,8 +433,10 @@ def select_forest(
         opened = 0
         for j in range(counts[i]):
             leaf = _descend(region, 0, forced[i, j], c, use_prior)
-            leaves[i, j] = leaf
-            if not region[leaf].terminal:
+            if region[leaf].proven:
+                leaves[i, j] = -1 - leaf
+            else:
+                leaves[i, j] = leaf
                 player[total] = region[leaf].p
                 opponent[total] = region[leaf].o
                 total += 1
@@ -401,6 +480,7 @@ def plant_forest(
     player: np.ndarray,
     opponent: np.ndarray,
     size: int,
+    score_weight: float,
 ) -> None:
     """Give each tree ``trees[i]`` a fresh root, the position ``(player[i], opponent[i])``."""
     for i in range(trees.shape[0]):
@@ -408,7 +488,7 @@ def plant_forest(
         region = nodes[t * capacity : (t + 1) * capacity]
         meta = counters[t : t + 1]
         meta[0] = 0
-        _new_node(region, meta, player[i], opponent[i], -1, -1, 1.0, size)
+        _new_node(region, meta, player[i], opponent[i], -1, -1, 1.0, size, score_weight)
 
 
 @kernel
@@ -420,6 +500,7 @@ def advance_forest(
     actions: np.ndarray,
     scratch: np.ndarray,
     size: int,
+    score_weight: float,
 ) -> None:
     """Play ``actions[i]`` at the root of tree ``trees[i]``: the child's subtree becomes the
     tree (moved to the front of its rows), or a fresh root when the root has no such child
@@ -454,7 +535,7 @@ def advance_forest(
                 np_ = o & ~f
                 no_ = p | f | (np.uint64(1) << np.uint64(a))
             meta[0] = 0
-            _new_node(region, meta, np_, no_, -1, -1, 1.0, size)
+            _new_node(region, meta, np_, no_, -1, -1, 1.0, size, score_weight)
 
 
 def evaluate_leaves(
@@ -513,7 +594,8 @@ def root_summary(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
     """``(legal, visits, q, priors, value)`` at the root (row 0) of a tree, indexed by action,
     from the side to move's view: ``q`` NaN where unvisited, ``value`` the visit-weighted
-    mean of the children's values (0 before any visit)."""
+    mean of the children's values (0 before any visit), each clamped into its node's bounds
+    (so exact where proven)."""
     n_actions = size * size + 1
     root = nodes[0]
     first, k = int(root["first"]), int(root["nchild"])
@@ -525,12 +607,47 @@ def root_summary(
     visits[actions] = children["n"]
     q = np.full(n_actions, np.nan)
     seen = children["n"] > 0
-    q[actions[seen]] = children["w"][seen] / children["n"][seen]
+    q[actions[seen]] = np.clip(
+        children["w"][seen] / children["n"][seen], -children["hi"][seen], -children["lo"][seen]
+    )
     priors = np.zeros(n_actions, dtype=np.float32)
     priors[actions] = children["prior"]
     total = int(children["n"].sum())
     value = float(children["w"].sum() / total) if total else 0.0
+    value = float(np.clip(value, root["lo"], root["hi"]))
     return legal, visits, q, priors, value
+
+
+def root_exact(nodes: np.ndarray, size: int) -> np.ndarray:
+    """The exact value of each root action whose child is proven, from the side to move's view
+    (NaN where not proven), indexed by action."""
+    exact = np.full(size * size + 1, np.nan)
+    root = nodes[0]
+    first, k = int(root["first"]), int(root["nchild"])
+    if first >= 0:
+        children = nodes[first : first + k]
+        proven = children["proven"] != 0
+        exact[children["action"][proven].astype(np.int64)] = -children["lo"][proven]
+    return exact
+
+
+def choose_action(
+    legal: np.ndarray, visits: np.ndarray, q: np.ndarray, exact: np.ndarray, nodes: np.ndarray
+) -> int:
+    """The move a finished search plays. A solved root: the proven action of best value
+    (ties: the most visited). Otherwise the most visited action (ties: the higher ``q``),
+    unless a proven action is sure to do better than that action's mean."""
+    visits = np.where(legal, visits, -1)
+    if nodes[0]["proven"] and not np.isnan(exact).all():
+        best = np.flatnonzero(exact == np.nanmax(exact))
+        return int(best[np.argmax(visits[best])])
+    order = np.lexsort((-np.nan_to_num(q, nan=-np.inf), -visits))
+    move = int(order[0])
+    if not np.isnan(exact).all():
+        proven = int(np.nanargmax(exact))
+        if not np.isnan(q[move]) and exact[proven] > q[move] and np.isnan(exact[move]):
+            return proven
+    return move
 
 
 @dataclass(frozen=True)
@@ -539,7 +656,9 @@ class SearchResult:
 
     ``visits``, ``q`` and ``priors`` are indexed by action (``size*size + 1``, pass last);
     ``q`` is NaN for actions never visited; ``value`` is the visit-weighted root value;
-    ``legal`` marks the root's actions.
+    ``legal`` marks the root's actions; ``exact`` is the exact value of the actions the
+    search proved (NaN elsewhere), and ``solved`` whether it proved the root's value.
+    ``move`` is the action the search plays (``choose_action``).
     """
 
     legal: np.ndarray
@@ -551,6 +670,9 @@ class SearchResult:
     nodes: int
     seconds: float
     info: dict[str, Any] = field(default_factory=dict)
+    exact: np.ndarray | None = None
+    solved: bool = False
+    move: int = -1
 
     def policy(self, temperature: float = 1.0) -> np.ndarray:
         """Visit counts raised to ``1/temperature`` and normalised; ``0`` puts all on the best."""
@@ -565,7 +687,10 @@ class SearchResult:
         return (weights / weights.sum()).astype(np.float32)
 
     def best_action(self) -> int:
-        """The most visited action, ties broken by the higher ``q``."""
+        """The action the search plays (``choose_action``); without it, the most visited
+        action, ties broken by the higher ``q``."""
+        if self.move >= 0:
+            return self.move
         q = np.nan_to_num(self.q, nan=-np.inf)
         visits = np.where(self.legal, self.visits, -1)
         order = np.lexsort((-q, -visits))
@@ -657,7 +782,17 @@ class MCTS:
         self._size = board.size
         self._meta[0] = 0
         self._ensure_capacity(4096)
-        _new_node(self._nodes, self._meta, board.player, board.opponent, -1, -1, 1.0, board.size)
+        _new_node(
+            self._nodes,
+            self._meta,
+            board.player,
+            board.opponent,
+            -1,
+            -1,
+            1.0,
+            board.size,
+            self.score_weight,
+        )
         return False
 
     def _run(self, count: int) -> None:
@@ -670,7 +805,15 @@ class MCTS:
                 np.empty(count, dtype=np.uint64),
             )
         leaves, player, opponent = buffers
-        n_open = select_leaves(self._nodes, 0, leaves, player, opponent, self.c, self.use_prior)
+        n_open = select_leaves(
+            self._nodes,
+            0,
+            leaves,
+            player,
+            opponent,
+            self.c,
+            self.use_prior,
+        )
         if n_open == count:  # the common case, without the helper's call and copies
             priors, values = self.evaluator.evaluate(player, opponent, self._size)
             if (
@@ -723,7 +866,7 @@ class MCTS:
             done = 1
         if self.dirichlet_alpha > 0:
             self._add_noise()
-        while True:
+        while not self._nodes[0]["proven"]:
             if target is not None:
                 left = target - done
                 if left <= 0:
@@ -742,6 +885,7 @@ class MCTS:
 
     def _result(self, simulations: int, seconds: float, info: dict[str, Any]) -> SearchResult:
         legal, visits, q, priors, value = root_summary(self._nodes, self._size)
+        exact = root_exact(self._nodes, self._size)
         return SearchResult(
             legal=legal,
             visits=visits,
@@ -752,6 +896,9 @@ class MCTS:
             nodes=int(self._meta[0]),
             seconds=seconds,
             info=info,
+            exact=exact,
+            solved=bool(self._nodes[0]["proven"]),
+            move=choose_action(legal, visits, q, exact, self._nodes),
         )
 
 
@@ -801,6 +948,7 @@ class Forest:
             np.ascontiguousarray(player, dtype=np.uint64),
             np.ascontiguousarray(opponent, dtype=np.uint64),
             self.size,
+            self.score_weight,
         )
 
     def advance(self, trees: np.ndarray, actions: np.ndarray) -> None:
@@ -814,6 +962,7 @@ class Forest:
             np.ascontiguousarray(actions, dtype=np.int64),
             self._scratch,
             self.size,
+            self.score_weight,
         )
 
     def root(self, t: int) -> np.void:

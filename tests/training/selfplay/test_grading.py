@@ -76,9 +76,12 @@ def test_search_chooser_improves_a_blind_policy() -> None:
     entries = [e for e in subset() if e.board.num_empties <= 10]
     blind = grade_chooser(policy_chooser(UniformEvaluator(), 6), 6, entries=entries)
     rollouts = RandomRolloutEvaluator(4, seed=0)
-    searched = grade_chooser(search_chooser(rollouts, 6, 300), 6, entries=entries)
+    # Finished games valued by their disc difference, as the grader counts: valued by results,
+    # the tree stops at the first win it proves, whatever its margin.
+    by_discs = SelfPlayConfig(score_value=1.0)
+    searched = grade_chooser(search_chooser(rollouts, 6, 300, by_discs), 6, entries=entries)
     assert searched.optimal_share > blind.optimal_share + 0.15
-    gumbel = search_chooser(rollouts, 6, 300, SelfPlayConfig(variant="gumbel"))
+    gumbel = search_chooser(rollouts, 6, 300, SelfPlayConfig(variant="gumbel", score_value=1.0))
     assert grade_chooser(gumbel, 6, entries=entries).optimal_share > blind.optimal_share + 0.15
 
 

@@ -44,6 +44,7 @@ POSITION_FIELDS = (
     "ply",
     "full_search",
     "simulations",
+    "solved",
 )
 GAME_FIELDS = (
     "moves",
@@ -71,7 +72,9 @@ class SelfPlayRecords:
     difference, empties to the winner; ``NO_SCORE`` if the game was resigned), ``game``
     (int32 index), ``ply`` (int16: moves played before it, passes included),
     ``full_search`` (bool: the policy target comes from a full search; playout-cap
-    randomisation's fast searches give values only) and ``simulations`` (int32).
+    randomisation's fast searches give values only), ``simulations`` (int32) and ``solved``
+    (bool: the search proved the root's exact value, so ``value`` is exact and ``policy`` is
+    uniform over the moves proven best).
 
     One row per game (``G`` rows): ``moves`` (int16 ``(G, max plies)``, actions with passes,
     -1 after the end), ``length`` (int16 plies), ``black_result`` (int8) and ``black_score``
@@ -94,6 +97,7 @@ class SelfPlayRecords:
     ply: np.ndarray
     full_search: np.ndarray
     simulations: np.ndarray
+    solved: np.ndarray
     moves: np.ndarray
     length: np.ndarray
     black_result: np.ndarray
@@ -141,7 +145,7 @@ class _Game:
     color: int
     no_resign: bool
     moves: list[int] = field(default_factory=list)
-    rows: list[tuple[int, int, int, np.ndarray, float, int, bool, int]] = field(
+    rows: list[tuple[int, int, int, np.ndarray, float, int, bool, int, bool]] = field(
         default_factory=list
     )
     low: list[int] = field(default_factory=lambda: [0, 0])
@@ -274,6 +278,7 @@ class SelfPlay:
                     ply,
                     bool(full_flags[slot]),
                     out.simulations,
+                    out.solved,
                 )
             )
             if cfg.resign_threshold > -1:
@@ -329,13 +334,14 @@ def _records(
     ply = np.zeros(n, dtype=np.int16)
     full = np.zeros(n, dtype=bool)
     sims = np.zeros(n, dtype=np.int32)
-    for i, (g, (p, o, c, target, v, k, f, s)) in enumerate(rows):
+    solved = np.zeros(n, dtype=bool)
+    for i, (g, (p, o, c, target, v, k, f, s, exact)) in enumerate(rows):
         black_result, black_score, _, _ = final[g.index]
         sign = 1 if c == BLACK else -1
         player[i], opponent[i], color[i], policy[i], value[i] = p, o, c, target, v
         result[i] = sign * black_result
         score[i] = NO_SCORE if black_score == NO_SCORE else sign * black_score
-        game_index[i], ply[i], full[i], sims[i] = g.index, k, f, s
+        game_index[i], ply[i], full[i], sims[i], solved[i] = g.index, k, f, s, exact
     longest = max((len(g.moves) for g in games), default=0)
     moves = np.full((len(games), max(longest, 1)), -1, dtype=np.int16)
     for j, g in enumerate(games):
@@ -364,6 +370,7 @@ def _records(
         ply=ply,
         full_search=full,
         simulations=sims,
+        solved=solved,
         moves=moves,
         length=np.array([len(g.moves) for g in games], dtype=np.int16),
         black_result=black_result,

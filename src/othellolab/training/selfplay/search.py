@@ -7,6 +7,10 @@ once per action its sequential-halving phase still owes a visit (up to ``leaves`
 descent forced through that root action and PUCT below. All those leaves, of all trees, go
 to the evaluator in one call. ``search_positions`` searches a list of positions this way (for
 grading); the self-play engine drives the same object move after move.
+
+A search ends early when the tree proves the root's value (``players.mcts``: exact values
+carried up from finished games): it then plays an action proven to reach that value, its
+policy target is uniform over those actions and its value is the exact one.
 """
 
 from __future__ import annotations
@@ -25,7 +29,13 @@ from othellolab.players.gumbel import (
     log_priors,
     sigma,
 )
-from othellolab.players.mcts import C_PUCT, C_UCT, Forest
+from othellolab.players.mcts import (
+    C_PUCT,
+    C_UCT,
+    Forest,
+    choose_action,
+    root_exact,
+)
 from othellolab.training.selfplay.config import SelfPlayConfig
 
 __all__ = ["BatchSearch", "SearchOutcome", "search_positions"]
@@ -40,7 +50,8 @@ class SearchOutcome:
     actions (visit shares for PUCT, the improved policy for Gumbel), the root ``value``
     (visit-weighted mean of the children's values), the ``best_value`` (the best child's Q),
     the ``move`` chosen, ``visits`` per action, and the ``simulations`` run (new ones, the
-    root's own evaluation not counted)."""
+    root's own evaluation not counted). ``solved``: the tree proved the root's value, so
+    ``target`` is uniform over the actions proven to reach it and both values are exact."""
 
     target: np.ndarray
     value: float
@@ -48,6 +59,7 @@ class SearchOutcome:
     move: int
     visits: np.ndarray
     simulations: int
+    solved: bool = False
 
 
 @dataclass
@@ -238,11 +250,19 @@ class BatchSearch:
             self._counted, slots, counts, c=self.c, use_prior=self.use_prior, forced=forced
         )
         finished = []
+        proven = self.forest.nodes["proven"][slots * self.forest.capacity] != 0
         for i, s in enumerate(slots):
             if rooting[i]:
                 self._prepare(s)
+                if proven[i]:
+                    self.state[s] = DONE
+                    finished.append(s)
                 continue
             self.done[s] += counts[i]
+            if proven[i]:
+                self.state[s] = DONE
+                finished.append(s)
+                continue
             root = self.roots[s]
             if root is None:
                 if self.done[s] >= self.budget[s]:
@@ -272,6 +292,20 @@ class BatchSearch:
         target = np.zeros(n_actions, dtype=np.float32)
         best_value = float(np.nanmax(q)) if np.isfinite(q).any() else value
         root = self.roots[slot]
+        tree = self.forest.tree(slot)
+        exact = root_exact(tree, self.size)
+        if tree[0]["proven"]:
+            best = np.flatnonzero(exact == np.nanmax(exact))
+            target[best] = 1.0 / best.size
+            if temperature > 0:
+                move = int(self.rng.choice(best))
+            else:
+                move = int(best[np.argmax(visits[best])])
+            self.state[slot] = IDLE
+            value = float(tree[0]["lo"])
+            return SearchOutcome(
+                target, value, value, move, visits, int(self.done[slot]), solved=True
+            )
         if root is None:
             total = visits.sum()
             target[:] = visits / total if total else legal / legal.sum()
@@ -279,8 +313,7 @@ class BatchSearch:
                 w = (visits / visits.max()) ** (1.0 / temperature)
                 move = int(self.rng.choice(n_actions, p=w / w.sum()))
             else:
-                order = np.lexsort((-np.nan_to_num(q, nan=-np.inf), -np.where(legal, visits, -1)))
-                move = int(order[0])
+                move = choose_action(legal, visits, q, exact, tree)
         else:
             children = self.forest.root_children(slot)
             n = children["n"].astype(np.int64)

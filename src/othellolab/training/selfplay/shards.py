@@ -38,6 +38,9 @@ FORMAT = "othellolab.selfplay-shard"
 FORMAT_VERSION = 1
 SHARD_FILE = "shard.json"
 _NAME = re.compile(r"g(\d{4,})-(\d{3,})")
+OPTIONAL = {"solved": np.bool_}
+"""Position arrays added after format version 1 was first written: a shard without one reads
+it as zeros (``solved``: no search proved its root)."""
 
 
 class ShardError(OthelloError):
@@ -139,6 +142,9 @@ def read_shard(folder: str | Path, *, size: int, games: bool = False) -> Shard:
     n = meta.get("positions")
     for name in names:
         path = folder / f"{name}.npy"
+        if name in OPTIONAL and name not in sums and not path.exists():
+            arrays[name] = np.zeros(int(n or 0), dtype=OPTIONAL[name])
+            continue
         if not path.exists():
             raise ShardError("missing array file", where=str(path))
         if sums.get(name) != _sha256(path):
