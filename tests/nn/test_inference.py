@@ -94,3 +94,42 @@ def test_follows_the_evaluator_protocol_and_checks_the_size() -> None:
     assert values.shape == (1,) and values.dtype == np.float32
     with pytest.raises(ValueError, match="plays 6x6, not 8x8"):
         ev.evaluate(np.array([1], np.uint64), np.array([2], np.uint64), 8)
+
+
+# ---- precision ---------------------------------------------------------------------------------
+
+
+def test_precision_is_checked() -> None:
+    from othellolab.core import ConfigError
+
+    for bad in ("fp16", "", None, 32):
+        with pytest.raises(ConfigError, match="precision"):
+            _evaluator(precision=bad)
+
+
+def test_float32_runs_the_model_as_trained() -> None:
+    ev = _evaluator(cache_size=0)
+    assert ev._net is ev.model and not ev.bfloat16
+
+
+@pytest.mark.parametrize("precision", ["auto", "bfloat16"])
+def test_fast_precisions_agree_with_float32(precision: str) -> None:
+    """The folded copy (batch norms in the convolutions, channels-last) computes the same
+    function, and bfloat16 stays within a small tolerance of float32 on real positions: the
+    shipped 6x6 network over the graded 6x6 set (2,478 positions, one batch)."""
+    from othellolab.nn.pretrained import resolve
+    from othellolab.training.rl.solved6 import load_graded_set
+
+    entries = load_graded_set()
+    p = np.array([e.board.player for e in entries], np.uint64)
+    o = np.array([e.board.opponent for e in entries], np.uint64)
+    exact = NetworkEvaluator.from_dir(resolve("az-6x6"), cache_size=0)
+    fast = NetworkEvaluator.from_dir(resolve("az-6x6"), cache_size=0, precision=precision)
+    assert fast._net is not fast.model
+    want, got = exact.evaluate(p, o, 6), fast.evaluate(p, o, 6)
+    tol = 2e-2 if fast.bfloat16 else 1e-4
+    assert np.abs(got[0] - want[0]).max() < tol and np.abs(got[1] - want[1]).max() < tol
+    assert (got[0].argmax(1) == want[0].argmax(1)).mean() > 0.98
+    # a batch below BF16_MIN_BATCH runs the folded copy in float32
+    small = fast.evaluate(p[:4], o[:4], 6)
+    assert np.abs(small[1] - want[1][:4]).max() < 1e-4

@@ -25,6 +25,7 @@ from othellolab.datasets.features import FeatureSpec, encode_batch
 from othellolab.nn.config import ModelConfig
 from othellolab.nn.io import load_model
 from othellolab.nn.models import PolicyValueNet
+from othellolab.nn.precision import check_precision, inference_copy, use_bfloat16
 
 __all__ = ["Evaluation", "NetworkEvaluator", "masked_softmax"]
 
@@ -54,9 +55,20 @@ def _as_bitboards(x: np.ndarray | Sequence[int]) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(x, dtype=np.uint64).reshape(-1))
 
 
+BF16_MIN_BATCH = 32
+"""Smaller batches run in float32: below about this size bfloat16's conversions cost more
+than its arithmetic saves (measured on a CPU with AMX)."""
+
+
 class NetworkEvaluator:
     """Evaluate positions with a policy/value network, in batches of at most ``max_batch``,
-    remembering the last ``cache_size`` positions (0 turns the cache off)."""
+    remembering the last ``cache_size`` positions (0 turns the cache off).
+
+    ``precision`` (``nn.precision.PRECISIONS``): ``float32`` runs the model exactly as
+    trained; ``bfloat16`` and ``auto`` run a copy with batch norms folded into the
+    convolutions, ``bfloat16`` (and ``auto`` where the hardware has it) in bfloat16 for
+    batches of ``BF16_MIN_BATCH`` or more: several times faster in self-play's large batches,
+    the outputs within about 1% of float32's."""
 
     has_priors = True
 
@@ -67,11 +79,15 @@ class NetworkEvaluator:
         device: str = "cpu",
         cache_size: int = 65536,
         max_batch: int = 1024,
+        precision: str = "float32",
     ) -> None:
         if cache_size < 0 or max_batch < 1:
             raise ConfigError("NetworkEvaluator: cache_size must be >= 0 and max_batch >= 1")
+        self.precision = check_precision(precision)
         self.model = model.to(device).eval()
         self.device = torch.device(device)
+        self._net = self.model if precision == "float32" else inference_copy(self.model)
+        self.bfloat16 = use_bfloat16(precision, self.device)
         self.cache_size = int(cache_size)
         self.max_batch = int(max_batch)
         self._cache: OrderedDict[tuple[int, int], tuple[np.ndarray, float, float]] = OrderedDict()
@@ -80,7 +96,7 @@ class NetworkEvaluator:
 
     @classmethod
     def from_dir(
-        cls, directory: str | Path, *, device: str = "cpu", **options: int
+        cls, directory: str | Path, *, device: str = "cpu", **options: int | str
     ) -> NetworkEvaluator:
         """An evaluator for the model saved in ``directory`` (see ``nn.io``)."""
         model, _ = load_model(directory, device=device)
@@ -162,8 +178,16 @@ class NetworkEvaluator:
                         FeatureSpec(cfg.planes, size),
                     )
                 )
-                out = self.model(x.to(self.device))
                 k = x.shape[0]
+                x = x.to(self.device)
+                if self._net is not self.model:
+                    x = x.contiguous(memory_format=torch.channels_last)
+                with torch.autocast(
+                    self.device.type,
+                    dtype=torch.bfloat16,
+                    enabled=self.bfloat16 and k >= BF16_MIN_BATCH,
+                ):
+                    out = self._net(x)
                 logits[s : s + k] = out[0].float().cpu().numpy()
                 values[s : s + k] = out[1].float().cpu().numpy()
                 if len(out) > 2:
@@ -179,4 +203,7 @@ class NetworkEvaluator:
 
     def __repr__(self) -> str:
         name = self.config.name or self.config.family
-        return f"NetworkEvaluator({name!r}, size={self.config.size}, cache_size={self.cache_size})"
+        return (
+            f"NetworkEvaluator({name!r}, size={self.config.size}, cache_size={self.cache_size}, "
+            f"precision={self.precision!r})"
+        )

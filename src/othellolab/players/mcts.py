@@ -48,8 +48,8 @@ __all__ = [
     "Forest",
     "MCTSPlayer",
     "SearchResult",
-    "evaluate_leaves",
     "choose_action",
+    "evaluate_leaves",
     "root_exact",
     "root_summary",
 ]

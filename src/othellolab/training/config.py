@@ -161,7 +161,8 @@ class TrainConfig:
 @dataclass(frozen=True)
 class RuntimeConfig:
     """Where and how fast: ``device`` (``cpu``, ``cuda`` or ``auto``), torch threads per
-    process, bf16 autocast on CUDA, ``torch.compile`` of the training forward pass. These may
+    process, ``mixed_precision``: bfloat16 autocast where the hardware does it fast (CUDA, or a
+    CPU with AMX; ``nn.precision``), ``torch.compile`` of the training forward pass. These may
     change when a run resumes."""
 
     device: str = "cpu"

@@ -28,6 +28,7 @@ from safetensors.torch import load_file
 from othellolab.core.files import replacing
 from othellolab.nn.io import ModelFileError, load_state, save_model, state_tensors
 from othellolab.nn.models import PolicyValueNet, build_model
+from othellolab.nn.precision import fast_bfloat16, training_layout
 from othellolab.training.config import _TABLES, ConfigError, OptimConfig, SupervisedConfig
 from othellolab.training.data import (
     ArraySource,
@@ -357,9 +358,10 @@ class SupervisedTrainer:
         self.device = device
         self.rows = len(train)
         self.steps_per_epoch = math.ceil(self.rows / cfg.train.batch_size)
-        self.autocast = device.type == "cuda" and cfg.runtime.mixed_precision
+        self.autocast = cfg.runtime.mixed_precision and fast_bfloat16(device)
         torch.manual_seed(cfg.seed)
         self.model = build_model(cfg.model).to(device)
+        self.channels_last = training_layout(self.model, device, self.autocast)
         self.optimizer = make_optimizer(cfg.optim, self.model)
         self.model.train()
         # the compiled module shares the model's parameters; state is always saved from ``model``
@@ -379,6 +381,8 @@ class SupervisedTrainer:
         for group in self.optimizer.param_groups:
             group["lr"] = self.learning_rate(step)
         b = _to_device(batch, self.device)
+        if self.channels_last:
+            b["planes"] = b["planes"].contiguous(memory_format=torch.channels_last)
         with torch.autocast(
             device_type=self.device.type, dtype=torch.bfloat16, enabled=self.autocast
         ):

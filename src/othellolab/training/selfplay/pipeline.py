@@ -124,6 +124,9 @@ class SelfPlayRun:
         self.device = torch.device(
             ("cuda" if torch.cuda.is_available() else "cpu") if want == "auto" else want
         )
+        self.precision = "auto" if cfg.runtime.mixed_precision else "float32"
+        """How self-play and grading evaluate the network (``nn.precision``): bfloat16 where
+        the hardware is fast at it, unless ``[runtime] mixed_precision = false``."""
 
     # ---- files -------------------------------------------------------------------------
 
@@ -215,6 +218,7 @@ class SelfPlayRun:
                 config=config,
                 model=files,
                 model_generation=player,
+                precision=self.precision,
             )
             for k in todo
         ]
@@ -364,7 +368,9 @@ class SelfPlayRun:
         if every == 0 or generation % every or cfg.size not in (4, 6) or path.exists():
             return
         wall, cpu = time.perf_counter(), time.process_time()
-        evaluator = NetworkEvaluator.from_dir(self.model_dir(generation), cache_size=0)
+        evaluator = NetworkEvaluator.from_dir(
+            self.model_dir(generation), cache_size=0, precision=self.precision
+        )
         entries = None
         if cfg.size == 6:
             from othellolab.training.rl.solved6 import load_graded_set

@@ -31,6 +31,7 @@ from othellolab.datasets.features import (
 )
 from othellolab.nn.io import save_model
 from othellolab.nn.models import PolicyValueNet
+from othellolab.nn.precision import fast_bfloat16, training_layout
 from othellolab.training.rundir import RunDir
 from othellolab.training.selfplay.engine import NO_SCORE
 from othellolab.training.selfplay.runconfig import SelfPlayRunConfig
@@ -144,6 +145,8 @@ class WindowTrainer:
         self.meta: dict[str, Any] = {}
         self.model = model.to(device)
         self.model.train()
+        self.autocast = cfg.runtime.mixed_precision and fast_bfloat16(device)
+        self.channels_last = training_layout(self.model, device, self.autocast)
         self.window = window
         self.generation = generation
         self.device = device
@@ -185,7 +188,10 @@ class WindowTrainer:
 
     def step(self, batch: dict[str, np.ndarray], step: int) -> tuple[int, dict[str, float]]:
         b = {k: torch.from_numpy(v).to(self.device) for k, v in batch.items()}
-        out = self.model(b["planes"])
+        if self.channels_last:
+            b["planes"] = b["planes"].contiguous(memory_format=torch.channels_last)
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.autocast):
+            out = self.model(b["planes"])
         found = losses(out, b, self.cfg.train.value_weight)
         self.optimizer.zero_grad(set_to_none=True)
         found["loss"].backward()

@@ -26,7 +26,8 @@ __all__ = ["Executor", "ShardTask", "make_executor", "model_files", "play_shard"
 @dataclass(frozen=True)
 class ShardTask:
     """One shard to play: ``games`` games by the model whose directory's files are
-    ``model`` (name -> bytes), with ``config`` seeded by ``seed``."""
+    ``model`` (name -> bytes), with ``config`` seeded by ``seed``, the network evaluated at
+    ``precision`` (``nn.precision.PRECISIONS``)."""
 
     name: str
     generation: int
@@ -37,6 +38,7 @@ class ShardTask:
     config: dict[str, Any]
     model: dict[str, bytes]
     model_generation: int
+    precision: str = "float32"
 
 
 def model_files(directory: Path) -> dict[str, bytes]:
@@ -61,7 +63,7 @@ def play_shard(
         with tempfile.TemporaryDirectory(prefix="othellolab-model-") as tmp:
             for name, data in task.model.items():
                 Path(tmp, name).write_bytes(data)
-            evaluator = NetworkEvaluator.from_dir(tmp, cache_size=0)
+            evaluator = NetworkEvaluator.from_dir(tmp, cache_size=0, precision=task.precision)
         config = replace(SelfPlayConfig.from_dict(task.config), seed=task.seed)
         records = play_games(
             evaluator, task.games, size=task.size, config=config, progress=progress
