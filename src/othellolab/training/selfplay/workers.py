@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -95,6 +96,19 @@ def _play_in_worker(task: ShardTask) -> tuple[SelfPlayRecords, dict[str, Any]]:
     return play_shard(task)
 
 
+def _exit_with(parent: int, every: float = 0.5) -> None:
+    """Worker initializer: end this process as soon as ``parent`` is gone (killed with
+    ``kill -9``, say), so that no orphaned worker keeps a core busy with a shard nobody
+    will read."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="othellolab-parent-watch", daemon=True).start()
+
+
 class Executor:
     """Plays shard tasks and yields ``(task, records, stats)`` as each one finishes."""
 
@@ -119,7 +133,12 @@ class ProcessExecutor(Executor):
     """Worker processes on this machine (spawned: each its own torch and Numba)."""
 
     def __init__(self, workers: int) -> None:
-        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+        self.pool = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=get_context("spawn"),
+            initializer=_exit_with,
+            initargs=(os.getpid(),),
+        )
 
     def run(
         self, tasks: list[ShardTask], progress: Callable[[int], None]
