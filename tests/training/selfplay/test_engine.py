@@ -239,3 +239,44 @@ def test_config_round_trip_and_unknown_keys() -> None:
     with pytest.raises(ValueError, match="games"):
         play_games(UniformEvaluator(), 0, size=6)
     assert WHITE == 1  # the colour codes the records use
+
+
+def _negamax(board: Board) -> int:
+    """Exact disc difference for the side to move by exhaustive negamax over ``Board`` (the
+    independent oracle of the solver's scores)."""
+    actions = board.legal_actions()
+    if not actions:
+        return board.score()
+    return max(-_negamax(board.play(a)) for a in actions)
+
+
+def test_exact_endgame() -> None:
+    """With ``solve_empties = 7`` the positions of 7 or fewer empties are solved, not searched:
+    their value is exhaustive negamax's disc difference, their policy uniform over exactly the
+    moves that keep it, the move played is one of them, so each game ends on the exact score
+    of its first solved position."""
+    config = SelfPlayConfig(
+        simulations=8, parallel=4, solve_empties=7, score_value=1.0, resign_threshold=-1.0, seed=3
+    )
+    records = play_games(UniformEvaluator(), 6, size=6, config=config)
+    replay_check(records)
+    empties = np.array(
+        [
+            Board.from_bitboards(int(p), int(o), size=6).num_empties
+            for p, o in zip(records.player, records.opponent, strict=True)
+        ]
+    )
+    assert (records.solved == (empties <= 7)).all() and (empties <= 7).sum() >= 12
+    assert (records.simulations[records.solved] == 0).all()
+    for g in range(records.games):
+        rows = np.flatnonzero((records.game == g) & records.solved)
+        for k, i in enumerate(rows):
+            board = Board.from_bitboards(int(records.player[i]), int(records.opponent[i]), size=6)
+            scores = {a: -_negamax(board.play(a)) for a in board.legal_actions()}
+            best = max(scores.values())
+            assert records.value[i] == pytest.approx(best / 36)
+            optimal = [a for a, s in scores.items() if s == best]
+            assert np.flatnonzero(records.policy[i]).tolist() == sorted(optimal)
+            assert records.policy[i, optimal] == pytest.approx(1 / len(optimal))
+            if k == 0:
+                assert records.score[i] == best  # played perfectly from here on

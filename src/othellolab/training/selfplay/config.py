@@ -88,7 +88,9 @@ class SelfPlayConfig(CheckedTable):
     Values: a finished game is worth the sign of its disc difference mixed with the difference
     divided by the squares, in the share ``score_value`` [0: win/draw/loss only]; a network
     trained for perfect play by discs (the 6x6 grader's measure) wants 1.
-    ``seed`` [none] seeds every random choice.
+    Exact endgame: positions with at most ``solve_empties`` [0: off] empty squares are played
+    by the exact solver instead of a search (``training.selfplay.exact``): an optimal move,
+    exact value and policy targets. ``seed`` [none] seeds every random choice.
     """
 
     simulations: int = 100
@@ -111,6 +113,7 @@ class SelfPlayConfig(CheckedTable):
     resign_moves: int = 2
     no_resign_share: float = 0.1
     score_value: float = 0.0
+    solve_empties: int = 0
     seed: int | None = None
 
     TABLE: ClassVar[str] = "self-play config"
@@ -137,6 +140,9 @@ class SelfPlayConfig(CheckedTable):
         "resign_moves": Option(int, 1, 1000, help="consecutive moves below the threshold"),
         "no_resign_share": Option(float, 0, 1, help="share of games never resigned"),
         "score_value": Option(float, 0, 1, help="share of the disc difference in values"),
+        "solve_empties": Option(
+            int, 0, 20, help="empty squares from which the exact solver plays (0: never)"
+        ),
         "seed": SEED,
     }
 

@@ -7,9 +7,10 @@ one ``Forest``, every batched step of every tree scored by one evaluator call.
 
 A move with a single legal action (a forced pass included) is played at once, without a
 search, and gives no row. Every other move is searched (PUCT or Gumbel, full or fast under
-playout-cap randomisation, see ``SelfPlayConfig``) and gives a row: the position from the
-side to move, the policy target, the root value, and, once the game is over, its result and
-final disc difference from that side. A game that ends by resignation has the result of a
+playout-cap randomisation, see ``SelfPlayConfig``), or solved when the position is within
+``solve_empties`` of the end (``training.selfplay.exact``), and gives a row: the position from
+the side to move, the policy target, the root value, and, once the game is over, its result
+and final disc difference from that side. A game that ends by resignation has the result of a
 loss for the side that resigned and no disc difference (``NO_SCORE``).
 """
 
@@ -24,7 +25,9 @@ import numpy as np
 from othellolab.core import BLACK
 from othellolab.core import kernels as _k
 from othellolab.players.evaluators import Evaluator
+from othellolab.players.mcts import terminal_value
 from othellolab.training.selfplay.config import SelfPlayConfig
+from othellolab.training.selfplay.exact import ExactEndgame
 from othellolab.training.selfplay.search import BatchSearch, SearchOutcome
 
 __all__ = ["NO_SCORE", "SelfPlay", "SelfPlayRecords", "play_games"]
@@ -175,6 +178,7 @@ class SelfPlay:
         rng = np.random.default_rng(cfg.seed)
         slots = min(cfg.parallel, games)
         search = BatchSearch(self.evaluator, size, slots, cfg, rng)
+        exact = ExactEndgame(size, cfg.solve_empties)
         running: list[_Game | None] = [None] * slots
         finished: list[_Game] = []
         final: dict[int, tuple[int, int, int, int]] = {}
@@ -259,10 +263,23 @@ class SelfPlay:
                 if legal.bit_count() == 1:
                     play_move(slot, legal.bit_length() - 1)
                     continue
+                if exact.covers(game.player, game.opponent):
+                    play_move(slot, solved_move(game))
+                    continue
                 full = cfg.full_share >= 1 or rng.random() < cfg.full_share
                 full_flags[slot] = full
                 search.start(slot, cfg.simulations_for(full), noise=full)
                 return
+
+        def solved_move(game: _Game) -> int:
+            """Record the exact targets of the game's position; returns an optimal move."""
+            found = exact.solve(game.player, game.opponent)
+            target = np.zeros(size * size + 1, dtype=np.float32)
+            target[list(found.optimal)] = 1.0 / len(found.optimal)
+            value = float(terminal_value(float(found.score), size, cfg.score_value))
+            row = (game.player, game.opponent, game.color, target, value, len(game.moves))
+            game.rows.append((*row, True, 0, True))
+            return int(found.optimal[int(rng.integers(len(found.optimal)))])
 
         def finish_search(slot: int, out: SearchOutcome) -> None:
             game = running[slot]

@@ -378,29 +378,23 @@ class SelfPlayRun:
             entries = load_graded_set()
             if cfg.grade.positions:
                 entries = entries[: cfg.grade.positions]
-        config = replace(cfg.selfplay, seed=0)
+        config = replace(cfg.selfplay, seed=0, solve_empties=0)
         grades = grade_evaluator(
             evaluator, cfg.size, simulations=cfg.grade.simulations, config=config, entries=entries
         )
-        out: dict[str, Any] = {"generation": generation, "simulations": {}}
-        for sims, g in grades.items():
-            row = {
-                "optimal_share": g.optimal_share,
-                "positions": g.positions,
-                "mean_loss": g.mean_loss,
+        out: dict[str, Any] = {"generation": generation, "simulations": _grade_rows(grades)}
+        if cfg.selfplay.solve_empties:
+            assisted = grade_evaluator(
+                evaluator,
+                cfg.size,
+                simulations=tuple(s for s in cfg.grade.simulations if s > 0),
+                config=replace(config, solve_empties=cfg.selfplay.solve_empties),
+                entries=entries,
+            )
+            out["exact_endgame"] = {
+                "empties": cfg.selfplay.solve_empties,
+                "simulations": _grade_rows(assisted),
             }
-            if hasattr(g, "stages"):
-                row["stages"] = [
-                    {
-                        "empties": list(s.empties),
-                        "optimal_share": s.optimal_share,
-                        "positions": s.positions,
-                    }
-                    for s in g.stages
-                ]
-            else:
-                row["score_as_black"], row["score_as_white"] = g.score_as_black, g.score_as_white
-            out["simulations"][str(sims)] = row
         out["wall_seconds"] = time.perf_counter() - wall
         out["cpu_seconds"] = time.process_time() - cpu
         write_json(path, out)
@@ -486,6 +480,27 @@ class SelfPlayRun:
                 self._executor.close()
         latest = self.generations()[-1]
         return RunSummary(self.root, latest, self.best(latest), self.learning_cpu_hours(), stopped)
+
+
+def _grade_rows(grades: dict[int, Any]) -> dict[str, dict[str, Any]]:
+    """Grades by simulation count as JSON rows: optimal share, positions, mean loss, and the
+    stages (6x6) or the worst-case scores as each colour (4x4)."""
+    rows = {}
+    for sims, g in grades.items():
+        row = {"optimal_share": g.optimal_share, "positions": g.positions, "mean_loss": g.mean_loss}
+        if hasattr(g, "stages"):
+            row["stages"] = [
+                {
+                    "empties": list(s.empties),
+                    "optimal_share": s.optimal_share,
+                    "positions": s.positions,
+                }
+                for s in g.stages
+            ]
+        else:
+            row["score_as_black"], row["score_as_white"] = g.score_as_black, g.score_as_white
+        rows[str(sims)] = row
+    return rows
 
 
 def _stage_records(run: SelfPlayRun) -> Iterator[dict[str, Any]]:

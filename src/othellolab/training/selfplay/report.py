@@ -64,6 +64,11 @@ def _plots(root: Path, records: list[dict[str, Any]]) -> list[str]:
             ]
             label = "raw policy" if s == 0 else f"network + {s} simulations"
             ax.plot([p[0] for p in pts], [100 * p[1] for p in pts], "o-", ms=3, label=label)
+        for s in _assisted_sims(grades):
+            pts = [(r["cpu_hours"], _assisted(r, s)) for r in grades if _assisted(r, s) is not None]
+            empties = grades[-1]["exact_endgame"]["empties"]
+            label = f"network + {s} simulations + exact at <= {empties} empties"
+            ax.plot([p[0] for p in pts], [100 * p[1] for p in pts], "s--", ms=3, label=label)
         ax.axhline(95, color="grey", ls=":", label="goal 95%")
         ax.set_xlabel("CPU-hours (self-play + training)")
         ax.set_ylabel("optimal moves (%)")
@@ -101,6 +106,20 @@ def _plots(root: Path, records: list[dict[str, Any]]) -> list[str]:
     return names
 
 
+def _assisted_sims(grades: list[dict[str, Any]]) -> list[int]:
+    """The simulation counts graded with the exact endgame solver (runs with
+    ``solve_empties``)."""
+    return sorted(
+        {int(s) for r in grades for s in r.get("exact_endgame", {}).get("simulations", {})}
+    )
+
+
+def _assisted(grade: dict[str, Any], sims: int) -> float | None:
+    """The optimal share of a grade with ``sims`` simulations and the exact endgame, if any."""
+    row = grade.get("exact_endgame", {}).get("simulations", {}).get(str(sims))
+    return None if row is None else float(row["optimal_share"])
+
+
 def _fmt(x: Any, spec: str = ".3f") -> str:
     return "-" if x is None else format(x, spec)
 
@@ -116,10 +135,12 @@ def write_report(run: str | Path) -> Path:
     gates = {r["generation"]: r for r in _by_kind(records, "gate")}
     train = {r["generation"]: r for r in _by_kind(records, "train")}
     sims = sorted({int(s) for r in grades.values() for s in r["simulations"]})
+    assisted = _assisted_sims(list(grades.values()))
     opponents = sorted({m["opponent"] for r in rates.values() for m in r["matches"]})
     gens = sorted(set(train) | set(grades) | set(selfplay) | {0})
     head = ["generation", "CPU-hours", "positions played", "policy loss", "value loss"]
     head += ["optimal, raw policy" if s == 0 else f"optimal, {s} sims" for s in sims]
+    head += [f"optimal, {s} sims + exact endgame" for s in assisted]
     head += [f"vs {o}" for o in opponents]
     head += ["gate"] if gates else []
     lines = [
@@ -144,6 +165,9 @@ def write_report(run: str | Path) -> Path:
         for sm in sims:
             grade = grades.get(g, {}).get("simulations", {}).get(str(sm))
             row.append("-" if grade is None else f"{100 * grade['optimal_share']:.1f}%")
+        for sm in assisted:
+            share = _assisted(grades[g], sm) if g in grades else None
+            row.append("-" if share is None else f"{100 * share:.1f}%")
         for o in opponents:
             match = next(
                 (m for m in rates.get(g, {}).get("matches", []) if m["opponent"] == o), None

@@ -35,8 +35,10 @@ from othellolab.players.mcts import (
     Forest,
     choose_action,
     root_exact,
+    terminal_value,
 )
 from othellolab.training.selfplay.config import SelfPlayConfig
+from othellolab.training.selfplay.exact import ExactEndgame
 
 __all__ = ["BatchSearch", "SearchOutcome", "search_positions"]
 
@@ -345,7 +347,8 @@ def search_positions(
     """Search each position ``(player[i], opponent[i])`` with ``config.simulations`` (no root
     noise; Gumbel takes the top actions by prior, without Gumbel noise), ``config.parallel``
     at a time: returns ``(moves, targets, values)``. A position with one legal action gets it
-    without a search (target one-hot, value 0); a finished game is an error."""
+    without a search (target one-hot, value 0), one within ``config.solve_empties`` of the end
+    is solved (its first optimal move, exact targets); a finished game is an error."""
     config = config or SelfPlayConfig()
     player = np.ascontiguousarray(player, dtype=np.uint64)
     opponent = np.ascontiguousarray(opponent, dtype=np.uint64)
@@ -356,6 +359,7 @@ def search_positions(
     values = np.zeros(n, dtype=np.float32)
     todo = []
     legal = _k.legal_mask_batch(player, opponent, size)
+    exact = ExactEndgame(size, config.solve_empties)
     for i in range(n):
         count = _k.popcount(legal[i])
         if count == 0:
@@ -364,6 +368,12 @@ def search_positions(
             moves[i] = size * size
         elif count == 1:
             moves[i] = _k.lowest_square(legal[i])
+        elif exact.covers(player[i], opponent[i]):
+            found = exact.solve(player[i], opponent[i])
+            moves[i] = found.optimal[0]
+            targets[i, list(found.optimal)] = 1.0 / len(found.optimal)
+            values[i] = terminal_value(float(found.score), size, config.score_value)
+            continue
         else:
             todo.append(i)
             continue

@@ -1,0 +1,59 @@
+"""Exact play near the end of a game: the project's endgame solver in place of a search.
+
+With ``SelfPlayConfig.solve_empties = K``, a position with at most ``K`` empty squares is not
+searched: the solver (``players.search.endgame``) gives its exact disc difference and the moves
+that keep it, self-play plays one of them, and the position's targets are exact (the value,
+and a policy uniform over the optimal moves). Every game is then played perfectly from its
+first position with ``K`` empties, so the outcome that every earlier position learns from is
+the exact value of that position rather than the result of a noisy endgame. One
+transposition table serves a whole batch of games: on 6x6 at ``K = 14`` a game's endgame costs
+about 5 ms of solving (measured on self-play games), less than its searches would.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from othellolab.core import Board
+from othellolab.core import kernels as _k
+from othellolab.players.search.endgame import solve
+from othellolab.players.search.table import TranspositionTable
+from othellolab.training.rl.solved6 import optimal_moves
+
+__all__ = ["ExactEndgame", "ExactMove"]
+
+
+@dataclass(frozen=True)
+class ExactMove:
+    """A solved position, from the side to move: its exact ``score`` (disc difference, empties
+    to the winner) and the ``optimal`` actions, the ones that keep it."""
+
+    score: int
+    optimal: tuple[int, ...]
+
+
+class ExactEndgame:
+    """Solves the positions with at most ``empties`` empty squares on ``size`` x ``size``
+    boards, sharing one transposition table of ``2**table_bits`` entries."""
+
+    def __init__(self, size: int, empties: int, *, table_bits: int = 20) -> None:
+        self.size = size
+        self.empties = int(empties)
+        self._table = TranspositionTable(table_bits) if self.empties > 0 else None
+
+    def covers(self, player: int, opponent: int) -> bool:
+        """Whether the position is close enough to the end to be solved."""
+        filled = _k.popcount(np.uint64(int(player) | int(opponent)))
+        return self.empties > 0 and self.size * self.size - int(filled) <= self.empties
+
+    def solve(self, player: int, opponent: int) -> ExactMove:
+        """The exact score of a position whose side to move has a legal move (a pass counts
+        only when it is the one action), and its optimal actions."""
+        board = Board.from_bitboards(int(player), int(opponent), size=self.size)
+        if board.must_pass():
+            score = -solve(board.play_pass(), table=self._table, pv=False).score
+            return ExactMove(score, (board.pass_action,))
+        score = solve(board, table=self._table, pv=False).score
+        return ExactMove(score, tuple(optimal_moves(board, score, self._table)))
