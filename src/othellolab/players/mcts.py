@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import time as _time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -285,18 +286,24 @@ def _expand_backup_leaf(
     k: int,
     size: int,
     score_weight: float,
+    solved: np.ndarray,
 ) -> int:
     """Expand ``leaf`` with row ``k`` of ``priors``/``values`` (unless it is ``-1 - node``, a
     node proven when it was selected, which counts at its exact value), back its value up to
     the root removing the virtual losses, and carry the bounds up as far as they change;
-    returns the next row to use. (A leaf selected twice in a batch may be proven by its first
-    expansion: it still takes its row, as selection counted it.)"""
+    returns the next row to use. Where ``solved[k]`` is true (an exact solver's value) the
+    leaf is proven at ``values[k]`` instead of expanded. (A leaf selected twice in a batch may
+    be proven by its first expansion: it still takes its row, as selection counted it.)"""
     if leaf < 0:
         leaf = -1 - leaf
         v = np.float64(nodes[leaf].lo)
     else:
         v = np.float64(values[k])
-        if nodes[leaf].first < 0:
+        if k < solved.shape[0] and solved[k] and nodes[leaf].first < 0:
+            nodes[leaf].proven = 1
+            nodes[leaf].lo = v
+            nodes[leaf].hi = v
+        elif nodes[leaf].first < 0:
             _expand(nodes, meta, leaf, priors[k], size, score_weight)
         k += 1
     changed = _update_bounds(nodes, leaf)
@@ -329,8 +336,11 @@ def expand_backup(
     Proven leaves take their exact value.
     """
     k = 0
+    none = np.zeros(0, dtype=np.bool_)
     for b in range(leaves.shape[0]):
-        k = _expand_backup_leaf(nodes, meta, leaves[b], priors, values, k, size, score_weight)
+        k = _expand_backup_leaf(
+            nodes, meta, leaves[b], priors, values, k, size, score_weight, none
+        )
 
 
 @kernel
@@ -456,10 +466,12 @@ def expand_backup_forest(
     priors: np.ndarray,
     values: np.ndarray,
     size: int,
-    score_weight: float = 0.0,
+    score_weight: float,
+    solved: np.ndarray,
 ) -> None:
     """``expand_backup`` in many trees at once, for the leaves ``select_forest`` listed (one
-    row of ``priors``/``values`` per non-terminal leaf, in its order)."""
+    row of ``priors``/``values`` per unproven leaf, in its order; ``solved`` marks rows whose
+    value is exact, as ``_expand_backup_leaf`` says)."""
     k = 0
     for i in range(trees.shape[0]):
         t = trees[i]
@@ -467,7 +479,7 @@ def expand_backup_forest(
         meta = counters[t : t + 1]
         for j in range(counts[i]):
             k = _expand_backup_leaf(
-                region, meta, leaves[i, j], priors, values, k, size, score_weight
+                region, meta, leaves[i, j], priors, values, k, size, score_weight, solved
             )
 
 
@@ -1005,11 +1017,14 @@ class Forest:
         use_prior: bool,
         forced: np.ndarray | None = None,
         dedupe: bool = True,
+        exact: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None,
     ) -> int:
         """One batched step: ``counts[i]`` simulations in tree ``trees[i]`` (the ``j``-th
         starting with root child row ``forced[i, j]`` when given and >= 0), their leaves
         scored in one evaluator call (``dedupe``: each distinct position once), expanded and
-        backed up. Returns the number of positions evaluated."""
+        backed up. ``exact(player, opponent) -> (solved, values)`` may value some leaves
+        exactly instead (an endgame solver): those are proven, not evaluated nor expanded.
+        Returns the number of positions the evaluator scored."""
         trees = np.ascontiguousarray(trees, dtype=np.int64)
         counts = np.ascontiguousarray(counts, dtype=np.int64)
         width = int(counts.max(initial=0))
@@ -1038,9 +1053,22 @@ class Forest:
             float(c),
             bool(use_prior),
         )
-        priors, values = evaluate_leaves(
-            evaluator, player, opponent, opened, self.size, dedupe=dedupe
-        )
+        solved = np.zeros(opened, dtype=np.bool_)
+        if exact is not None and opened:
+            solved, exact_values = exact(player[:opened], opponent[:opened])
+        if solved.any():
+            rest = np.flatnonzero(~solved)
+            part_p, part_v = evaluate_leaves(
+                evaluator, player[rest], opponent[rest], rest.size, self.size, dedupe=dedupe
+            )
+            priors = np.zeros((opened, self.size * self.size + 1), dtype=_F32)
+            values = np.asarray(exact_values, dtype=_F32).copy()
+            priors[rest], values[rest] = part_p, part_v
+            opened = rest.size
+        else:
+            priors, values = evaluate_leaves(
+                evaluator, player, opponent, opened, self.size, dedupe=dedupe
+            )
         expand_backup_forest(
             self.nodes,
             self.capacity,
@@ -1052,6 +1080,7 @@ class Forest:
             values,
             self.size,
             self.score_weight,
+            solved,
         )
         return opened
 

@@ -280,3 +280,30 @@ def test_exact_endgame() -> None:
             assert records.policy[i, optimal] == pytest.approx(1 / len(optimal))
             if k == 0:
                 assert records.score[i] == best  # played perfectly from here on
+
+
+def test_searches_solve_their_leaves_near_the_end() -> None:
+    """With ``solve_leaves`` a search of a position one ply before ``solve_empties`` proves
+    every child by the solver, so it plays a best move (exhaustive negamax decides) with a blind
+    evaluator and a handful of simulations; without it, the blind search often does not."""
+    from othellolab.training.selfplay import search_positions
+    from othellolab.testing import random_game
+
+    boards = [
+        b
+        for s in range(30)
+        for b in random_game(6, seed=s)
+        if b.num_empties == 7 and len(b.legal_actions()) >= 3
+    ]
+    assert len(boards) >= 10
+    p = np.array([b.player for b in boards], np.uint64)
+    o = np.array([b.opponent for b in boards], np.uint64)
+    scores = [{a: -_negamax(b.play(a)) for a in b.legal_actions()} for b in boards]
+
+    def optimal(config: SelfPlayConfig) -> float:
+        moves, _, _ = search_positions(UniformEvaluator(), p, o, 6, config)
+        return np.mean([s[m] == max(s.values()) for s, m in zip(scores, moves, strict=True)])
+
+    base = dict(simulations=12, score_value=1.0, seed=0)
+    assert optimal(SelfPlayConfig(**base, solve_empties=6, solve_leaves=True)) == 1.0
+    assert optimal(SelfPlayConfig(**base)) < 0.9

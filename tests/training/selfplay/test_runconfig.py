@@ -292,3 +292,15 @@ def test_the_shipped_6x6_config_loads_as_its_file_says() -> None:
         for key, value in options.items():
             got = getattr(getattr(cfg, table), key)
             assert (list(got) if isinstance(got, tuple) else got) == value, (table, key)
+
+
+def test_learning_rate_decays_along_a_cosine_over_the_generations_asked() -> None:
+    from othellolab.training.selfplay.runconfig import SelfPlayTrainConfig
+
+    assert SelfPlayTrainConfig().lr_factor(50) == 1.0  # constant by default
+    t = SelfPlayTrainConfig(lr_decay_generations=10, min_lr_ratio=0.2)
+    assert t.lr_factor(1) == 1.0
+    assert t.lr_factor(6) == pytest.approx(0.2 + 0.8 * 0.5)  # half way: the cosine's middle
+    assert t.lr_factor(11) == pytest.approx(0.2) and t.lr_factor(500) == pytest.approx(0.2)
+    factors = [t.lr_factor(g) for g in range(1, 12)]
+    assert factors == sorted(factors, reverse=True)

@@ -90,7 +90,9 @@ class SelfPlayConfig(CheckedTable):
     trained for perfect play by discs (the 6x6 grader's measure) wants 1.
     Exact endgame: positions with at most ``solve_empties`` [0: off] empty squares are played
     by the exact solver instead of a search (``training.selfplay.exact``): an optimal move,
-    exact value and policy targets. ``seed`` [none] seeds every random choice.
+    exact value and policy targets; with ``solve_leaves`` [false] the searches also solve
+    their leaves that close to the end instead of evaluating them (stronger, dearer: for
+    grading and play more than self-play). ``seed`` [none] seeds every random choice.
     """
 
     simulations: int = 100
@@ -114,6 +116,7 @@ class SelfPlayConfig(CheckedTable):
     no_resign_share: float = 0.1
     score_value: float = 0.0
     solve_empties: int = 0
+    solve_leaves: bool = False
     seed: int | None = None
 
     TABLE: ClassVar[str] = "self-play config"
@@ -143,6 +146,7 @@ class SelfPlayConfig(CheckedTable):
         "solve_empties": Option(
             int, 0, 20, help="empty squares from which the exact solver plays (0: never)"
         ),
+        "solve_leaves": Option(bool, help="searches solve their leaves near the end too"),
         "seed": SEED,
     }
 

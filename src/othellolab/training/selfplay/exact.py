@@ -18,6 +18,7 @@ import numpy as np
 
 from othellolab.core import Board
 from othellolab.core import kernels as _k
+from othellolab.players.mcts import terminal_value
 from othellolab.players.search.endgame import solve
 from othellolab.players.search.table import TranspositionTable
 from othellolab.training.rl.solved6 import optimal_moves
@@ -47,6 +48,35 @@ class ExactEndgame:
         """Whether the position is close enough to the end to be solved."""
         filled = _k.popcount(np.uint64(int(player) | int(opponent)))
         return self.empties > 0 and self.size * self.size - int(filled) <= self.empties
+
+    def covered(self, player: np.ndarray, opponent: np.ndarray) -> np.ndarray:
+        """Which of many positions are close enough to the end to be solved."""
+        if self.empties <= 0:
+            return np.zeros(len(player), dtype=bool)
+        filled = _k.popcount_batch(np.asarray(player, np.uint64) | np.asarray(opponent, np.uint64))
+        return self.size * self.size - filled <= self.empties
+
+    def score(self, player: int, opponent: int) -> int:
+        """The exact disc difference of a position for its side to move (a finished game, or
+        one where it must pass, included)."""
+        board = Board.from_bitboards(int(player), int(opponent), size=self.size)
+        if board.is_game_over():
+            return int(board.score())
+        if board.must_pass():
+            return -solve(board.play_pass(), table=self._table, pv=False).score
+        return solve(board, table=self._table, pv=False).score
+
+    def leaf_values(
+        self, player: np.ndarray, opponent: np.ndarray, score_weight: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """For a search's leaves: which are solved, and their exact values (``terminal_value``
+        of the exact score with ``score_weight``; 0 where not solved)."""
+        covered = self.covered(player, opponent)
+        values = np.zeros(len(player), dtype=np.float32)
+        for i in np.flatnonzero(covered):
+            score = float(self.score(player[i], opponent[i]))
+            values[i] = terminal_value(score, self.size, score_weight)
+        return covered, values
 
     def solve(self, player: int, opponent: int) -> ExactMove:
         """The exact score of a position whose side to move has a legal move (a pass counts

@@ -12,6 +12,7 @@ on resume). Unknown tables and keys are errors that name them; every number is c
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -84,7 +85,9 @@ class SelfPlayTrainConfig(CheckedTable):
     times on average (``steps = new positions * samples_per_position / batch_size``), with
     a random one of the 8 symmetries (``symmetries``); the policy loss (cross-entropy with
     the search's policy) counts the full searches only; the value target is the game result
-    mixed with the search value by ``value_mix`` (0: the result alone)."""
+    mixed with the search value by ``value_mix`` (0: the result alone). The learning rate
+    (``[optim] lr``) decays along a cosine over the first ``lr_decay_generations``
+    generations down to ``min_lr_ratio`` times itself, and stays there (0: constant)."""
 
     batch_size: int = 256
     samples_per_position: float = 4.0
@@ -93,6 +96,8 @@ class SelfPlayTrainConfig(CheckedTable):
     value_weight: float = 1.0
     value_mix: float = 0.0
     symmetries: bool = True
+    lr_decay_generations: int = 0
+    min_lr_ratio: float = 0.1
 
     TABLE: ClassVar[str] = "[train]"
     OPTIONS: ClassVar[dict[str, Option]] = {
@@ -103,7 +108,19 @@ class SelfPlayTrainConfig(CheckedTable):
         "value_weight": Option(float, 0, 100, help="weight of the value loss"),
         "value_mix": Option(float, 0, 1, help="share of the search value in the value target"),
         "symmetries": Option(bool, help="a random symmetry per sampled position"),
+        "lr_decay_generations": Option(
+            int, 0, 1_000_000, help="generations of the cosine decay (0: constant lr)"
+        ),
+        "min_lr_ratio": Option(float, 0, 1, help="the decayed lr over [optim] lr"),
     }
+
+    def lr_factor(self, generation: int) -> float:
+        """The learning rate of ``generation`` over ``[optim] lr``."""
+        if self.lr_decay_generations == 0:
+            return 1.0
+        done = min(1.0, max(0, generation - 1) / self.lr_decay_generations)
+        low = self.min_lr_ratio
+        return low + (1 - low) * 0.5 * (1 + math.cos(math.pi * done))
 
 
 @dataclass(frozen=True)

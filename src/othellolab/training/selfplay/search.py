@@ -130,6 +130,14 @@ class BatchSearch:
         if capacity is None:
             capacity = max(1024, int(2 ** np.ceil(np.log2(6 * config.simulations + 64))))
         self.forest = Forest(slots, size, capacity=capacity, score_weight=config.score_value)
+        self._exact = None
+        if config.solve_empties and config.solve_leaves:
+            exact = ExactEndgame(size, config.solve_empties)
+
+            def leaf_values(p: np.ndarray, o: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                return exact.leaf_values(p, o, config.score_value)
+
+            self._exact = leaf_values
         self.gumbel = config.variant == "gumbel"
         self.state = np.zeros(slots, dtype=np.int8)
         self.budget = np.zeros(slots, dtype=np.int64)
@@ -249,7 +257,13 @@ class BatchSearch:
                 counts[i] = take.size
                 forced[i, : take.size] = take
         self.leaves += self.forest.step(
-            self._counted, slots, counts, c=self.c, use_prior=self.use_prior, forced=forced
+            self._counted,
+            slots,
+            counts,
+            c=self.c,
+            use_prior=self.use_prior,
+            forced=forced,
+            exact=self._exact,
         )
         finished = []
         proven = self.forest.nodes["proven"][slots * self.forest.capacity] != 0

@@ -184,9 +184,12 @@ class WindowTrainer:
             )
 
     def learning_rate(self, step: int) -> float:
-        return self.cfg.optim.lr
+        """The generation's learning rate (``[train] lr_decay_generations``), every step."""
+        return self.cfg.optim.lr * self.cfg.train.lr_factor(self.generation)
 
     def step(self, batch: dict[str, np.ndarray], step: int) -> tuple[int, dict[str, float]]:
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.learning_rate(step)
         b = {k: torch.from_numpy(v).to(self.device) for k, v in batch.items()}
         if self.channels_last:
             b["planes"] = b["planes"].contiguous(memory_format=torch.channels_last)
