@@ -338,9 +338,7 @@ def expand_backup(
     k = 0
     none = np.zeros(0, dtype=np.bool_)
     for b in range(leaves.shape[0]):
-        k = _expand_backup_leaf(
-            nodes, meta, leaves[b], priors, values, k, size, score_weight, none
-        )
+        k = _expand_backup_leaf(nodes, meta, leaves[b], priors, values, k, size, score_weight, none)
 
 
 @kernel

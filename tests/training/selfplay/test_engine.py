@@ -286,8 +286,8 @@ def test_searches_solve_their_leaves_near_the_end() -> None:
     """With ``solve_leaves`` a search of a position one ply before ``solve_empties`` proves
     every child by the solver, so it plays a best move (exhaustive negamax decides) with a blind
     evaluator and a handful of simulations; without it, the blind search often does not."""
-    from othellolab.training.selfplay import search_positions
     from othellolab.testing import random_game
+    from othellolab.training.selfplay import search_positions
 
     boards = [
         b

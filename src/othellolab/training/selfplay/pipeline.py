@@ -388,9 +388,7 @@ class SelfPlayRun:
                 evaluator,
                 cfg.size,
                 simulations=tuple(s for s in cfg.grade.simulations if s > 0),
-                config=replace(
-                    config, solve_empties=cfg.selfplay.solve_empties, solve_leaves=True
-                ),
+                config=replace(config, solve_empties=cfg.selfplay.solve_empties, solve_leaves=True),
                 entries=entries,
             )
             out["exact_endgame"] = {
