@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, NoReturn
 
 from othellolab.core import ConfigError, OthelloError
+from othellolab.core.games import GAMES, Game, get_game
 from othellolab.core.parsing import NumberError, clip, parse_int
 
 FAMILIES = ("mlp", "cnn", "resnet")
@@ -69,7 +70,8 @@ class ModelConfig:
     a ``resnet``, ``hidden`` the hidden widths of an ``mlp``; ``filters`` the width of the
     convolutional trunks. Every model has a policy head over ``size*size + 1`` actions (pass
     last) and a tanh value head; ``score_head`` adds a tanh head for the final disc difference
-    divided by ``size*size``.
+    divided by ``size*size``. ``game`` (``core.games``) is ``othello`` on ``size`` x ``size``,
+    or ``animal-shogi``: a 4 x 3 board, its 17 planes and 132 actions (``size`` unused).
     """
 
     family: str
@@ -86,9 +88,13 @@ class ModelConfig:
     value_hidden: int = 64
     score_head: bool = False
     name: str = ""
+    game: str = "othello"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "planes", _sequence("planes", self.planes))
+        other = self.game != "othello" and self.game in GAMES
+        if other and self.planes == ("player", "opponent"):  # the other games read all planes
+            object.__setattr__(self, "planes", get_game(self.game).plane_names)
         hidden = _sequence("hidden", self.hidden)
         object.__setattr__(self, "hidden", tuple(_as_int(h) for h in hidden))
         self.validate()
@@ -98,15 +104,21 @@ class ModelConfig:
         allowed, a size outside ``LIMITS`` (the family's own sizes at least 1, the others at
         least 0), or more than ``MAX_PARAMETERS`` parameters in all."""
         _choice("family", self.family, FAMILIES)
+        _choice("game", self.game, GAMES)
         if not _is_int(self.size) or self.size not in SIZES:
             _fail("size", self.size, f"expected one of {list(SIZES)}")
-        if self.planes[:2] != ("player", "opponent"):
+        if self.game != "othello":
+            if self.planes != self.rules.plane_names:
+                _fail("planes", list(self.planes), f"{self.game} reads all its planes")
+            if self.family == "mlp" and self.mlp_input == "board":
+                _fail("mlp_input", self.mlp_input, "'board' reads Othello boards")
+        elif self.planes[:2] != ("player", "opponent"):
             raise ModelConfigError(
                 f"planes must start with 'player', 'opponent'; got {clip(list(self.planes), 80)}",
                 where="model config",
                 option="planes",
             )
-        for plane in self.planes:
+        for plane in self.planes if self.game == "othello" else ():
             _choice("planes", plane, PLANE_NAMES)
         if len(set(self.planes)) != len(self.planes):
             raise ModelConfigError(
@@ -145,19 +157,29 @@ class ModelConfig:
             )
 
     @property
+    def rules(self) -> Game:
+        """The game (``core.games``) the model plays."""
+        return get_game(self.game, self.size if self.game == "othello" else None)
+
+    @property
     def channels(self) -> int:
         """Number of input planes."""
         return len(self.planes)
 
     @property
     def policy_size(self) -> int:
-        """Number of actions: ``size*size`` squares and pass."""
-        return self.size * self.size + 1
+        """Number of actions: ``size*size`` squares and pass (Othello), or the game's."""
+        return self.rules.n_actions
+
+    @property
+    def cells(self) -> int:
+        """Squares of the board: ``rows * cols``."""
+        return self.rules.rows * self.rules.cols
 
     @property
     def input_shape(self) -> tuple[int, int, int]:
-        """Shape ``(C, size, size)`` of one input."""
-        return (self.channels, self.size, self.size)
+        """Shape ``(C, rows, cols)`` of one input (``(C, size, size)`` for Othello)."""
+        return (self.channels, self.rules.rows, self.rules.cols)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data (tuples become lists)."""
@@ -202,7 +224,8 @@ class ModelConfig:
 def parameter_count(config: ModelConfig) -> int:
     """Trainable parameters of the network ``config`` describes, computed from the config alone
     (``nn.models.count_parameters`` of the built model gives the same number)."""
-    n2 = config.size * config.size
+    n2 = config.cells
+    actions = config.policy_size
     bn = config.batch_norm
 
     def conv(cin: int, cout: int, k: int) -> int:
@@ -218,14 +241,14 @@ def parameter_count(config: ModelConfig) -> int:
         for h in config.hidden:
             total += dense(width, h)
             width = h
-        return total + dense(width, n2 + 1) + dense(width, 1) * (1 + scores)
+        return total + dense(width, actions) + dense(width, 1) * (1 + scores)
     f = config.filters
     if config.family == "cnn":
         trunk = sum(conv(config.channels if i == 0 else f, f, 3) for i in range(config.layers))
     else:
         trunk = conv(config.channels, f, 3) + config.blocks * 2 * conv(f, f, 3)
     pc, vc, vh = config.policy_channels, config.value_channels, config.value_hidden
-    heads = conv(f, pc, 1) + dense(pc * n2, n2 + 1) + conv(f, vc, 1) + dense(vc * n2, vh)
+    heads = conv(f, pc, 1) + dense(pc * n2, actions) + conv(f, vc, 1) + dense(vc * n2, vh)
     return trunk + heads + dense(vh, 1) * (1 + scores)
 
 

@@ -19,9 +19,7 @@ import numpy as np
 import torch
 
 from othellolab.core import Board, ConfigError
-from othellolab.core import kernels as _k
-from othellolab.core.kernels import action_mask_batch
-from othellolab.datasets.features import FeatureSpec, encode_batch
+from othellolab.datasets.games import action_masks, encode
 from othellolab.nn.config import ModelConfig
 from othellolab.nn.io import load_model
 from othellolab.nn.models import PolicyValueNet
@@ -49,6 +47,11 @@ def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
     total = e.sum(axis=1, keepdims=True)
     total[total == 0] = 1.0
     return (e / total).astype(np.float32)
+
+
+def _describe(code: int) -> str:
+    """A game's kernel code in words."""
+    return f"{code}x{code}" if code in (4, 6, 8) else ("animal shogi" if code == 1 else str(code))
 
 
 def _as_bitboards(x: np.ndarray | Sequence[int]) -> np.ndarray:
@@ -128,11 +131,13 @@ class NetworkEvaluator:
         return self.evaluate_full(p, o, boards[0].size)
 
     def evaluate_full(self, player: np.ndarray, opponent: np.ndarray, size: int) -> Evaluation:
-        """Priors, values and (with a score head) scores of ``N`` positions."""
+        """Priors, values and (with a score head) scores of ``N`` positions of the model's game
+        (``size``: its kernel code, an Othello board's size)."""
         cfg = self.config
-        if size != cfg.size:
+        if size != cfg.rules.code:
             raise ValueError(
-                f"NetworkEvaluator: the model plays {cfg.size}x{cfg.size}, not {size}x{size}"
+                f"NetworkEvaluator: the model plays {_describe(cfg.rules.code)}, "
+                f"not {_describe(size)}"
             )
         p, o = _as_bitboards(player), _as_bitboards(opponent)
         if p.shape != o.shape:
@@ -172,10 +177,8 @@ class NetworkEvaluator:
         with torch.inference_mode():
             for s in range(0, p.shape[0], self.max_batch):
                 x = torch.from_numpy(
-                    encode_batch(
-                        p[s : s + self.max_batch],
-                        o[s : s + self.max_batch],
-                        FeatureSpec(cfg.planes, size),
+                    encode(
+                        cfg.rules, p[s : s + self.max_batch], o[s : s + self.max_batch], cfg.planes
                     )
                 )
                 k = x.shape[0]
@@ -192,13 +195,13 @@ class NetworkEvaluator:
                 values[s : s + k] = out[1].float().cpu().numpy()
                 if len(out) > 2:
                     scores[s : s + k] = out[2].float().cpu().numpy()
-        mask = action_mask_batch(p, o, size)
+        game = cfg.rules
+        mask = action_masks(game, p, o)
         priors = masked_softmax(logits, mask)
-        over = ~mask.any(axis=1)
-        if over.any():
-            final = _k.final_score_batch(p[over], o[over], size)
-            values[over] = np.sign(final).astype(np.float32)
-            scores[over] = (final / (size * size)).astype(np.float32)
+        for i in np.flatnonzero(~mask.any(axis=1)):  # finished games: their exact result
+            final = game.result(int(p[i]), int(o[i]))
+            values[i] = np.sign(final)
+            scores[i] = final / game.score_scale
         return priors, values, scores
 
     def __repr__(self) -> str:

@@ -38,12 +38,12 @@ class _Heads(nn.Module):
 
     def __init__(self, config: ModelConfig, filters: int, bn: bool) -> None:
         super().__init__()
-        n2 = config.size * config.size
+        n2 = config.cells
         self.policy = nn.Sequential(
             *_conv_bn(filters, config.policy_channels, 1, bn),
             nn.ReLU(),
             nn.Flatten(),
-            nn.Linear(config.policy_channels * n2, n2 + 1),
+            nn.Linear(config.policy_channels * n2, config.policy_size),
         )
         self.value_trunk = nn.Sequential(
             *_conv_bn(filters, config.value_channels, 1, bn),
@@ -114,14 +114,14 @@ class MLP(PolicyValueNet):
 
     def __init__(self, config: ModelConfig) -> None:
         super().__init__(config)
-        n2 = config.size * config.size
+        n2 = config.cells
         width = n2 if config.mlp_input == "board" else config.channels * n2
         layers: list[nn.Module] = []
         for h in config.hidden:
             layers += [nn.Linear(width, h), nn.ReLU()]
             width = h
         self.trunk = nn.Sequential(*layers)
-        self.policy = nn.Linear(width, n2 + 1)
+        self.policy = nn.Linear(width, config.policy_size)
         self.value = nn.Linear(width, 1)
         self.score = nn.Linear(width, 1) if config.score_head else None
 

@@ -26,7 +26,9 @@ import numba
 import numpy as np
 
 from othellolab.core import Board
+from othellolab.core import animal_shogi as shogi
 from othellolab.core import kernels as _k
+from othellolab.core.games import ANIMAL_SHOGI
 from othellolab.core.numba_kernel import kernel
 
 __all__ = [
@@ -48,7 +50,9 @@ class Evaluator(Protocol):
     def evaluate(
         self, player: np.ndarray, opponent: np.ndarray, size: int
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``(priors (N, size*size+1) float32, values (N,) float32)`` for ``N`` positions."""
+        """``(priors (N, n_actions) float32, values (N,) float32)`` for ``N`` positions of the
+        game whose kernel code is ``size`` (``core.games``: an Othello board's size, whose
+        ``n_actions`` is ``size*size+1``, or another game's code)."""
         ...
 
 
@@ -111,7 +115,7 @@ class UniformEvaluator:
     """Uniform priors over the legal actions and value 0, exact results at finished games.
 
     The "know nothing" evaluator: a search with it sees only the game's end, which makes it
-    a baseline and a test double for the tree code.
+    a baseline and a test double for the tree code. Any game of ``core.games``.
     """
 
     has_priors = False
@@ -120,6 +124,12 @@ class UniformEvaluator:
         self, player: np.ndarray, opponent: np.ndarray, size: int
     ) -> tuple[np.ndarray, np.ndarray]:
         p, o = _as_bitboards(player), _as_bitboards(opponent)
+        if int(size) == ANIMAL_SHOGI:
+            legal = shogi.legal_mask_batch(p, o).astype(np.float32)
+            priors = legal / np.maximum(legal.sum(axis=1, keepdims=True), 1.0)
+            results = shogi.result_batch(p, o)
+            values = np.where(results == shogi.ONGOING, 0, results).astype(np.float32)
+            return priors, values
         return _legal_priors(p, o, int(size)), _terminal_values(p, o, int(size))
 
     def __repr__(self) -> str:

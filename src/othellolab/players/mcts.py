@@ -37,7 +37,16 @@ from typing import Any, ClassVar
 import numpy as np
 
 from othellolab.core import Board, Limit, PlayResult, Score, Stop
-from othellolab.core import kernels as _k
+from othellolab.core.games import (
+    MAX_CHILDREN,
+    Game,
+    game_child,
+    game_children,
+    game_result,
+    game_value,
+    get_game,
+    n_actions_of,
+)
 from othellolab.core.numba_kernel import kernel
 from othellolab.players.base import Player
 from othellolab.players.evaluators import Evaluator, RandomRolloutEvaluator
@@ -115,12 +124,12 @@ def _new_node(
     nd.lo = -1.0
     nd.hi = 1.0
     nd.tvalue = 0.0
-    if _k.legal_mask(p, o, size) == np.uint64(0) and _k.legal_mask(o, p, size) == np.uint64(0):
-        s = _k.final_score(p, o, size)
+    finished, s = game_result(size, p, o)
+    if finished:
         nd.terminal = 1
         nd.proven = 1
         nd.tvalue = s
-        v = terminal_value(np.float64(s), size, score_weight)
+        v = game_value(size, s, score_weight)
         nd.lo = v
         nd.hi = v
     return i
@@ -229,6 +238,16 @@ def select_leaves(
 
 
 @kernel
+def _child_buffers() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Room for one node's children (actions and positions), allocated once per batch."""
+    return (
+        np.empty(MAX_CHILDREN, dtype=np.int64),
+        np.empty(MAX_CHILDREN, dtype=np.uint64),
+        np.empty(MAX_CHILDREN, dtype=np.uint64),
+    )
+
+
+@kernel
 def _expand(
     nodes: np.ndarray,
     meta: np.ndarray,
@@ -236,27 +255,17 @@ def _expand(
     prior: np.ndarray,
     size: int,
     score_weight: float,
+    buffers: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> None:
-    p = nodes[leaf].p
-    o = nodes[leaf].o
-    moves = _k.legal_mask(p, o, size)
+    actions, cp, co = buffers
+    count = game_children(size, nodes[leaf].p, nodes[leaf].o, actions, cp, co)
     first = meta[0]
-    if moves == np.uint64(0):
-        _new_node(nodes, meta, o, p, leaf, size * size, 1.0, size, score_weight)
-        count = 1
-    else:
-        total = 0.0
-        count = 0
-        for sq in range(size * size):
-            if moves & (np.uint64(1) << np.uint64(sq)):
-                total += prior[sq]
-                count += 1
-        for sq in range(size * size):
-            bit = np.uint64(1) << np.uint64(sq)
-            if moves & bit:
-                pr = prior[sq] / total if total > 0 else 1.0 / count
-                f = _k.flip_mask(p, o, sq, size)
-                _new_node(nodes, meta, o & ~f, p | f | bit, leaf, sq, pr, size, score_weight)
+    total = 0.0
+    for i in range(count):
+        total += prior[actions[i]]
+    for i in range(count):
+        pr = prior[actions[i]] / total if total > 0 else 1.0 / count
+        _new_node(nodes, meta, cp[i], co[i], leaf, actions[i], pr, size, score_weight)
     nodes[leaf].first = first
     nodes[leaf].nchild = count
 
@@ -271,9 +280,9 @@ def _score_weight(w: float) -> float:
 def terminal_value(score: float, size: int, score_weight: float) -> float:
     """The value of a finished game for the side to move: the sign of its final disc
     difference (a win 1, a draw 0, a loss -1), mixed with the difference itself divided by the
-    squares (``score_weight`` 0: the sign alone; 1: the disc difference alone)."""
-    sign = 1.0 if score > 0 else (-1.0 if score < 0 else 0.0)
-    return (1.0 - score_weight) * sign + score_weight * score / (size * size)
+    squares (``score_weight`` 0: the sign alone; 1: the disc difference alone). Othello's
+    ``core.games.game_value``."""
+    return game_value(size, score, score_weight)
 
 
 @kernel
@@ -287,6 +296,7 @@ def _expand_backup_leaf(
     size: int,
     score_weight: float,
     solved: np.ndarray,
+    buffers: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> int:
     """Expand ``leaf`` with row ``k`` of ``priors``/``values`` (unless it is ``-1 - node``, a
     node proven when it was selected, which counts at its exact value), back its value up to
@@ -304,7 +314,7 @@ def _expand_backup_leaf(
             nodes[leaf].lo = v
             nodes[leaf].hi = v
         elif nodes[leaf].first < 0:
-            _expand(nodes, meta, leaf, priors[k], size, score_weight)
+            _expand(nodes, meta, leaf, priors[k], size, score_weight, buffers)
         k += 1
     changed = _update_bounds(nodes, leaf)
     node = leaf
@@ -337,8 +347,11 @@ def expand_backup(
     """
     k = 0
     none = np.zeros(0, dtype=np.bool_)
+    buffers = _child_buffers()
     for b in range(leaves.shape[0]):
-        k = _expand_backup_leaf(nodes, meta, leaves[b], priors, values, k, size, score_weight, none)
+        k = _expand_backup_leaf(
+            nodes, meta, leaves[b], priors, values, k, size, score_weight, none, buffers
+        )
 
 
 @kernel
@@ -471,13 +484,14 @@ def expand_backup_forest(
     row of ``priors``/``values`` per unproven leaf, in its order; ``solved`` marks rows whose
     value is exact, as ``_expand_backup_leaf`` says)."""
     k = 0
+    buffers = _child_buffers()
     for i in range(trees.shape[0]):
         t = trees[i]
         region = nodes[t * capacity : (t + 1) * capacity]
         meta = counters[t : t + 1]
         for j in range(counts[i]):
             k = _expand_backup_leaf(
-                region, meta, leaves[i, j], priors, values, k, size, score_weight, solved
+                region, meta, leaves[i, j], priors, values, k, size, score_weight, solved, buffers
             )
 
 
@@ -536,14 +550,7 @@ def advance_forest(
             region[0].action = -1
             region[0].prior = 1.0
         else:
-            p = region[0].p
-            o = region[0].o
-            if a == size * size:
-                np_, no_ = o, p
-            else:
-                f = _k.flip_mask(p, o, a, size)
-                np_ = o & ~f
-                no_ = p | f | (np.uint64(1) << np.uint64(a))
+            np_, no_ = game_child(size, region[0].p, region[0].o, a)
             meta[0] = 0
             _new_node(region, meta, np_, no_, -1, -1, 1.0, size, score_weight)
 
@@ -560,7 +567,7 @@ def evaluate_leaves(
     """The evaluator's ``(priors, values)`` for the first ``n_open`` positions of the buffers,
     float32 and C-contiguous, shapes checked (a ``ValueError`` names a wrong evaluator).
     With ``dedupe`` a position listed several times is evaluated once."""
-    n_actions = size * size + 1
+    n_actions = n_actions_of(size)
     if n_open == 0:
         return np.zeros((0, n_actions), dtype=_F32), np.zeros(0, dtype=_F32)
     p = player if n_open == player.shape[0] else player[:n_open].copy()
@@ -586,7 +593,7 @@ def _checked(
 ) -> tuple[np.ndarray, np.ndarray]:
     """An evaluator's output for ``n`` positions as float32, C-contiguous arrays of the right
     shapes, or a ``ValueError`` that names the evaluator."""
-    n_actions = size * size + 1
+    n_actions = n_actions_of(size)
     if priors.dtype != _F32 or values.dtype != _F32 or not priors.flags.c_contiguous:
         priors = np.ascontiguousarray(priors, dtype=_F32)
         values = np.ascontiguousarray(values, dtype=_F32)
@@ -606,7 +613,7 @@ def root_summary(
     from the side to move's view: ``q`` NaN where unvisited, ``value`` the visit-weighted
     mean of the children's values (0 before any visit), each clamped into its node's bounds
     (so exact where proven)."""
-    n_actions = size * size + 1
+    n_actions = n_actions_of(size)
     root = nodes[0]
     first, k = int(root["first"]), int(root["nchild"])
     children = nodes[first : first + k] if first >= 0 else nodes[:0]
@@ -631,7 +638,7 @@ def root_summary(
 def root_exact(nodes: np.ndarray, size: int) -> np.ndarray:
     """The exact value of each root action whose child is proven, from the side to move's view
     (NaN where not proven), indexed by action."""
-    exact = np.full(size * size + 1, np.nan)
+    exact = np.full(n_actions_of(size), np.nan)
     root = nodes[0]
     first, k = int(root["first"]), int(root["nchild"])
     if first >= 0:
@@ -926,16 +933,24 @@ class Forest:
     """
 
     def __init__(
-        self, trees: int, size: int, *, capacity: int = 2048, score_weight: float = 0.0
+        self,
+        trees: int,
+        size: int | Game,
+        *,
+        capacity: int = 2048,
+        score_weight: float = 0.0,
     ) -> None:
         if isinstance(trees, bool) or not isinstance(trees, int | np.integer) or trees < 1:
             raise ValueError(f"Forest: trees must be a positive integer, got {trees!r}")
         trees = int(trees)
-        if size not in (4, 6, 8):
-            raise ValueError(f"Forest: size must be 4, 6 or 8, got {size!r}")
+        if not isinstance(size, Game) and size not in (4, 6, 8):
+            raise ValueError(f"Forest: size must be 4, 6 or 8 or a Game, got {size!r}")
+        self.game = size if isinstance(size, Game) else get_game("othello", size)
         self.trees = trees
-        self.size = size
-        self.capacity = max(int(capacity), 2 * size * size)
+        self.size = self.game.code
+        """The kernels' game code (an Othello board's size)."""
+        self.n_actions = self.game.n_actions
+        self.capacity = max(int(capacity), 2 * self.n_actions)
         self.score_weight = _score_weight(score_weight)
         self.nodes = np.zeros(trees * self.capacity, dtype=NODE_DTYPE)
         self.counters = np.zeros(trees, dtype=np.int64)
@@ -993,7 +1008,7 @@ class Forest:
         return root_summary(self.tree(t), self.size)
 
     def _reserve(self, trees: np.ndarray, counts: np.ndarray) -> None:
-        need = int((self.counters[trees] + counts * (self.size * self.size)).max(initial=0))
+        need = int((self.counters[trees] + counts * self.n_actions).max(initial=0))
         if need <= self.capacity:
             return
         capacity = self.capacity
@@ -1059,7 +1074,7 @@ class Forest:
             part_p, part_v = evaluate_leaves(
                 evaluator, player[rest], opponent[rest], rest.size, self.size, dedupe=dedupe
             )
-            priors = np.zeros((opened, self.size * self.size + 1), dtype=_F32)
+            priors = np.zeros((opened, self.n_actions), dtype=_F32)
             values = np.asarray(exact_values, dtype=_F32).copy()
             priors[rest], values[rest] = part_p, part_v
             opened = rest.size

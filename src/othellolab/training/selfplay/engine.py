@@ -23,9 +23,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from othellolab.core import BLACK
-from othellolab.core import kernels as _k
+from othellolab.core.games import Game, game_value, get_game
 from othellolab.players.evaluators import Evaluator
-from othellolab.players.mcts import terminal_value
 from othellolab.training.selfplay.config import SelfPlayConfig
 from othellolab.training.selfplay.exact import ExactEndgame
 from othellolab.training.selfplay.search import BatchSearch, SearchOutcome
@@ -114,6 +113,9 @@ class SelfPlayRecords:
     evaluations: int = 0
     seconds: float = 0.0
     info: dict[str, float] = field(default_factory=dict)
+    game_key: str = ""
+    """The game's key (``core.games``: ``othello6``, ``animal-shogi``); ``size`` is its kernel
+    code (an Othello board's size)."""
 
     def __len__(self) -> int:
         return int(self.player.shape[0])
@@ -157,15 +159,21 @@ class _Game:
 
 
 class SelfPlay:
-    """Plays self-play games with one evaluator on one board size (see ``play_games``)."""
+    """Plays self-play games with one evaluator on one game (an Othello board's size or a
+    ``core.games.Game``; see ``play_games``)."""
 
     def __init__(
-        self, evaluator: Evaluator, *, size: int = 8, config: SelfPlayConfig | None = None
+        self,
+        evaluator: Evaluator,
+        *,
+        size: int | Game = 8,
+        config: SelfPlayConfig | None = None,
     ) -> None:
-        if size not in (4, 6, 8):
-            raise ValueError(f"self-play: size must be 4, 6 or 8, got {size!r}")
+        if not isinstance(size, Game) and size not in (4, 6, 8):
+            raise ValueError(f"self-play: size must be 4, 6 or 8 or a Game, got {size!r}")
         self.evaluator = evaluator
-        self.size = size
+        self.game = get_game(size)
+        self.size = self.game.code
         self.config = config or SelfPlayConfig()
 
     def play(self, games: int, *, progress: Callable[[int], None] | None = None) -> SelfPlayRecords:
@@ -174,17 +182,17 @@ class SelfPlay:
             raise ValueError(f"self-play: games must be a positive integer, got {games!r}")
         t0 = time.perf_counter()
         cfg = self.config
-        size = self.size
+        game_rules = self.game
         rng = np.random.default_rng(cfg.seed)
         slots = min(cfg.parallel, games)
-        search = BatchSearch(self.evaluator, size, slots, cfg, rng)
-        exact = ExactEndgame(size, cfg.solve_empties)
+        search = BatchSearch(self.evaluator, game_rules, slots, cfg, rng)
+        exact = ExactEndgame(game_rules, cfg.solve_empties)
         running: list[_Game | None] = [None] * slots
         finished: list[_Game] = []
         final: dict[int, tuple[int, int, int, int]] = {}
         started = 0
         full_flags = np.zeros(slots, dtype=bool)
-        start_p, start_o = _k.start_position(size)
+        start_p, start_o = game_rules.start()
 
         def new_game(slot: int) -> None:
             nonlocal started
@@ -210,7 +218,8 @@ class SelfPlay:
                 black_result = -1 if resigned == BLACK else 1
                 black_score = NO_SCORE
             else:
-                s = int(_k.final_score(game.player, game.opponent, size))
+                s = game_rules.result(game.player, game.opponent)
+                assert s is not None
                 black_score = s if game.color == BLACK else -s
                 black_result = (black_score > 0) - (black_score < 0)
             final[game.index] = (
@@ -229,12 +238,7 @@ class SelfPlay:
             assert game is not None
             if cfg.reuse and cfg.variant == "puct":
                 search.forest.advance(np.array([slot]), np.array([action]))
-            p, o = game.player, game.opponent
-            if action == size * size:
-                game.player, game.opponent = o, p
-            else:
-                np_, no_ = _k.play(p, o, action, size)
-                game.player, game.opponent = int(np_), int(no_)
+            game.player, game.opponent = game_rules.step(game.player, game.opponent, action)
             game.color ^= 1
             game.moves.append(action)
             if not (cfg.reuse and cfg.variant == "puct"):
@@ -251,17 +255,12 @@ class SelfPlay:
                 game = running[slot]
                 if game is None:
                     return
-                # a Python int: the ahead-of-time legal_mask returns one, up to 2**64 - 1,
-                # which the compiled popcount would take for an int64 and refuse
-                legal = int(_k.legal_mask(game.player, game.opponent, size))
-                if legal == 0:
-                    if _k.legal_mask(game.opponent, game.player, size) == 0:
-                        end_game(slot, -1)
-                        continue
-                    play_move(slot, size * size)
+                legal = game_rules.legal_actions(game.player, game.opponent)
+                if not legal:
+                    end_game(slot, -1)
                     continue
-                if legal.bit_count() == 1:
-                    play_move(slot, legal.bit_length() - 1)
+                if len(legal) == 1:  # a forced move (an Othello pass among them)
+                    play_move(slot, legal[0])
                     continue
                 if exact.covers(game.player, game.opponent):
                     play_move(slot, solved_move(game))
@@ -274,9 +273,9 @@ class SelfPlay:
         def solved_move(game: _Game) -> int:
             """Record the exact targets of the game's position; returns an optimal move."""
             found = exact.solve(game.player, game.opponent)
-            target = np.zeros(size * size + 1, dtype=np.float32)
+            target = np.zeros(game_rules.n_actions, dtype=np.float32)
             target[list(found.optimal)] = 1.0 / len(found.optimal)
-            value = float(terminal_value(float(found.score), size, cfg.score_value))
+            value = float(game_value(game_rules.code, float(found.score), cfg.score_value))
             row = (game.player, game.opponent, game.color, target, value, len(game.moves))
             game.rows.append((*row, True, 0, True))
             return int(found.optimal[int(rng.integers(len(found.optimal)))])
@@ -326,20 +325,20 @@ class SelfPlay:
                 out = search.outcome(int(slot), temperature=cfg.temperature if sample else 0.0)
                 finish_search(int(slot), out)
         seconds = time.perf_counter() - t0
-        return _records(finished, final, size, search.evaluations, seconds)
+        return _records(finished, final, game_rules, search.evaluations, seconds)
 
 
 def _records(
     finished: list[_Game],
     final: dict[int, tuple[int, int, int, int]],
-    size: int,
+    game: Game,
     evaluations: int,
     seconds: float,
 ) -> SelfPlayRecords:
     games = sorted(finished, key=lambda g: g.index)
     rows = [(g, r) for g in games for r in g.rows]
     n = len(rows)
-    n_actions = size * size + 1
+    n_actions = game.n_actions
     policy = np.zeros((n, n_actions), dtype=np.float32)
     player = np.zeros(n, dtype=np.uint64)
     opponent = np.zeros(n, dtype=np.uint64)
@@ -375,7 +374,8 @@ def _records(
         dtype=bool,
     )
     return SelfPlayRecords(
-        size=size,
+        size=game.code,
+        game_key=game.key,
         player=player,
         opponent=opponent,
         color=color,
@@ -408,12 +408,12 @@ def play_games(
     evaluator: Evaluator,
     games: int,
     *,
-    size: int = 8,
+    size: int | Game = 8,
     config: SelfPlayConfig | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> SelfPlayRecords:
-    """Play ``games`` self-play games with ``evaluator`` on ``size`` x ``size`` (at most
-    ``config.parallel`` at once) and return their records.
+    """Play ``games`` self-play games with ``evaluator`` on ``size`` x ``size`` Othello or the
+    ``Game`` given (at most ``config.parallel`` at once) and return their records.
 
     >>> from othellolab.players import UniformEvaluator
     >>> records = play_games(UniformEvaluator(), 4, size=4, config=SelfPlayConfig(simulations=8, seed=1))

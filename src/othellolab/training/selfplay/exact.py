@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from othellolab.core import Board
+from othellolab.core import Board, ConfigError
 from othellolab.core import kernels as _k
+from othellolab.core.games import Game, Othello, get_game
 from othellolab.players.mcts import terminal_value
 from othellolab.players.search.endgame import solve
 from othellolab.players.search.table import TranspositionTable
@@ -36,11 +37,18 @@ class ExactMove:
 
 
 class ExactEndgame:
-    """Solves the positions with at most ``empties`` empty squares on ``size`` x ``size``
-    boards, sharing one transposition table of ``2**table_bits`` entries."""
+    """Solves the Othello positions with at most ``empties`` empty squares (of the game
+    ``size``: a board size or an Othello ``Game``), sharing one transposition table of
+    ``2**table_bits`` entries. Other games have no solver: their ``empties`` must be 0."""
 
-    def __init__(self, size: int, empties: int, *, table_bits: int = 20) -> None:
-        self.size = size
+    def __init__(self, size: int | Game, empties: int, *, table_bits: int = 20) -> None:
+        game = get_game(size)
+        if not isinstance(game, Othello) and empties:
+            raise ConfigError(
+                f"the exact endgame solves Othello, not {game.name}: set it to 0",
+                option="solve_empties",
+            )
+        self.size = game.code
         self.empties = int(empties)
         self._table = TranspositionTable(table_bits) if self.empties > 0 else None
 

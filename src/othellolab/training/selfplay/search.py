@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from othellolab.core import kernels as _k
+from othellolab.core.games import Game, game_value, get_game
 from othellolab.players.evaluators import Evaluator
 from othellolab.players.gumbel import (
     completed_q,
@@ -35,7 +35,6 @@ from othellolab.players.mcts import (
     Forest,
     choose_action,
     root_exact,
-    terminal_value,
 )
 from othellolab.training.selfplay.config import SelfPlayConfig
 from othellolab.training.selfplay.exact import ExactEndgame
@@ -109,7 +108,7 @@ class BatchSearch:
     def __init__(
         self,
         evaluator: Evaluator,
-        size: int,
+        size: int | Game,
         slots: int,
         config: SelfPlayConfig,
         rng: np.random.Generator,
@@ -120,7 +119,9 @@ class BatchSearch:
             raise TypeError(f"{evaluator!r} is not an Evaluator (needs evaluate, has_priors)")
         self.evaluator = evaluator
         self._counted = _Counted(evaluator)
-        self.size = size
+        self.game = get_game(size)
+        self.size = self.game.code
+        """The kernels' game code (an Othello board's size)."""
         self.config = config
         self.rng = rng
         self.use_prior = bool(evaluator.has_priors)
@@ -129,10 +130,10 @@ class BatchSearch:
         )
         if capacity is None:
             capacity = max(1024, int(2 ** np.ceil(np.log2(6 * config.simulations + 64))))
-        self.forest = Forest(slots, size, capacity=capacity, score_weight=config.score_value)
+        self.forest = Forest(slots, self.game, capacity=capacity, score_weight=config.score_value)
         self._exact = None
         if config.solve_empties and config.solve_leaves:
-            exact = ExactEndgame(size, config.solve_empties)
+            exact = ExactEndgame(self.game, config.solve_empties)
 
             def leaf_values(p: np.ndarray, o: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 return exact.leaf_values(p, o, config.score_value)
@@ -304,7 +305,7 @@ class BatchSearch:
         > 0; Gumbel plays the best of the most visited actions by ``g + logits + sigma``, or
         by ``logits + sigma`` when ``temperature`` is 0."""
         legal, visits, q, _, value = self.forest.summary(slot)
-        n_actions = self.size * self.size + 1
+        n_actions = self.game.n_actions
         target = np.zeros(n_actions, dtype=np.float32)
         best_value = float(np.nanmax(q)) if np.isfinite(q).any() else value
         root = self.roots[slot]
@@ -355,7 +356,7 @@ def search_positions(
     evaluator: Evaluator,
     player: np.ndarray,
     opponent: np.ndarray,
-    size: int,
+    size: int | Game,
     config: SelfPlayConfig | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Search each position ``(player[i], opponent[i])`` with ``config.simulations`` (no root
@@ -367,26 +368,24 @@ def search_positions(
     player = np.ascontiguousarray(player, dtype=np.uint64)
     opponent = np.ascontiguousarray(opponent, dtype=np.uint64)
     n = player.shape[0]
-    n_actions = size * size + 1
+    game = get_game(size)
     moves = np.full(n, -1, dtype=np.int64)
-    targets = np.zeros((n, n_actions), dtype=np.float32)
+    targets = np.zeros((n, game.n_actions), dtype=np.float32)
     values = np.zeros(n, dtype=np.float32)
     todo = []
-    legal = _k.legal_mask_batch(player, opponent, size)
-    exact = ExactEndgame(size, config.solve_empties)
+    legal = game.legal_mask_batch(player, opponent)
+    counts = legal.sum(axis=1)
+    exact = ExactEndgame(game, config.solve_empties)
     for i in range(n):
-        count = _k.popcount(legal[i])
-        if count == 0:
-            if _k.legal_mask(opponent[i], player[i], size) == 0:
-                raise ValueError(f"position {i} is a finished game: nothing to search")
-            moves[i] = size * size
-        elif count == 1:
-            moves[i] = _k.lowest_square(legal[i])
+        if counts[i] == 0:
+            raise ValueError(f"position {i} is a finished game: nothing to search")
+        if counts[i] == 1:
+            moves[i] = int(np.argmax(legal[i]))
         elif exact.covers(player[i], opponent[i]):
             found = exact.solve(player[i], opponent[i])
             moves[i] = found.optimal[0]
             targets[i, list(found.optimal)] = 1.0 / len(found.optimal)
-            values[i] = terminal_value(float(found.score), size, config.score_value)
+            values[i] = game_value(game.code, float(found.score), config.score_value)
             continue
         else:
             todo.append(i)
@@ -395,7 +394,7 @@ def search_positions(
     if not todo:
         return moves, targets, values
     slots = min(config.parallel, len(todo))
-    search = BatchSearch(evaluator, size, slots, config, np.random.default_rng(config.seed))
+    search = BatchSearch(evaluator, game, slots, config, np.random.default_rng(config.seed))
     owner = np.full(slots, -1, dtype=np.int64)
     queue = list(reversed(todo))
 

@@ -22,13 +22,8 @@ import torch
 import torch.nn.functional as F
 
 from othellolab.core.files import replace_dir
-from othellolab.core.kernels import action_mask_batch
-from othellolab.datasets.features import (
-    FeatureSpec,
-    encode_batch,
-    transform_bitboards,
-    transform_policy,
-)
+from othellolab.core.games import Game, get_game
+from othellolab.datasets.games import action_masks, encode, transform_policies, transform_states
 from othellolab.nn.io import save_model
 from othellolab.nn.models import PolicyValueNet
 from othellolab.nn.precision import fast_bfloat16, training_layout
@@ -47,15 +42,16 @@ __all__ = ["Window", "WindowTrainer"]
 
 
 def outcome_value(
-    result: np.ndarray, score: np.ndarray, size: int, score_value: float
+    result: np.ndarray, score: np.ndarray, size: int | Game, score_value: float
 ) -> np.ndarray:
     """The value target of finished games, as the search values a finished game
-    (``players.mcts.terminal_value``): the result mixed with the disc difference over the
-    squares; a resigned game (no score) counts at its result."""
+    (``core.games.game_value``): the result mixed with the final score over the game's
+    ``score_scale`` (Othello's squares); a resigned game (no score) counts at its result."""
     r = result.astype(np.float32)
     if score_value == 0:
         return r
-    s = np.where(score == NO_SCORE, r * size * size, score.astype(np.float32)) / (size * size)
+    scale = np.float32(get_game(size).score_scale)
+    s = np.where(score == NO_SCORE, r * scale, score.astype(np.float32)) / scale
     return ((1 - score_value) * r + score_value * s).astype(np.float32)
 
 
@@ -64,8 +60,8 @@ class Window:
 
     FIELDS = ("player", "opponent", "policy", "value", "result", "score", "full_search")
 
-    def __init__(self, shards: list[Shard], size: int) -> None:
-        self.size = size
+    def __init__(self, shards: list[Shard], size: int | Game) -> None:
+        self.game = get_game(size)
         self.shards = [s.path.name for s in shards]
         self.arrays = {
             name: np.concatenate([s.arrays[name] for s in shards]) for name in self.FIELDS
@@ -79,7 +75,7 @@ class Window:
     def batch(
         self,
         rows: np.ndarray,
-        spec: FeatureSpec,
+        planes: tuple[str, ...],
         rng: np.random.Generator,
         *,
         symmetries: bool,
@@ -90,15 +86,14 @@ class Window:
         a = self.arrays
         p, o, policy = a["player"][rows], a["opponent"][rows], a["policy"][rows]
         if symmetries:
-            ks = rng.integers(0, 8, size=rows.shape[0])
-            p = transform_bitboards(p, ks, self.size)
-            o = transform_bitboards(o, ks, self.size)
-            policy = transform_policy(policy, ks, self.size)
-        outcome = outcome_value(a["result"][rows], a["score"][rows], self.size, score_value)
+            ks = rng.integers(0, self.game.symmetries, size=rows.shape[0])
+            p, o = transform_states(self.game, p, o, ks)
+            policy = transform_policies(self.game, policy, ks)
+        outcome = outcome_value(a["result"][rows], a["score"][rows], self.game, score_value)
         value = (1 - value_mix) * outcome + value_mix * a["value"][rows]
         return {
-            "planes": encode_batch(p, o, spec),
-            "legal": action_mask_batch(p, o, self.size),
+            "planes": encode(self.game, p, o, planes),
+            "legal": action_masks(self.game, p, o),
             "policy": np.ascontiguousarray(policy, dtype=np.float32),
             "value": value.astype(np.float32),
             "full": a["full_search"][rows].astype(np.float32),
@@ -150,7 +145,7 @@ class WindowTrainer:
         self.window = window
         self.generation = generation
         self.device = device
-        self.spec = FeatureSpec(model.config.planes, cfg.size)
+        self.planes = model.config.planes
         self.rows = len(window)
         t = cfg.train
         wanted = math.ceil(window.new_positions * t.samples_per_position / t.batch_size)
@@ -176,7 +171,7 @@ class WindowTrainer:
             rows = rng.integers(0, self.rows, size=min(t.batch_size, self.rows))
             yield self.window.batch(
                 rows,
-                self.spec,
+                self.planes,
                 rng,
                 symmetries=t.symmetries,
                 value_mix=t.value_mix,
@@ -209,7 +204,7 @@ class WindowTrainer:
         rows = np.arange(self.rows - n, self.rows)
         batch = self.window.batch(
             rows,
-            self.spec,
+            self.planes,
             np.random.default_rng(0),
             symmetries=False,
             value_mix=0.0,
