@@ -1,13 +1,35 @@
-"""The match kernel: one game between two players, and a match of colour-swapped pairs."""
+"""The match kernel: one game between two players, and a match of colour-swapped pairs.
+
+Othello by default; any game of the protocol (``core.games``) with ``game=``: the players get
+that game's positions, and a game of it is recorded as a ``MoveRecord``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from othellolab.core import BLACK, Board, Limit
+from othellolab.core.games import Game as Rules
+from othellolab.core.games import Othello, game_for
 from othellolab.players.base import Player
 from othellolab.records.game import Game
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    """A finished game of another game than Othello: the actions played from its start, the
+    result for the first player (+1, 0, -1) and the headers."""
+
+    game: str
+    moves: tuple[int, ...]
+    result: int
+    headers: dict[str, object] = field(default_factory=dict)
+
+    def score(self) -> int:
+        """The result for the first player (what ``Game.score`` is for Othello)."""
+        return self.result
 
 
 def play_game(
@@ -18,22 +40,51 @@ def play_game(
     size: int = 8,
     limit: Limit | None = None,
     headers: dict[str, object] | None = None,
-) -> Game:
-    """Play one game from the start position after ``opening``; returns the full record."""
-    board = Board(size=size)
+    game: str | Rules | None = None,
+) -> Game | MoveRecord:
+    """Play one game from the start position after ``opening``; returns the full record.
+    ``black`` moves first (the first player of any ``game``)."""
+    rules = game_for(game, size)
+    for p in (black, white):
+        p.reset()
+    if not isinstance(rules, Othello):
+        return _play_other(black, white, rules, opening, limit, headers)
+    board = Board(size=rules.size)
     moves: list[int] = []
     for a in opening:
         board = board.play(a)
         moves.append(a)
-    for p in (black, white):
-        p.reset()
     while not board.is_game_over():
         player = black if board.turn == BLACK else white
         move = player.choose(board, limit).move
         board = board.play(move)
         moves.append(move)
     head = {"black": black.name, "white": white.name, **(headers or {})}
-    return Game(tuple(moves), Board(size=size), head)
+    return Game(tuple(moves), Board(size=rules.size), head)
+
+
+def _play_other(
+    first: Player,
+    second: Player,
+    rules: Rules,
+    opening: Sequence[int],
+    limit: Limit | None,
+    headers: dict[str, object] | None,
+) -> MoveRecord:
+    position: Any = rules.new_position()
+    moves: list[int] = []
+    for a in opening:
+        position = position.play(a)
+        moves.append(a)
+    while not position.is_game_over():
+        player = first if position.turn == 0 else second
+        move = player.choose(position, limit).move
+        position = position.play(move)
+        moves.append(move)
+    result = position.result()  # for the side to move at the end
+    first_result = result if position.turn == 0 else -result
+    head = {"first": first.name, "second": second.name, **(headers or {})}
+    return MoveRecord(rules.key, tuple(moves), int(first_result), head)
 
 
 @dataclass
@@ -46,7 +97,7 @@ class MatchResult:
     draws: int = 0
     losses: int = 0
     disc_diff: int = 0
-    games: list[Game] = field(default_factory=list)
+    games: list[Game | MoveRecord] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -58,7 +109,7 @@ class MatchResult:
         """A's points per game (win 1, draw 0.5)."""
         return (self.wins + 0.5 * self.draws) / self.n if self.n else 0.0
 
-    def add(self, score: int, game: Game | None = None) -> None:
+    def add(self, score: int, game: Game | MoveRecord | None = None) -> None:
         """Count one game that A finished ``score`` discs ahead (negative: behind)."""
         self.disc_diff += score
         if score > 0:
@@ -86,13 +137,16 @@ def play_match(
     size: int = 8,
     limit: Limit | None = None,
     keep_games: bool = False,
+    game: str | Rules | None = None,
 ) -> MatchResult:
-    """Play ``games`` games, alternating colours; each opening is used twice (once per colour)."""
+    """Play ``games`` games, alternating colours; each opening is used twice (once per colour).
+    ``game``: another game of the protocol than Othello on ``size``."""
     result = MatchResult(a.name, b.name)
     for g in range(games):
         opening = openings[(g // 2) % len(openings)] if openings else ()
         a_black = g % 2 == 0
         black, white = (a, b) if a_black else (b, a)
-        game = play_game(black, white, opening=opening, size=size, limit=limit)
-        result.add(game.score() if a_black else -game.score(), game if keep_games else None)
+        played = play_game(black, white, opening=opening, size=size, limit=limit, game=game)
+        score = played.score()
+        result.add(score if a_black else -score, played if keep_games else None)
     return result

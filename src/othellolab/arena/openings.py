@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from othellolab.core import Board, ConfigError, OthelloError
+from othellolab.core.games import Game, game_for
 from othellolab.records.transcript import read_transcripts
 
 MAX_RANDOM_PLIES = 20
@@ -25,10 +26,16 @@ def read_openings(path: str | Path, *, size: int = 8) -> list[tuple[int, ...]]:
 
 
 def random_openings(
-    count: int, plies: int, *, size: int = 8, rng: np.random.Generator
+    count: int,
+    plies: int,
+    *,
+    size: int = 8,
+    rng: np.random.Generator,
+    game: str | Game | None = None,
 ) -> list[tuple[int, ...]]:
     """``count`` openings of ``plies`` uniformly random legal moves each (passes included when
-    forced), distinct as long as the game tree allows, none of which ends the game.
+    forced), distinct as long as the game tree allows, none of which ends the game; Othello
+    on ``size``, or another ``game`` of the protocol (``core.games``).
 
     Random openings are not balanced one by one; a match plays each twice with colours swapped,
     which cancels the opening's advantage between the two players.
@@ -43,7 +50,7 @@ def random_openings(
     attempts = 0
     while len(out) < count:
         attempts += 1
-        board = Board(size=size)
+        board = Board(size=size) if game is None else game_for(game, size).new_position()
         moves: list[int] = []
         while len(moves) < plies and not board.is_game_over():
             actions = board.legal_actions()
@@ -52,7 +59,7 @@ def random_openings(
             moves.append(a)
         if board.is_game_over() or len(moves) < plies:
             if attempts > 100 * (count + 10):
-                raise ValueError(f"no random opening of {plies} plies leaves a {size}x{size} game")
+                raise ValueError(f"no random opening of {plies} plies leaves a game going on")
             continue
         opening = tuple(moves)
         # After many failed draws the tree is exhausted: accept repeats rather than loop forever.

@@ -785,6 +785,11 @@ class AnimalShogi:
     # Facts
 
     @property
+    def n_actions(self) -> int:
+        """How many actions there are (``N_ACTIONS``): the length of a policy vector."""
+        return N_ACTIONS
+
+    @property
     def turn(self) -> int:
         """The side to move: ``SENTE`` (0, the first player) or ``GOTE`` (1)."""
         return self._turn

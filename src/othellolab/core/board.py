@@ -211,6 +211,12 @@ class Board:
         """The pass action of this board size (``size * size``)."""
         return self._size * self._size
 
+    @property
+    def n_actions(self) -> int:
+        """How many actions there are (``size * size`` squares and pass): the length of a
+        policy vector, as ``AnimalShogi.n_actions`` is for animal shogi."""
+        return self._size * self._size + 1
+
     def discs(self, color: Color) -> SquareSet:
         """Squares holding ``color``'s discs."""
         return SquareSet._from_mask(self.black if color == BLACK else self.white, self._size)

@@ -43,10 +43,13 @@ __all__ = [
     "Othello",
     "game_child",
     "game_children",
+    "game_for",
     "game_result",
     "game_value",
     "get_game",
     "n_actions_of",
+    "position_game",
+    "position_state",
 ]
 
 ANIMAL_SHOGI = 1
@@ -237,6 +240,31 @@ def get_game(name: str | int | Game = "othello", size: int | None = None) -> Gam
             raise ConfigError("animal shogi has one board (3 x 4); give no size", option="size")
         return AnimalShogiGame()
     raise ConfigError(f"unknown game {name[:40]!r}; known: {', '.join(GAMES)}", option="game")
+
+
+def game_for(game: str | Game | None, size: int = 8) -> Game:
+    """The game an API call means: ``game`` (a name, key or ``Game``), with ``size`` for plain
+    ``othello``; Othello on ``size`` when ``game`` is None."""
+    if game is None or (isinstance(game, str) and game.strip().lower() in ("othello", "reversi")):
+        return Othello(size)
+    return get_game(game)
+
+
+def position_game(position: Any) -> Game:
+    """The game of a people's position object: a ``Board`` (Othello on its size) or an
+    ``AnimalShogi``."""
+    if isinstance(position, Board):
+        return Othello(position.size)
+    if isinstance(position, _shogi.AnimalShogi):
+        return AnimalShogiGame()
+    raise TypeError(f"not a position of a known game: {type(position).__name__}")
+
+
+def position_state(position: Any) -> tuple[int, int]:
+    """The kernels' ``(p, o)`` of a people's position object."""
+    if isinstance(position, Board):
+        return position.player, position.opponent
+    return position.state
 
 
 def n_actions_of(code: int) -> int:

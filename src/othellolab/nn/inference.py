@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from othellolab.core import Board, ConfigError
+from othellolab.core.games import position_game, position_state
 from othellolab.datasets.games import action_masks, encode
 from othellolab.nn.config import ModelConfig
 from othellolab.nn.io import load_model
@@ -122,13 +123,15 @@ class NetworkEvaluator:
         return ev.priors, ev.values
 
     def evaluate_boards(self, boards: Sequence[Board]) -> Evaluation:
-        """``evaluate_full`` of a list of boards (all of the model's size)."""
+        """``evaluate_full`` of a list of positions (Othello boards of the model's size, or
+        another game's positions)."""
         if not boards:
             n = self.config.policy_size
             return Evaluation(np.zeros((0, n), np.float32), np.zeros(0, np.float32))
-        p = np.array([b.player for b in boards], dtype=np.uint64)
-        o = np.array([b.opponent for b in boards], dtype=np.uint64)
-        return self.evaluate_full(p, o, boards[0].size)
+        states = [position_state(b) for b in boards]
+        p = np.array([s[0] for s in states], dtype=np.uint64)
+        o = np.array([s[1] for s in states], dtype=np.uint64)
+        return self.evaluate_full(p, o, position_game(boards[0]).code)
 
     def evaluate_full(self, player: np.ndarray, opponent: np.ndarray, size: int) -> Evaluation:
         """Priors, values and (with a score head) scores of ``N`` positions of the model's game

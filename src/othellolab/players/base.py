@@ -22,6 +22,10 @@ class Player(abc.ABC):
     #: Short name used in reports and the registry spec (``"greedy"``).
     name: str = "player"
 
+    #: The games (``core.games`` names) whose positions ``choose`` takes: Othello's ``Board``
+    #: by default; a player of another game receives that game's position (``AnimalShogi``).
+    games: tuple[str, ...] = ("othello",)
+
     @abc.abstractmethod
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
         """The action to play in ``board``, with optional policy, score and search info."""
@@ -43,10 +47,10 @@ class Player(abc.ABC):
 
 
 def uniform_policy(board: Board, actions: list[int] | None = None) -> np.ndarray:
-    """A probability vector over the ``size*size + 1`` actions, uniform over ``actions``
-    (default: the legal actions)."""
+    """A probability vector over the position's ``n_actions`` actions (any game's position),
+    uniform over ``actions`` (default: the legal actions)."""
     acts = board.legal_actions() if actions is None else actions
-    policy = np.zeros(board.size * board.size + 1, dtype=np.float32)
+    policy = np.zeros(board.n_actions, dtype=np.float32)
     if acts:
         policy[acts] = 1.0 / len(acts)
     return policy

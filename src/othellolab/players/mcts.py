@@ -46,6 +46,8 @@ from othellolab.core.games import (
     game_value,
     get_game,
     n_actions_of,
+    position_game,
+    position_state,
 )
 from othellolab.core.numba_kernel import kernel
 from othellolab.players.base import Player
@@ -715,7 +717,9 @@ class SearchResult:
 
 
 class MCTS:
-    """A search tree for one game that can be searched, and kept between moves.
+    """A search tree for one game that can be searched, and kept between moves: any game of
+    ``core.games`` (``board`` an Othello ``Board`` or another game's position, with an
+    evaluator of that game).
 
     ``search(board)`` reuses the subtree of ``board`` when it lies at most two plies below the
     previous root (our move and the reply, or the same position again), so the visits already
@@ -785,10 +789,13 @@ class MCTS:
             grown[: self._meta[0]] = self._nodes[: self._meta[0]]
             self._nodes = grown
 
-    def _set_root(self, board: Board) -> bool:
-        """Make ``board`` the root, keeping its subtree when it is known; True if reused."""
-        if self.reuse and self._size == board.size and self._meta[0] > 0:
-            found = _find_position(self._nodes, 0, board.player, board.opponent, 2)
+    def _set_root(self, board: Any) -> bool:
+        """Make ``board`` (any game's position) the root, keeping its subtree when it is
+        known; True if reused."""
+        game = position_game(board)
+        p, o = position_state(board)
+        if self.reuse and self._size == game.code and self._meta[0] > 0:
+            found = _find_position(self._nodes, 0, p, o, 2)
             if found == 0:
                 return True
             if found > 0:
@@ -796,24 +803,24 @@ class MCTS:
                 self._meta[0] = _extract_subtree(self._nodes, found, out)
                 self._nodes = out
                 return True
-        self._size = board.size
+        self._size = game.code
         self._meta[0] = 0
         self._ensure_capacity(4096)
         _new_node(
             self._nodes,
             self._meta,
-            board.player,
-            board.opponent,
+            p,
+            o,
             -1,
             -1,
             1.0,
-            board.size,
+            game.code,
             self.score_weight,
         )
         return False
 
     def _run(self, count: int) -> None:
-        self._ensure_capacity(count * self._size * self._size)
+        self._ensure_capacity(count * n_actions_of(self._size))
         buffers = self._buffers.get(count)
         if buffers is None:
             buffers = self._buffers[count] = (
@@ -837,7 +844,7 @@ class MCTS:
                 priors.dtype != _F32
                 or values.dtype != _F32
                 or not priors.flags.c_contiguous
-                or priors.shape != (count, self._size * self._size + 1)
+                or priors.shape != (count, n_actions_of(self._size))
                 or values.shape != (count,)
             ):
                 priors, values = _checked(self.evaluator, priors, values, count, self._size)
@@ -859,7 +866,7 @@ class MCTS:
 
     def search(
         self,
-        board: Board,
+        board: Any,
         *,
         simulations: int | None = None,
         time: float | None = None,
@@ -869,7 +876,7 @@ class MCTS:
         whichever ends first when both are given; ``stop`` ends the search early from another
         thread (after the batch in flight)."""
         if board.is_game_over():
-            raise ValueError(f"MCTS: the game is over at {board.obf()}, nothing to search")
+            raise ValueError(f"MCTS: the game is over at {board}, nothing to search")
         if simulations is None and time is None:
             simulations = 1000
         t0 = _time.perf_counter()
@@ -1163,9 +1170,9 @@ class MCTSPlayer(Player):
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
         actions = board.legal_actions()
         if not actions:
-            raise ValueError(f"mcts: no legal move, the game is over at {board.obf()}")
+            raise ValueError(f"mcts: no legal move, the game is over at {board}")
         if len(actions) == 1:
-            policy = np.zeros(board.pass_action + 1, dtype=np.float32)
+            policy = np.zeros(board.n_actions, dtype=np.float32)
             policy[actions[0]] = 1.0
             return PlayResult(actions[0], policy=policy, info={"simulations": 0})
         limit = limit or Limit()

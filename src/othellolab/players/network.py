@@ -14,6 +14,7 @@ import numpy as np
 
 from othellolab.core import Board, ConfigError, Limit, OthelloError, PlayResult, Score
 from othellolab.core import kernels as _k
+from othellolab.core.games import Game, Othello, position_game
 from othellolab.nn.pretrained import DEFAULT_MODEL, resolve
 from othellolab.players.base import Player, uniform_policy
 from othellolab.players.options import SEED, Option, checked_options, device_option
@@ -34,10 +35,16 @@ def _evaluator(model: str | Path | None, device: str, cache_size: int) -> Networ
     return NetworkEvaluator.from_dir(resolve(model), device=device, cache_size=cache_size)
 
 
+def _name(game: Game) -> str:
+    """A game in words, for errors: ``6x6 boards``, ``animal-shogi``."""
+    return f"{game.rows}x{game.cols} boards" if isinstance(game, Othello) else game.name
+
+
 def _score(ev_value: float, ev_score: float | None, size: int) -> Score:
     """A ``Score`` for the side to move: the score head's disc difference when the model has
-    one, else the value scaled to the disc range (a heuristic); ``win_prob`` from the value."""
-    scale = size * size
+    one, else the value scaled to the disc range (a heuristic); ``win_prob`` from the value.
+    Another game than Othello (``size`` 0): the value itself."""
+    scale = size * size if size else 1
     value = ev_score * scale if ev_score is not None else ev_value * scale
     return Score(float(value), False, float(min(1.0, max(0.0, (ev_value + 1) / 2))))
 
@@ -52,12 +59,11 @@ class NetworkPlayer(Player):
         self.model_name = Path(model).name if model else DEFAULT_MODEL
 
     def _check(self, board: Board) -> None:
-        """A ``ConfigError`` when the network was trained for another board size."""
-        size = self.evaluator.config.size
-        if size != board.size:
+        """A ``ConfigError`` when the network was trained for another game or board size."""
+        want, got = self.evaluator.config.rules, position_game(board)
+        if want != got:
             raise ConfigError(
-                f"the model {self.model_name!r} plays {size}x{size} boards, "
-                f"not {board.size}x{board.size}",
+                f"the model {self.model_name!r} plays {_name(want)}, not {_name(got)}",
                 where=f"player {self.name!r}",
                 option="model",
             )
@@ -72,6 +78,7 @@ class PolicyPlayer(NetworkPlayer):
     """
 
     name = "policy"
+    games = ("othello", "animal-shogi")
     OPTIONS: ClassVar[dict[str, Option]] = {
         "model": _MODEL,
         "temperature": Option(float, 0, 100, help="0: the most probable move; > 0: sample"),
@@ -111,7 +118,9 @@ class PolicyPlayer(NetworkPlayer):
             w = np.exp(logp - logp.max())
             move = int(self.rng.choice(legal, p=w / w.sum()))
         score = _score(
-            float(ev.values[0]), None if ev.scores is None else float(ev.scores[0]), board.size
+            float(ev.values[0]),
+            None if ev.scores is None else float(ev.scores[0]),
+            getattr(board, "size", 0) if isinstance(board, Board) else 0,
         )
         return PlayResult(move, policy=priors, score=score, info={"prior": float(priors[move])})
 
@@ -173,6 +182,7 @@ class AlphaZeroPlayer(NetworkPlayer):
     visits. The tree is kept between moves of a game (``reuse``)."""
 
     name = "alphazero"
+    games = ("othello", "animal-shogi")
     OPTIONS: ClassVar[dict[str, Option]] = {
         "model": _MODEL,
         "sims": Option(int, 1, 1_000_000, help="simulations per move"),

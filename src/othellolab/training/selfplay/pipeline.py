@@ -178,10 +178,10 @@ class SelfPlayRun:
 
             init = resolve(cfg.loop.init)
             info = read_model_info(init)
-            if info.config.size != cfg.size:
+            if info.config.rules != cfg.rules:
                 raise ConfigError(
-                    f"the model in {cfg.loop.init} plays {info.config.size}x{info.config.size}, "
-                    f"this run is {cfg.size}x{cfg.size}",
+                    f"the model in {cfg.loop.init} plays {_words(info.config.rules)}, "
+                    f"this run is {_words(cfg.rules)}",
                     option="loop.init",
                 )
             model, _ = load_model(init)
@@ -219,6 +219,7 @@ class SelfPlayRun:
                 model=files,
                 model_generation=player,
                 precision=self.precision,
+                game=cfg.rules.key,
             )
             for k in todo
         ]
@@ -259,7 +260,7 @@ class SelfPlayRun:
         for g, _k, path in list_shards(self.shards):
             if generation - width < g <= generation:
                 try:
-                    shards.append(read_shard(path, size=cfg.size))
+                    shards.append(read_shard(path, size=cfg.rules))
                 except ShardError as e:
                     if not cfg.loop.skip_corrupt:
                         raise ShardError(
@@ -271,7 +272,7 @@ class SelfPlayRun:
                     self.log(f"skipped a corrupt shard: {e}")
         if not shards:
             raise ShardError("no self-play shard to train on", where=str(self.shards))
-        window = Window(shards, cfg.size)
+        window = Window(shards, cfg.rules)
         window.new_positions = sum(
             s.positions for s in shards if s.meta["generation"] == generation
         )
@@ -333,7 +334,11 @@ class SelfPlayRun:
         best = self.best(generation - 1)
         rng = np.random.default_rng([cfg.seed, generation, 7])
         openings = random_openings(
-            math.ceil(cfg.gate.games / 2), cfg.gate.opening_plies, size=cfg.size, rng=rng
+            math.ceil(cfg.gate.games / 2),
+            cfg.gate.opening_plies,
+            size=cfg.size,
+            rng=rng,
+            game=cfg.rules,
         )
 
         result = play_match(
@@ -342,6 +347,7 @@ class SelfPlayRun:
             games=cfg.gate.games,
             openings=openings,
             size=cfg.size,
+            game=cfg.rules,
         )
         write_json(
             path,
@@ -365,7 +371,8 @@ class SelfPlayRun:
 
         cfg, path = self.cfg, self._record("grades", generation)
         every = cfg.grade.every
-        if every == 0 or generation % every or cfg.size not in (4, 6) or path.exists():
+        othello = cfg.game == "othello" and cfg.size in (4, 6)  # where exact play is known
+        if every == 0 or generation % every or not othello or path.exists():
             return
         wall, cpu = time.perf_counter(), time.process_time()
         evaluator = NetworkEvaluator.from_dir(
@@ -411,12 +418,19 @@ class SelfPlayRun:
             return
         wall, cpu = time.perf_counter(), time.process_time()
         rng = np.random.default_rng([cfg.seed, 11])
-        openings = random_openings(math.ceil(r.games / 2), r.opening_plies, size=cfg.size, rng=rng)
+        openings = random_openings(
+            math.ceil(r.games / 2), r.opening_plies, size=cfg.size, rng=rng, game=cfg.rules
+        )
         me = self.player(generation, r.simulations, seed=0)
         matches = []
         for spec in r.opponents:
             result = play_match(
-                me, make_player(spec), games=r.games, openings=openings, size=cfg.size
+                me,
+                make_player(spec),
+                games=r.games,
+                openings=openings,
+                size=cfg.size,
+                game=cfg.rules,
             )
             matches.append(
                 {
@@ -480,6 +494,11 @@ class SelfPlayRun:
                 self._executor.close()
         latest = self.generations()[-1]
         return RunSummary(self.root, latest, self.best(latest), self.learning_cpu_hours(), stopped)
+
+
+def _words(game: Any) -> str:
+    """A game for an error message: ``6x6`` (Othello) or its name."""
+    return f"{game.rows}x{game.cols}" if game.name == "othello" else game.name
 
 
 def _grade_rows(grades: dict[int, Any]) -> dict[str, dict[str, Any]]:

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from othellolab.core import ConfigError
+from othellolab.core.games import GAMES, Game, game_for
+from othellolab.core.parsing import clip
 from othellolab.nn.config import ModelConfig
 from othellolab.players.options import Option
 from othellolab.training.config import OptimConfig, RuntimeConfig, read_table, run_name
@@ -226,6 +228,7 @@ class SelfPlayRunConfig:
     model: ModelConfig
     size: int = 6
     seed: int = 0
+    game: str = "othello"
     runs_dir: str = "runs"
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     loop: LoopConfig = field(default_factory=LoopConfig)
@@ -237,6 +240,11 @@ class SelfPlayRunConfig:
     runtime: RuntimeConfig = field(default_factory=RuntimeConfig)
 
     @property
+    def rules(self) -> Game:
+        """The game the run learns (``core.games``): Othello on ``size``, or ``game``."""
+        return game_for(self.game, self.size)
+
+    @property
     def run_dir(self) -> Path:
         """Where the run lives: ``runs_dir/name``."""
         return Path(self.runs_dir) / self.name
@@ -244,6 +252,8 @@ class SelfPlayRunConfig:
     def to_dict(self) -> dict[str, Any]:
         """Plain data, as the run directory freezes it."""
         d: dict[str, Any] = {"name": self.name, "seed": self.seed, "size": self.size}
+        if self.game != "othello":  # runs of Othello keep their frozen configs as they were
+            d["game"] = self.game
         d["runs_dir"] = self.runs_dir
         d["model"] = self.model.to_dict()
         d["selfplay"] = self.selfplay.to_dict()
@@ -268,6 +278,7 @@ class SelfPlayRunConfig:
             "name",
             "seed",
             "size",
+            "game",
             "runs_dir",
             "model",
             "selfplay",
@@ -284,6 +295,15 @@ class SelfPlayRunConfig:
             )
         name = run_name(data.get("name"), where)
         seed = Option(int, 0, 2**63 - 1).convert(data.get("seed", 0), "seed")
+        game = data.get("game", "othello")
+        if game not in GAMES:
+            raise ConfigError(
+                f"expected one of {', '.join(GAMES)}, got {clip(game, 40)}",
+                where=where,
+                option="game",
+            )
+        if game != "othello" and "size" in data:
+            raise ConfigError(f"{game} has one board: leave size out", where=where, option="size")
         size = data.get("size", 6)
         if size not in (4, 6, 8) or isinstance(size, bool):
             raise ConfigError(f"size must be 4, 6 or 8, got {size!r}", where=where, option="size")
@@ -302,11 +322,25 @@ class SelfPlayRunConfig:
                 where=f"{where}: [model]",
                 option="size",
             )
-        mcfg = ModelConfig.from_dict({**table, "size": size}, where=f"{where}: [model]")
+        if "game" in table and table["game"] != game:
+            raise ConfigError(
+                f"the model plays {table['game']!r}, this run is {game}",
+                where=f"{where}: [model]",
+                option="game",
+            )
+        mcfg = ModelConfig.from_dict(
+            {**table, "size": size, "game": game}, where=f"{where}: [model]"
+        )
         selfplay = data.get("selfplay", {})
         if not isinstance(selfplay, dict):
             raise ConfigError("expected a table", where=f"{where}: [selfplay]")
         sp = SelfPlayConfig.from_dict(selfplay, where=f"{where}: [selfplay]")
+        if game != "othello" and sp.solve_empties:
+            raise ConfigError(
+                f"the exact endgame solves Othello, not {game}: leave solve_empties out",
+                where=f"{where}: [selfplay]",
+                option="solve_empties",
+            )
         tables = {
             k: table_from_dict(klass, data.get(k, {}), f"{where}: [{k}]")
             for k, klass in _TABLES.items()
@@ -318,6 +352,7 @@ class SelfPlayRunConfig:
             model=mcfg,
             size=size,
             seed=seed,
+            game=game,
             runs_dir=runs_dir,
             selfplay=sp,
             optim=optim,

@@ -22,6 +22,7 @@ import numpy as np
 
 from othellolab.core import OthelloError
 from othellolab.core.files import recover_dir, replace_dir
+from othellolab.core.games import Game, get_game
 from othellolab.training.selfplay.engine import GAME_FIELDS, POSITION_FIELDS, SelfPlayRecords
 
 __all__ = [
@@ -83,6 +84,7 @@ def write_shard(
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "size": records.size,
+            "game": records.game_key or f"othello{records.size}",
             "generation": generation,
             "index": index,
             "seed": seed,
@@ -126,16 +128,17 @@ def read_meta(folder: str | Path) -> dict[str, Any]:
     return meta
 
 
-def read_shard(folder: str | Path, *, size: int, games: bool = False) -> Shard:
+def read_shard(folder: str | Path, *, size: int | Game, games: bool = False) -> Shard:
     """Read and check a shard: every position array (and the game arrays when ``games``)
-    against its checksum, dtype-agnostic shapes against the counts, the board size."""
+    against its checksum, dtype-agnostic shapes against the counts, the game (``size``: an
+    Othello board's size or a ``core.games.Game``)."""
     folder = Path(folder)
     meta = read_meta(folder)
     where = str(folder / SHARD_FILE)
-    if meta.get("size") != size:
-        raise ShardError(
-            f"a {meta.get('size')}x{meta.get('size')} shard in a {size}x{size} run", where=where
-        )
+    game = get_game(size)
+    mine = meta.get("game") or f"othello{meta.get('size')}"
+    if mine != game.key or meta.get("size") != game.code:
+        raise ShardError(f"a {mine} shard in a {game.key} run", where=where)
     names = list(POSITION_FIELDS) + ([f"game_{n}" for n in GAME_FIELDS] if games else [])
     sums = meta.get("sha256") or {}
     arrays = {}
@@ -160,7 +163,7 @@ def read_shard(folder: str | Path, *, size: int, games: bool = False) -> Shard:
                 f"{a.shape[0] if a.ndim else 0} rows, shard.json says {n}", where=str(path)
             )
         arrays[name] = a
-    if arrays["policy"].shape[1:] != (size * size + 1,):
+    if arrays["policy"].shape[1:] != (game.n_actions,):
         raise ShardError(
             f"policy of shape {arrays['policy'].shape}", where=str(folder / "policy.npy")
         )

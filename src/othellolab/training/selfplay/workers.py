@@ -40,6 +40,8 @@ class ShardTask:
     model: dict[str, bytes]
     model_generation: int
     precision: str = "float32"
+    game: str = ""
+    """The game's key (``core.games``); empty: Othello on ``size``."""
 
 
 def model_files(directory: Path) -> dict[str, bytes]:
@@ -54,6 +56,7 @@ def play_shard(
     (wall and CPU seconds of this process included)."""
     import torch
 
+    from othellolab.core.games import get_game
     from othellolab.nn.inference import NetworkEvaluator
     from othellolab.training.selfplay.engine import play_games
 
@@ -66,9 +69,8 @@ def play_shard(
                 Path(tmp, name).write_bytes(data)
             evaluator = NetworkEvaluator.from_dir(tmp, cache_size=0, precision=task.precision)
         config = replace(SelfPlayConfig.from_dict(task.config), seed=task.seed)
-        records = play_games(
-            evaluator, task.games, size=task.size, config=config, progress=progress
-        )
+        game = get_game(task.game) if task.game else task.size
+        records = play_games(evaluator, task.games, size=game, config=config, progress=progress)
     finally:
         torch.set_num_threads(threads)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
