@@ -158,6 +158,19 @@ class SelfPlayRun:
                 best = g
         return best
 
+    def start_value(self, generation: int) -> float:
+        """The value generation ``generation`` gives the start position, for the side to move
+        (the first player): where self-play believes the game goes (6x6 Othello is a 4-disc
+        loss, -4/36 by discs; animal shogi a loss for the first player)."""
+        from othellolab.nn.inference import NetworkEvaluator
+
+        evaluator = NetworkEvaluator.from_dir(self.model_dir(generation), cache_size=0)
+        p, o = self.cfg.rules.start()
+        _, values = evaluator.evaluate(
+            np.array([p], np.uint64), np.array([o], np.uint64), self.cfg.rules.code
+        )
+        return float(values[0])
+
     def player(self, generation: int, simulations: int, *, seed: int) -> Any:
         """Generation ``generation`` as an ``alphazero`` player named after it."""
         from othellolab.players.network import AlphaZeroPlayer
@@ -447,6 +460,7 @@ class SelfPlayRun:
             {
                 "generation": generation,
                 "simulations": r.simulations,
+                "start_value": self.start_value(generation),
                 "matches": matches,
                 "wall_seconds": time.perf_counter() - wall,
                 "cpu_seconds": time.process_time() - cpu,

@@ -142,6 +142,8 @@ def write_report(run: str | Path) -> Path:
     head += ["optimal, raw policy" if s == 0 else f"optimal, {s} sims" for s in sims]
     head += [f"optimal, {s} sims + exact endgame" for s in assisted]
     head += [f"vs {o}" for o in opponents]
+    starts = any("start_value" in r for r in rates.values())
+    head += ["value of the start"] if starts else []
     head += ["gate"] if gates else []
     lines = [
         f"# Self-play run {root.name}",
@@ -173,6 +175,8 @@ def write_report(run: str | Path) -> Path:
                 (m for m in rates.get(g, {}).get("matches", []) if m["opponent"] == o), None
             )
             row.append("-" if match is None else f"{100 * match['score']:.0f}%")
+        if starts:
+            row.append(_fmt(rates.get(g, {}).get("start_value"), "+.3f"))
         if gates:
             gate = gates.get(g)
             row.append(

@@ -138,7 +138,7 @@ def read_shard(folder: str | Path, *, size: int | Game, games: bool = False) -> 
     game = get_game(size)
     mine = meta.get("game") or f"othello{meta.get('size')}"
     if mine != game.key or meta.get("size") != game.code:
-        raise ShardError(f"a {mine} shard in a {game.key} run", where=where)
+        raise ShardError(f"the shard is {mine}, the run {game.key}", where=where)
     names = list(POSITION_FIELDS) + ([f"game_{n}" for n in GAME_FIELDS] if games else [])
     sums = meta.get("sha256") or {}
     arrays = {}
