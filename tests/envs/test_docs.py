@@ -9,7 +9,13 @@ import re
 import gymnasium as gym
 import pytest
 
-from othellolab.envs import ENV_IDS, OthelloEnv, OthelloVectorEnv
+from othellolab.envs import (
+    ANIMAL_SHOGI_ENV_ID,
+    ENV_IDS,
+    AnimalShogiEnv,
+    OthelloEnv,
+    OthelloVectorEnv,
+)
 from othellolab.envs.pettingzoo import raw_env
 
 from helpers import REPO
@@ -40,8 +46,17 @@ def test_spaces_and_versions_table() -> None:
     rows = tables()["Spaces and versions"]
     gym_ids = [code(r[0]) for r in rows if code(r[0]) in ENV_IDS]
     assert sorted(gym_ids) == sorted(ENV_IDS), "every registered id has a row"
-    for name, version, action, planes, mask in rows:
+    assert ANIMAL_SHOGI_ENV_ID in [code(r[0]) for r in rows]
+    for name, version, action, planes, mask_cell in rows:
         key = code(name)
+        if key == ANIMAL_SHOGI_ENV_ID:  # a Box observation; the mask in info
+            env = gym.make(key).unwrapped
+            mask = env.reset(seed=0)[1]["action_mask"]
+            assert str(env.spec.version) == version
+            assert repr(env.action_space) == code(action)
+            assert repr(env.observation_space) == code(planes)
+            assert f"Box(0, 1, ({mask.shape[0]},), {mask.dtype})" == code(mask_cell)
+            continue
         if key in ENV_IDS:
             env = gym.make(key).unwrapped
             assert str(env.spec.version) == version
@@ -57,7 +72,7 @@ def test_spaces_and_versions_table() -> None:
             raise AssertionError(f"unknown env in docs/envs.md: {key}")
         assert repr(act_space) == code(action)
         assert repr(obs_space["observation"]) == code(planes)
-        assert repr(obs_space["action_mask"]) == code(mask)
+        assert repr(obs_space["action_mask"]) == code(mask_cell)
 
 
 @pytest.mark.parametrize(
@@ -66,6 +81,7 @@ def test_spaces_and_versions_table() -> None:
         ("`OthelloEnv`", OthelloEnv),
         ("PettingZoo `raw_env` (`env()` adds PettingZoo's bounds and order wrappers)", raw_env),
         ("`OthelloVectorEnv`", OthelloVectorEnv),
+        ("`AnimalShogiEnv`", AnimalShogiEnv),
     ],
 )
 def test_options_tables(heading: str, cls: type) -> None:

@@ -45,13 +45,14 @@ def perft(
 
 
 def players() -> None:
-    """List the players that specs can name, strongest first, with each option's range and
-    default."""
+    """List the players that specs can name, strongest first, with the games each plays and
+    each option's range and default."""
     from othellolab.players import available_players
     from othellolab.players.registry import describe_options
 
     for entry in available_players():
         typer.echo(f"{entry.name:<12} {entry.help}")
+        typer.echo(f"    games: {', '.join(entry.games())}")
         for key, text in describe_options(entry).items():
             typer.echo(f"    {key:<14} {text}")
         if entry.defaults:

@@ -1,13 +1,15 @@
 """Reinforcement-learning environments: Gymnasium (single agent and vector) and PettingZoo.
 
 Importing this package registers the Gymnasium ids ``othellolab/Othello-v0`` (8x8),
-``othellolab/Othello6x6-v0`` and ``othellolab/Othello4x4-v0``, and the grid maze of the
-reinforcement-learning tutorial, ``othellolab/Maze-v0``; ``gym.make`` can also import it
-itself: ``gym.make("othellolab.envs:othellolab/Othello-v0")``. The PettingZoo AEC env lives in
+``othellolab/Othello6x6-v0`` and ``othellolab/Othello4x4-v0``, animal shogi's
+``othellolab/AnimalShogi-v0``, and the grid maze of the reinforcement-learning tutorial,
+``othellolab/Maze-v0``; ``gym.make`` can also import it itself:
+``gym.make("othellolab.envs:othellolab/Othello-v0")``. The PettingZoo AEC env lives in
 ``othellolab.envs.pettingzoo`` (imported on demand, so that PettingZoo stays optional).
 """
 
-from othellolab.envs.gymnasium import ENV_IDS, OthelloEnv, register_envs
+from othellolab.envs.animal_shogi import AnimalShogiEnv
+from othellolab.envs.gymnasium import ANIMAL_SHOGI_ENV_ID, ENV_IDS, OthelloEnv, register_envs
 from othellolab.envs.maze import MazeEnv, register_maze
 from othellolab.envs.opponents import Opponent
 from othellolab.envs.vector import OthelloVectorEnv
@@ -16,7 +18,9 @@ register_envs()
 register_maze()
 
 __all__ = [
+    "ANIMAL_SHOGI_ENV_ID",
     "ENV_IDS",
+    "AnimalShogiEnv",
     "MazeEnv",
     "Opponent",
     "OthelloEnv",

@@ -12,9 +12,12 @@ from functools import cache
 import numpy as np
 
 from othellolab.core import BLACK, COLOR_NAMES, Board, Color
+from othellolab.core import animal_shogi as _shogi
+from othellolab.core.games import AnimalShogiGame
 from othellolab.core.kernels import action_mask_batch
 from othellolab.core.squares import check_size
 from othellolab.datasets.features import FeatureSpec, encode_batch
+from othellolab.datasets.games import encode
 
 COLOR_BY_NAME = {name: color for color, name in enumerate(COLOR_NAMES)}
 
@@ -88,6 +91,49 @@ def action_mask(board: Board, color: Color, *, resign: bool = False) -> np.ndarr
         if resign and out[: n + 1].any():
             out[n + 1] = 1
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Animal shogi
+
+SHOGI_SIDES = {
+    "first": _shogi.SENTE,
+    "second": _shogi.GOTE,
+    "sente": _shogi.SENTE,
+    "gote": _shogi.GOTE,
+}
+"""Names of animal shogi's two sides: the first player and the second, also by their Japanese
+names (``core.animal_shogi.COLOR_NAMES``)."""
+
+_SHOGI = AnimalShogiGame()
+
+
+def parse_side(value: str | int) -> int:
+    """``SENTE``/``GOTE`` from ``"first"``/``"second"`` (or ``"sente"``/``"gote"``, or the
+    constant itself)."""
+    if isinstance(value, str) and value.lower() in SHOGI_SIDES:
+        return SHOGI_SIDES[value.lower()]
+    if value in (0, 1) and not isinstance(value, bool):
+        return int(value)
+    raise ValueError(f"player_color={value!r} is not 'first' or 'second' (or 'random')")
+
+
+def animal_shogi_planes(position: _shogi.AnimalShogi, side: int) -> np.ndarray:
+    """The 17 planes ``(17, 4, 3)`` float32 (``core.animal_shogi.PLANE_NAMES``) of
+    ``position`` seen from ``side``: the side to move's view, turned when the other side is to
+    move (a finished game), encoded by the one encoder (``datasets.games``)."""
+    p, o = position.state
+    if position.turn != side:
+        p, o = _shogi.rotate_state(p, o)
+    return encode(_SHOGI, np.array([p], np.uint64), np.array([o], np.uint64), _shogi.PLANE_NAMES)[0]
+
+
+def animal_shogi_action_mask(position: _shogi.AnimalShogi, side: int) -> np.ndarray:
+    """``int8`` 0/1 vector over the 132 actions of the moves ``side`` may make now: all zero
+    when it is not ``side``'s turn or the game is over."""
+    if position.turn != side:
+        return np.zeros(_shogi.N_ACTIONS, dtype=np.int8)
+    return position.legal_action_mask().astype(np.int8)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -251,7 +251,10 @@ ENV_IDS = {
     "othellolab/Othello6x6-v0": 6,
     "othellolab/Othello4x4-v0": 4,
 }
-"""The registered Gymnasium ids and their board sizes."""
+"""The registered Gymnasium ids of Othello and their board sizes."""
+
+ANIMAL_SHOGI_ENV_ID = "othellolab/AnimalShogi-v0"
+"""The registered Gymnasium id of animal shogi (``envs.animal_shogi.AnimalShogiEnv``)."""
 
 
 def register_envs() -> None:
@@ -264,3 +267,9 @@ def register_envs() -> None:
                 kwargs={"size": size},
                 disable_env_checker=False,
             )
+    if ANIMAL_SHOGI_ENV_ID not in gym.registry:
+        gym.register(
+            id=ANIMAL_SHOGI_ENV_ID,
+            entry_point="othellolab.envs.animal_shogi:AnimalShogiEnv",
+            disable_env_checker=False,
+        )

@@ -1,23 +1,26 @@
 """The side an environment plays itself: a player spec, a ``Player``, or a plain function.
 
 Environments seed their opponent from their own seed, so that an episode replays exactly,
-the opponent's choices included.
+the opponent's choices included. The opponent's positions are Othello ``Board``s, or another
+game's (``AnimalShogi``) for that game's environment.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Union
+from typing import Any, Union
 
 import numpy as np
 
 from othellolab.core import Board, IllegalMoveError, Limit, PlayResult, square_name
-from othellolab.players import Player, make_player
+from othellolab.core.animal_shogi import AnimalShogi
+from othellolab.players import Player, make_game_player, make_player
 from othellolab.players.registry import get_entry, parse_spec
 
-OpponentFn = Callable[[Board, np.random.Generator], Union[int, PlayResult]]  # noqa: UP007
-"""A function opponent: ``fn(board, rng) -> action`` (or a ``PlayResult``); ``rng`` is a
-generator the environment seeds, so a random function replays under the same seed."""
+OpponentFn = Callable[[Any, np.random.Generator], Union[int, PlayResult]]  # noqa: UP007
+"""A function opponent: ``fn(board, rng) -> action`` (or a ``PlayResult``); ``board`` is the
+env's game's position (a ``Board``, an ``AnimalShogi``); ``rng`` is a generator the
+environment seeds, so a random function replays under the same seed."""
 
 OpponentLike = Union[str, Player, OpponentFn]  # noqa: UP007
 """What an environment accepts as its opponent: a spec (``"greedy"``), a ``Player``, or a
@@ -30,9 +33,13 @@ class Opponent:
     A spec string is rebuilt with a ``seed`` option on every ``seed`` call when its player
     takes one (and the spec does not fix it); a function receives a generator seeded the same
     way; a ``Player`` instance is used as given (seed it yourself for reproducible episodes).
+    A player (spec or instance) must play ``game`` (its ``games``), else a ``ConfigError``
+    names it.
     """
 
-    def __init__(self, opponent: OpponentLike, *, limit: Limit | None = None) -> None:
+    def __init__(
+        self, opponent: OpponentLike, *, limit: Limit | None = None, game: str = "othello"
+    ) -> None:
         self.limit = limit
         self._spec: str | None = None
         self._fn: OpponentFn | None = None
@@ -42,9 +49,9 @@ class Opponent:
             name, options = parse_spec(opponent)
             self._seedable = "seed" in get_entry(name).options() and "seed" not in options
             self._spec = opponent
-            self._player = make_player(opponent)
+            self._player = make_game_player(opponent, game)
         elif isinstance(opponent, Player):
-            self._player = opponent
+            self._player = make_game_player(opponent, game)
         elif callable(opponent):
             self._fn = opponent
         else:
@@ -75,7 +82,7 @@ class Opponent:
         if self._player is not None:
             self._player.reset()
 
-    def choose(self, board: Board) -> int:
+    def choose(self, board: Board | AnimalShogi) -> int:
         """The opponent's action in ``board`` (where the game is not over), checked legal."""
         if self._player is not None:
             answer: int | PlayResult = self._player.choose(board, self.limit)
@@ -84,10 +91,14 @@ class Opponent:
             answer = self._fn(board, self.rng)
         action = answer.move if isinstance(answer, PlayResult) else int(answer)
         if not board.is_legal(action):
-            legal = ", ".join(square_name(a, board.size) for a in board.legal_actions())
+            if isinstance(board, Board):
+                where = board.obf()
+                legal = ", ".join(square_name(a, board.size) for a in board.legal_actions())
+            else:
+                where, legal = board.sfen(), ", ".join(board.legal_moves())
             raise IllegalMoveError(
                 f"opponent {self.name!r} chose illegal action {action} in position "
-                f"{board.obf()}; legal moves: {legal}"
+                f"{where}; legal moves: {legal}"
             )
         return action
 

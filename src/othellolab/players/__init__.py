@@ -12,12 +12,14 @@ from othellolab.players.mcts import MCTS, MCTSPlayer
 from othellolab.players.montecarlo import MonteCarloPlayer
 from othellolab.players.registry import (
     available_players,
+    make_game_player,
     make_player,
     parse_spec,
     register_player,
     strongest_player_spec,
 )
 from othellolab.players.search import SolveResult, solve
+from othellolab.players.shogi_alphabeta import ShogiAlphaBetaPlayer
 from othellolab.players.simple import GreedyPlayer, RandomPlayer
 
 __all__ = [
@@ -34,9 +36,11 @@ __all__ = [
     "RandomPlayer",
     "RandomRolloutEvaluator",
     "Score",
+    "ShogiAlphaBetaPlayer",
     "SolveResult",
     "UniformEvaluator",
     "available_players",
+    "make_game_player",
     "make_player",
     "parse_spec",
     "register_player",

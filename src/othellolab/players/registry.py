@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from othellolab.core import ConfigError
+from othellolab.core.games import get_game
 from othellolab.core.parsing import parse_number
 from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players.base import Player
@@ -51,6 +52,10 @@ class PlayerEntry:
     def declared(self) -> dict[str, Option]:
         """Each option's declaration (type, range, help): the factory's ``OPTIONS``."""
         return dict(getattr(self.factory, "OPTIONS", {}))
+
+    def games(self) -> tuple[str, ...]:
+        """The games (``core.games`` names) the player plays: its class's ``games``."""
+        return tuple(getattr(self.factory, "games", Player.games))
 
     def spec_options(self) -> dict[str, Any]:
         """The options a spec string may set, with their defaults (Python-only ones left out)."""
@@ -193,6 +198,28 @@ def make_player(
     return entry.factory(**options)
 
 
+def make_game_player(
+    spec: str | Player, game: str, *, models: ModelCatalog | None = None
+) -> Player:
+    """``make_player(spec)`` for a board of ``game`` (a ``core.games`` name): a player that
+    does not play it is refused, before it is built, with a ``ConfigError`` that names the
+    spec, the games it plays and the players of ``game``."""
+    rules = get_game(game).name
+    if isinstance(spec, Player):
+        name, games = spec.name, tuple(spec.games)
+    else:
+        name, _ = parse_spec(spec)
+        games = get_entry(name).games()
+    if rules not in games:
+        players = ", ".join(e.name for e in available_players() if rules in e.games())
+        shown = spec if isinstance(spec, str) else name
+        raise ConfigError(
+            f"player {shown[:100]!r} plays {', '.join(games) or 'no game'}, not {rules}; "
+            f"players of {rules}: {players}"
+        )
+    return make_player(spec, models=models)
+
+
 def available_players() -> list[PlayerEntry]:
     """Every registered player, strongest first."""
     _load_builtin()
@@ -215,7 +242,16 @@ def _load_builtin() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from othellolab.players import alphabeta, endgame, external, mcts, montecarlo, network, simple
+    from othellolab.players import (
+        alphabeta,
+        endgame,
+        external,
+        mcts,
+        montecarlo,
+        network,
+        shogi_alphabeta,
+        simple,
+    )
 
     register_player("random", simple.RandomPlayer, "uniformly random legal move", strength=0)
     register_player(
@@ -273,6 +309,15 @@ def _load_builtin() -> None:
         network.ValuePlayer,
         "one-ply search on a value network; shipped model or model=DIR",
         strength=25,
+    )
+    # Animal shogi only (games = ("animal-shogi",)); ranked below every Othello player so that
+    # it is never "the strongest" that Othello's boards pick by default.
+    register_player(
+        "shogi-alphabeta",
+        shogi_alphabeta.ShogiAlphaBetaPlayer,
+        "animal shogi: iterative-deepening alpha-beta on material (chick 1, elephant 3, "
+        "giraffe 4, hen 5), fastest wins first",
+        strength=-1,
     )
     register_player(
         "nboard",

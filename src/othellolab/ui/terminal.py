@@ -1,5 +1,6 @@
-"""Play Othello in a terminal against any ``Player``: the board with legal moves, the score,
-and clear messages for typos and illegal moves."""
+"""Play Othello or animal shogi in a terminal against any ``Player`` of that game: the board
+with legal moves (and, for animal shogi, both hands), the score, and clear messages for typos
+and illegal moves."""
 
 from __future__ import annotations
 
@@ -19,9 +20,18 @@ from othellolab.core import (
     run_stoppable,
     square_name,
 )
+from othellolab.core import animal_shogi as _shogi
+from othellolab.core.animal_shogi import AnimalShogi
 from othellolab.players.base import Player
 
 HELP = "Type a move like f5, 'pass' when you have no move, 'undo', 'hint', or 'quit'."
+
+SHOGI_HELP = (
+    "Type a move as from and to squares, like b3b2 (a chick reaching the far row promotes: "
+    "b2b1 or b2b1+), a drop like C*b2 (C chick, E elephant, G giraffe from your hand), "
+    "'help', or 'quit'. Squares are named from the first player's side: columns a-c, rows "
+    "1-4 from the top; the first player's pieces are uppercase."
+)
 
 
 def render(board: Board, *, last: int | None = None) -> str:
@@ -111,5 +121,66 @@ def play_terminal(
             last = move if move != board.pass_action else None
         except InvalidMoveError as e:
             print_fn(f"Not a move: {e}. {HELP}")
+        except IllegalMoveError as e:
+            print_fn(f"Illegal: {e}")
+
+
+def play_terminal_shogi(
+    opponent: Player,
+    *,
+    human: int = _shogi.SENTE,
+    limit: Limit | None = None,
+    input_fn: Callable[[str], str] = input,
+    print_fn: Callable[[str], None] = print,
+) -> AnimalShogi:
+    """Run one game of animal shogi, the human playing ``human`` (``SENTE`` moves first);
+    returns the final position (or where they quit). The board and both hands are shown after
+    every move; a malformed or illegal move is answered with the reason and the legal moves."""
+    position = AnimalShogi()
+    side = _shogi.COLOR_NAMES[human]
+    order = "first" if human == _shogi.SENTE else "second"
+    opponent.reset()
+    print_fn(f"You play {order} ({side}) against {opponent.name}. {SHOGI_HELP}")
+    shown: AnimalShogi | None = None
+    while True:
+        if position is not shown:
+            print_fn(str(position))
+            shown = position
+        if position.is_game_over():
+            winner = position.winner
+            verdict = "A draw." if winner is None else ("You lose.", "You win!")[winner == human]
+            print_fn(f"Game over: {position.termination()}. {verdict}")
+            return position
+        if position.turn != human:
+            stop = Stop()
+            thinking = dataclasses.replace(limit or Limit(), stop=stop)
+            try:
+                result = run_stoppable(lambda p=position, t=thinking: opponent.choose(p, t), stop)
+            except KeyboardInterrupt:
+                print_fn("Interrupted; leaving the game.")
+                return position
+            note = ""
+            if result.score is not None:
+                note = f" (its evaluation for you: {0.0 - result.score.value:+.2f})"
+            print_fn(f"{opponent.name} plays {position.move_name(result.move)}{note}")
+            position = position.play(result.move)
+            continue
+        legal = ", ".join(position.legal_moves())
+        try:
+            text = input_fn(f"{side} to move ({legal}) > ").strip()
+        except EOFError:
+            print_fn("Input closed; leaving the game.")
+            return position
+        low = text.lower()
+        if low in ("quit", "exit", "q"):
+            print_fn("Bye.")
+            return position
+        if low in ("help", "?", ""):
+            print_fn(SHOGI_HELP)
+            continue
+        try:
+            position = position.play(text)
+        except InvalidMoveError as e:
+            print_fn(f"Not a move: {e}. Legal moves: {legal}.")
         except IllegalMoveError as e:
             print_fn(f"Illegal: {e}")

@@ -84,6 +84,7 @@ def test_players_lists_the_registry_with_options(client: TestClient) -> None:
     data = client.get("/api/players").json()
     names = [p["name"] for p in data["players"]]
     assert {"greedy", "random"} <= set(names)
+    assert "shogi-alphabeta" not in names  # the web board plays Othello only
     greedy = data["players"][names.index("greedy")]
     assert greedy["options"] == {"seed": None}
     assert data["default_opponent"] == "greedy:seed=1"
@@ -321,6 +322,7 @@ def test_undo_redo_goto_out_of_range(client: TestClient) -> None:
         ({"opponent": "nosuchplayer"}, ["unknown player 'nosuchplayer'", "greedy"]),
         ({"opponent": "greedy:depth=3"}, ["has no option depth"]),
         ({"opponent": "greedy:seed"}, ["not KEY=VALUE"]),
+        ({"opponent": "shogi-alphabeta"}, ["plays animal-shogi, not othello"]),
         ({"size": 5}, ["body.size"]),
         ({"human": "red"}, ["body.human"]),
         ({"think_time": 0}, ["body.think_time"]),

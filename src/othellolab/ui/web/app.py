@@ -276,7 +276,7 @@ def create_app(
 
     @app.get("/api/players", response_model=PlayersResponse)
     def players() -> PlayersResponse:
-        """Every registered player with its options, and the server's defaults."""
+        """Every registered player of Othello with its options, and the server's defaults."""
         return PlayersResponse(
             players=[
                 PlayerInfo(
@@ -290,7 +290,7 @@ def create_app(
                     rating=shipped_ratings().get(e.name),
                 )
                 for e in available_players()
-                if e.name not in EXTERNAL_PLAYERS
+                if e.name not in EXTERNAL_PLAYERS and "othello" in e.games()
             ],
             default_opponent=store.default_opponent,
             hint_player=store.hint_spec,

@@ -39,7 +39,7 @@ from othellolab.core import (
     square_name,
 )
 from othellolab.nn.pretrained import ModelCatalog
-from othellolab.players import Player, make_player
+from othellolab.players import Player, make_game_player, make_player
 from othellolab.players.registry import get_entry, parse_spec
 from othellolab.records.ggf import parse_ggf
 from othellolab.ui.web.limits import MAX_NODES, MAX_THINK_TIME
@@ -533,13 +533,14 @@ class GameStore:
 
     def make_player(self, spec: str, what: str) -> Player:
         """The player of ``spec``, its model names resolved in this server's catalog only; an
-        external engine (which would run a command on this machine) is refused."""
+        external engine (which would run a command on this machine) or a player of another
+        game than Othello is refused."""
         try:
             if get_entry(parse_spec(spec)[0]).name in EXTERNAL_PLAYERS:
                 raise Unprocessable(
                     f"{what} {spec[:200]!r}: the web board does not start external engines"
                 )
-            return make_player(spec, models=self.models)
+            return make_game_player(spec, "othello", models=self.models)
         except OthelloError as e:
             raise Unprocessable(f"{what} {spec[:200]!r}: {e}") from None
 
