@@ -24,12 +24,19 @@ def machine() -> str:
     """CPU model, core count and Python version of this machine."""
     cpu = platform.processor() or "unknown CPU"
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+        text = Path("/proc/cpuinfo").read_text()
     except OSError:
-        pass
+        text = ""
+    flags: set[str] = set()
+    for line in text.splitlines():
+        if line.startswith("model name") and cpu == (platform.processor() or "unknown CPU"):
+            cpu = line.split(":", 1)[1].strip()
+        elif line.startswith("flags") and not flags:
+            flags = set(line.split(":", 1)[1].split())
+    # what decides the networks' speed: AVX-512, and AMX tiles for bfloat16
+    units = [name for flag, name in (("avx512f", "AVX-512"), ("amx_bf16", "AMX")) if flag in flags]
+    if units:
+        cpu += f" ({', '.join(units)})"
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
 
 

@@ -4,11 +4,15 @@ The baseline is the loop of the classic AlphaZero tutorials: one game at a time,
 tree of node objects, a new tree for every move, and one network call per simulation (a batch
 of one position). The engine (``training.selfplay``) plays ``--parallel`` games at once, its
 trees in one node array, every batched step of every tree scored by one network call, the
-subtree of the move played kept. Both use the same network (untrained, ``--model``), the same
-evaluator (``nn.inference.NetworkEvaluator``, no cache), PUCT with c = 1.5, Dirichlet noise,
-moves drawn from the visits for the first 10 plies, no resignation, and count the same
-positions: moves searched (a move with one legal action is played without a search, by both).
-Everything runs on one core (torch and Numba single-threaded).
+subtree of the move played kept, exact values carried up the tree (a search ends once its root
+is solved). Both use the same network (untrained, ``--model``), evaluated by
+``nn.inference.NetworkEvaluator`` without a cache: the tutorial's loop in float32 as trained
+(``precision="float32"``), the engine at ``precision="auto"`` (bfloat16 where the CPU has
+AMX, else a folded float32 copy) and, in a row of its own, at float32 too, so that the table
+shows what each part gives. Both use PUCT with c = 1.5, Dirichlet noise, moves drawn from the
+visits for the first 10 plies, no resignation, and count the same positions: moves searched
+(a move with one legal action is played without a search, by both). Everything runs on one
+core (torch and Numba single-threaded).
 
 Run ``python benchmarks/bench_selfplay.py --write docs/benchmarks.md``.
 """
@@ -109,40 +113,89 @@ def tutorial_games(
     return positions
 
 
+def _network(model: str, size: int, precision: str) -> NetworkEvaluator:
+    torch.manual_seed(0)
+    net = build_model(model_config(model, size=size))
+    return NetworkEvaluator(net, cache_size=0, precision=precision)
+
+
 def measure(
     size: int, sims: int, model: str, games: int, parallel: int, base_games: int
-) -> tuple[str, str, str]:
-    torch.manual_seed(0)
-    net = NetworkEvaluator(build_model(model_config(model, size=size)), cache_size=0)
+) -> list[tuple[str, str, str]]:
+    """The tutorial's loop, then the engine at ``auto`` and at ``float32`` precision."""
+    exact = _network(model, size, "float32")
     rng = np.random.default_rng(0)
-    tutorial_games(net, size, 2, 1, rng)  # warm up
+    tutorial_games(exact, size, 2, 1, rng)  # warm up
     t0 = time.perf_counter()
-    base_positions = tutorial_games(net, size, sims, base_games, rng)
+    base_positions = tutorial_games(exact, size, sims, base_games, rng)
     base_rate = base_positions / (time.perf_counter() - t0)
     config = SelfPlayConfig(
         simulations=sims, parallel=parallel, resign_threshold=-1.0, seed=0, c_puct=C_PUCT
     )
-    play_games(net, 2, size=size, config=SelfPlayConfig(simulations=4, seed=1))  # warm up
-    t0 = time.perf_counter()
-    records = play_games(net, games, size=size, config=config)
-    seconds = time.perf_counter() - t0
-    rate = len(records) / seconds
-    return (
-        f"self-play {size}x{size}, {sims} simulations, {model}, {parallel} games at once",
-        f"{rate:,.0f} positions/s ({len(records)} positions, {records.evaluations / seconds:,.0f} "
-        f"network evaluations/s)",
-        f"{rate / base_rate:.1f}x the tutorial's loop ({base_rate:,.1f} positions/s over "
-        f"{base_positions} positions)",
-    )
+    rows = []
+    for precision in ("auto", "float32"):
+        net = _network(model, size, precision)
+        play_games(net, 2, size=size, config=SelfPlayConfig(simulations=4, seed=1))  # warm up
+        t0 = time.perf_counter()
+        records = play_games(net, games, size=size, config=config)
+        seconds = time.perf_counter() - t0
+        rate = len(records) / seconds
+        arithmetic = "bfloat16" if net.bfloat16 else "float32"
+        rows.append(
+            (
+                f"self-play {size}x{size}, {sims} simulations, {model}, {parallel} games at once, "
+                f"precision {precision} ({arithmetic})",
+                f"{rate:,.0f} positions/s ({len(records)} positions, "
+                f"{records.evaluations / seconds:,.0f} network evaluations/s, "
+                f"{records.solved.mean():.0%} of searches solved)",
+                f"{rate / base_rate:.1f}x the tutorial's loop ({base_rate:,.1f} positions/s over "
+                f"{base_positions} positions)",
+            )
+        )
+    return rows
+
+
+def second_game_rows(model: str, games: int, parallel: int) -> list[tuple[str, str, str]]:
+    """Animal shogi's self-play against Othello 6x6's, the same network shape, search and
+    precision, in the same run (the second game goes through the same engine)."""
+    from othellolab.core.games import get_game
+
+    rows = []
+    for sims in (32, 100):
+        rates = {}
+        for key in ("othello6", "animal-shogi"):
+            game = get_game(key)
+            torch.manual_seed(0)
+            net = NetworkEvaluator(
+                build_model(model_config(model, size=6, game=game.name)),
+                cache_size=0,
+                precision="auto",
+            )
+            config = SelfPlayConfig(
+                simulations=sims, parallel=parallel, resign_threshold=-1.0, seed=0, c_puct=C_PUCT
+            )
+            play_games(net, 2, size=game, config=SelfPlayConfig(simulations=4, seed=1))
+            t0 = time.perf_counter()
+            records = play_games(net, games, size=game, config=config)
+            rates[key] = (len(records) / (time.perf_counter() - t0), len(records))
+        rate, n = rates["animal-shogi"]
+        rows.append(
+            (
+                f"self-play animal shogi, {sims} simulations, {model}, {parallel} games at once",
+                f"{rate:,.0f} positions/s ({n} positions)",
+                f"{rate / rates['othello6'][0]:.2f}x Othello 6x6 with the same settings "
+                f"({rates['othello6'][0]:,.0f} positions/s)",
+            )
+        )
+    return rows
 
 
 def network_rows(size: int, model: str) -> tuple[str, str, str]:
-    """The network alone: positions/s in batches of 1 and of 1024 (the engine's batches)."""
-    torch.manual_seed(0)
-    net = NetworkEvaluator(build_model(model_config(model, size=size)), cache_size=0)
+    """The network alone: positions/s in batches of one (float32, as trained) and of 1024 at
+    the engine's precision (the most batching and bfloat16 can give)."""
     board = Board(size=size)
 
-    def rate(batch: int) -> float:
+    def rate(net: NetworkEvaluator, batch: int) -> float:
         p = np.full(batch, board.player, np.uint64)
         o = np.full(batch, board.opponent, np.uint64)
         net.evaluate(p, o, size)
@@ -152,11 +205,14 @@ def network_rows(size: int, model: str) -> tuple[str, str, str]:
             count += batch
         return count / (time.perf_counter() - t0)
 
-    one, many = rate(1), rate(1024)
+    fast = _network(model, size, "auto")
+    one, many = rate(_network(model, size, "float32"), 1), rate(fast, 1024)
+    arithmetic = "bfloat16" if fast.bfloat16 else "float32"
     return (
         f"the network alone, {size}x{size}, {model} (NetworkEvaluator)",
-        f"{many:,.0f} positions/s in batches of 1024",
-        f"{many / one:.1f}x batches of one ({one:,.0f} positions/s): the most batching can give",
+        f"{many:,.0f} positions/s in batches of 1024 ({arithmetic})",
+        f"{many / one:.1f}x batches of one in float32 ({one:,.0f} positions/s): the most "
+        "batching and precision can give",
     )
 
 
@@ -175,8 +231,12 @@ def main() -> None:
         for sims in (32, 100):
             games = 16 if args.quick else args.parallel
             base_games = 1 if args.quick or size == 8 else 2
-            rows.append(measure(size, sims, args.model, games, args.parallel, base_games))
-            print(rows[-1], flush=True)
+            for row in measure(size, sims, args.model, games, args.parallel, base_games):
+                rows.append(row)
+                print(row, flush=True)
+    for row in second_game_rows(args.model, 16 if args.quick else args.parallel, args.parallel):
+        rows.append(row)
+        print(row, flush=True)
     table = "\n".join(
         [
             "| benchmark | figure | ratio to a baseline in the same run |",
