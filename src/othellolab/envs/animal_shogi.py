@@ -17,10 +17,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from othellolab.core import IllegalMoveError, Limit
+from othellolab.core import Limit
 from othellolab.core.animal_shogi import COLOR_NAMES, N_ACTIONS, PLANES, AnimalShogi
 from othellolab.envs.common import (
     ILLEGAL_ACTION_MODES,
+    agent_action,
     animal_shogi_action_mask,
     animal_shogi_planes,
     check_choice,
@@ -120,21 +121,19 @@ class AnimalShogiEnv(gym.Env[np.ndarray, np.int64]):
         a = int(action)
         if not 0 <= a < N_ACTIONS:
             raise ValueError(f"action {action!r} is outside the action space 0..{N_ACTIONS - 1}")
-        extra: dict[str, Any] = {"illegal_action": False}
-        if not self.position.is_legal(a):
-            if self.illegal_action_mode == "raise":
-                try:
-                    self.position.play(a)
-                except IllegalMoveError as e:
-                    color = COLOR_NAMES[self.agent_color]
-                    raise IllegalMoveError(f"agent ({color}) action {a}: {e}") from None
-            extra["illegal_action"] = True
-            if self.illegal_action_mode == "lose":
-                self._done = True
-                return self._obs(), -1.0, True, False, self._info(**extra)
-            legal = self.position.legal_actions()
-            a = legal[int(self.np_random.integers(len(legal)))]
-            extra["played_action"] = a
+        extra: dict[str, Any] = {}
+        played = agent_action(
+            self.position,
+            a,
+            self.illegal_action_mode,
+            COLOR_NAMES[self.agent_color],
+            self.np_random,
+            extra,
+        )
+        if played is None:
+            self._done = True
+            return self._obs(), -1.0, True, False, self._info(**extra)
+        a = played
         self.last_action, self.last_move = a, self.position.move_name(a)
         self.position = self.position.play(a)
         extra["opponent_actions"] = self._advance()

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache
+from typing import Any
 
 import numpy as np
 
-from othellolab.core import BLACK, COLOR_NAMES, Board, Color
+from othellolab.core import BLACK, COLOR_NAMES, Board, Color, IllegalMoveError
 from othellolab.core import animal_shogi as _shogi
 from othellolab.core.games import AnimalShogiGame
 from othellolab.core.kernels import action_mask_batch
@@ -38,6 +39,30 @@ def check_choice(name: str, value: object, choices: Iterable[object]) -> None:
     options = tuple(choices)
     if value not in options:
         raise ValueError(f"{name}={value!r} is not one of {', '.join(map(repr, options))}")
+
+
+def agent_action(
+    position: Any, action: int, mode: str, agent: str, rng: np.random.Generator, extra: dict
+) -> int | None:
+    """The action an agent's ``action`` plays, by the envs' one rule for an illegal action:
+    a legal one is played; an illegal one raises an ``IllegalMoveError`` naming the ``agent``
+    (``mode`` ``"raise"``), loses the game (``"lose"``: returns None) or is replaced by a
+    uniformly random legal action (``"mask"``: ``extra["played_action"]``). ``extra`` gets
+    ``illegal_action``; ``position`` is any game's position (``Board``, ``AnimalShogi``)."""
+    extra["illegal_action"] = False
+    if position.is_legal(action):
+        return action
+    if mode == "raise":
+        try:
+            position.play(action)
+        except IllegalMoveError as e:
+            raise IllegalMoveError(f"agent ({agent}) action {action}: {e}") from None
+    extra["illegal_action"] = True
+    if mode == "lose":
+        return None
+    legal = position.legal_actions()
+    extra["played_action"] = legal[int(rng.integers(len(legal)))]
+    return int(extra["played_action"])
 
 
 def parse_color(value: str | Color) -> Color:

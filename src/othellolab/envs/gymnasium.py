@@ -16,13 +16,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from othellolab.core import COLOR_NAMES, Board, Color, IllegalMoveError, Limit
+from othellolab.core import COLOR_NAMES, Board, Color, Limit
 from othellolab.core.squares import check_size
 from othellolab.envs.common import (
     ILLEGAL_ACTION_MODES,
     RENDER_MODES,
     REWARD_MODES,
     action_mask,
+    agent_action,
     check_choice,
     num_planes,
     observation_planes,
@@ -150,20 +151,18 @@ class OthelloEnv(gym.Env[Obs, np.int64]):
             self._done = self._resigned = True
             extra["resigned"] = True
             return self._obs(), -1.0, True, False, self._info(**extra)
-        if not self.board.is_legal(a):
-            if self.illegal_action_mode == "raise":
-                try:
-                    self.board.play(a)
-                except IllegalMoveError as e:
-                    color = COLOR_NAMES[self.agent_color]
-                    raise IllegalMoveError(f"agent ({color}) action {a}: {e}") from None
-            extra["illegal_action"] = True
-            if self.illegal_action_mode == "lose":
-                self._done = True
-                return self._obs(), -1.0, True, False, self._info(**extra)
-            legal = self.board.legal_actions()
-            a = legal[int(self.np_random.integers(len(legal)))]
-            extra["played_action"] = a
+        played = agent_action(
+            self.board,
+            a,
+            self.illegal_action_mode,
+            COLOR_NAMES[self.agent_color],
+            self.np_random,
+            extra,
+        )
+        if played is None:
+            self._done = True
+            return self._obs(), -1.0, True, False, self._info(**extra)
+        a = played
         self.board = self.board.play(a)
         self.last_action = a
         extra["opponent_actions"] = self._advance()

@@ -39,6 +39,25 @@ def render(board: Board, *, last: int | None = None) -> str:
     return board.diagram(last=last)
 
 
+def _ask(
+    input_fn: Callable[[str], str], print_fn: Callable[[str], None], prompt: str, help_text: str
+) -> str | None:
+    """One line from the human: None to leave the game (``quit``, or input closed), ``""``
+    after showing ``help_text`` (``help``, ``?`` or an empty line), else the stripped text."""
+    try:
+        text = input_fn(prompt).strip()
+    except EOFError:
+        print_fn("Input closed; leaving the game.")
+        return None
+    if text.lower() in ("quit", "exit", "q"):
+        print_fn("Bye.")
+        return None
+    if text.lower() in ("help", "?", ""):
+        print_fn(help_text)
+        return ""
+    return text
+
+
 def play_terminal(
     opponent: Player,
     *,
@@ -89,17 +108,11 @@ def play_terminal(
             prompt = f"{COLOR_NAMES[human]} has no legal move: type 'pass' > "
         else:
             prompt = f"{COLOR_NAMES[human]} to move ({', '.join(board.legal_moves.names())}) > "
-        try:
-            text = input_fn(prompt).strip()
-        except EOFError:
-            print_fn("Input closed; leaving the game.")
+        text = _ask(input_fn, print_fn, prompt, HELP)
+        if text is None:
             return board
         low = text.lower()
-        if low in ("quit", "exit", "q"):
-            print_fn("Bye.")
-            return board
-        if low in ("help", "?", ""):
-            print_fn(HELP)
+        if not low:
             continue
         if low == "hint":
             from othellolab.players.simple import GreedyPlayer
@@ -166,17 +179,10 @@ def play_terminal_shogi(
             position = position.play(result.move)
             continue
         legal = ", ".join(position.legal_moves())
-        try:
-            text = input_fn(f"{side} to move ({legal}) > ").strip()
-        except EOFError:
-            print_fn("Input closed; leaving the game.")
+        text = _ask(input_fn, print_fn, f"{side} to move ({legal}) > ", SHOGI_HELP)
+        if text is None:
             return position
-        low = text.lower()
-        if low in ("quit", "exit", "q"):
-            print_fn("Bye.")
-            return position
-        if low in ("help", "?", ""):
-            print_fn(SHOGI_HELP)
+        if not text:
             continue
         try:
             position = position.play(text)
