@@ -104,3 +104,21 @@ def test_alphazero_finds_the_move_that_wins_at_once(model_dirs: dict[int, Path])
     assert wins, "the test position must have a move that wins at once"
     player = make_player(f"alphazero:sims=200,model={model_dirs[4]}")
     assert player.choose(board).move in wins
+
+
+def test_alphazero_solves_the_endgame_when_asked() -> None:
+    """``endgame=K``: within K empties the move is the exact solver's (an optimal one, the
+    score exact), whatever the network thinks."""
+    from othellolab.players.search import solve
+    from othellolab.testing import random_game
+    from othellolab.training.rl.solved6 import move_scores
+
+    player = make_player("alphazero:model=az-6x6,sims=2,endgame=10")
+    boards = [b for s in range(8) for b in random_game(6, seed=s) if b.num_empties == 9]
+    boards = [b for b in boards if len(b.legal_actions()) >= 2][:6]
+    assert boards
+    for board in boards:
+        result = player.choose(board)
+        scores = dict(move_scores(board))
+        assert scores[result.move] == max(scores.values())
+        assert result.score.exact and result.score.value == solve(board).score

@@ -25,6 +25,7 @@ _CACHE = Option(int, 0, 1_000_000, help="positions remembered (0: no cache)")
 
 if TYPE_CHECKING:
     from othellolab.nn.inference import NetworkEvaluator
+    from othellolab.players.search import TranspositionTable
 
 __all__ = ["AlphaZeroPlayer", "NetworkPlayer", "PolicyPlayer", "ValuePlayer"]
 
@@ -179,7 +180,9 @@ class AlphaZeroPlayer(NetworkPlayer):
     policy head's priors, the value head's value at the leaves (exact results at the end of the
     game), ``sims`` simulations a move (a ``Limit`` overrides them), ``batch`` leaves per network
     call (with virtual loss), the most visited move (``temperature`` 0) or one sampled from the
-    visits. The tree is kept between moves of a game (``reuse``)."""
+    visits. The tree is kept between moves of a game (``reuse``). With ``endgame = K`` (Othello)
+    a position of ``K`` or fewer empty squares is solved exactly instead (as self-play's
+    ``solve_empties`` does), the search answering if a time limit ends the solve first."""
 
     name = "alphazero"
     games = ("othello", "animal-shogi")
@@ -190,6 +193,7 @@ class AlphaZeroPlayer(NetworkPlayer):
         "batch": Option(int, 1, 1024, help="leaves per network call"),
         "temperature": Option(float, 0, 100, help="0: the most visited move; > 0: sample"),
         "reuse": Option(bool, help="keep the tree between moves"),
+        "endgame": Option(int, 0, 24, help="solve exactly from this many empties (0: never)"),
         "seed": SEED,
         "device": _DEVICE,
         "cache_size": _CACHE,
@@ -205,12 +209,15 @@ class AlphaZeroPlayer(NetworkPlayer):
         batch: int = 8,
         temperature: float = 0.0,
         reuse: bool = True,
+        endgame: int = 0,
         seed: int | None = None,
         device: str = "cpu",
         cache_size: int = 4096,
     ) -> None:
         from othellolab.players.mcts import MCTSPlayer
 
+        self.endgame = endgame
+        self._table: TranspositionTable | None = None
         self._load(model, device, cache_size)
         self.search = MCTSPlayer(
             sims=sims,
@@ -239,4 +246,22 @@ class AlphaZeroPlayer(NetworkPlayer):
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
         self._check(board)
+        if isinstance(board, Board) and board.num_empties <= self.endgame:
+            from othellolab.players.search import SolveAborted, TranspositionTable, solve
+
+            if self._table is None:
+                self._table = TranspositionTable(20)
+            limit = limit or Limit()
+            try:
+                found = solve(
+                    board,
+                    table=self._table,
+                    pv=True,
+                    max_nodes=limit.capped_nodes(limit.nodes),
+                    time_limit=limit.capped_time(limit.time),
+                    stop=limit.stop,
+                )
+                return found.play_result(board)
+            except SolveAborted:
+                pass
         return self.search.choose(board, limit)
