@@ -60,3 +60,26 @@ def test_a_run_of_animal_shogi_refuses_othello_options(change: dict, option: str
     with pytest.raises(ConfigError) as e:
         SelfPlayRunConfig.from_dict({**TINY, **change})
     assert e.value.option == option
+
+
+def test_ratings_of_rated_generations() -> None:
+    """The report's ratings: generations and fixed opponents on one Elo scale, random at 0, a
+    generation that scores more against the same opponents rated higher."""
+    from othellolab.training.selfplay.report import rating_table
+
+    def match(opponent: str, w: int, d: int, l: int) -> dict:
+        return {"opponent": opponent, "wins": w, "draws": d, "losses": l}
+
+    rates = [
+        {"generation": 0, "matches": [match("random", 12, 0, 8), match("ab", 2, 0, 18)]},
+        {"generation": 5, "matches": [match("random", 19, 0, 1), match("ab", 12, 1, 7)]},
+    ]
+    table = rating_table(rates)
+    assert table is not None
+    rows = {
+        line.split("|")[2].strip(): float(line.split("|")[3])
+        for line in table.splitlines()[2:]
+        if line.startswith("| ")
+    }
+    assert rows["random"] == 0 and rows["gen0005"] > rows["ab"] > rows["gen0000"] > 0
+    assert rating_table([]) is None

@@ -3,7 +3,8 @@
 Curves against the learning CPU-hours (self-play, training and gating, both cores counted):
 the training losses and policy entropy, the share of optimal moves against perfect play for
 each graded simulation count (6x6, 4x4), and the score against each fixed opponent (8x8
-ratings) and in gating. A table lists every generation.
+ratings) and in gating. A table lists every generation; the rated generations and the fixed
+opponents get Elo ratings from those matches (``arena.ratings``).
 """
 
 from __future__ import annotations
@@ -120,6 +121,27 @@ def _assisted(grade: dict[str, Any], sims: int) -> float | None:
     return None if row is None else float(row["optimal_share"])
 
 
+def rating_table(rates: list[dict[str, Any]]) -> str | None:
+    """Elo ratings (maximum likelihood, ``random`` at 0 when it played) of the rated
+    generations and their fixed opponents, from the rate records' wins, draws and losses
+    (colours are not recorded there, so not modelled); None without matches."""
+    from othellolab.arena.ratings import RatingError, fit_ratings
+
+    games = []
+    for r in rates:
+        me = f"gen{int(r['generation']):04d}"
+        for m in r["matches"]:
+            for score, count in ((1, m["wins"]), (0, m["draws"]), (-1, m["losses"])):
+                games += [(me, m["opponent"], score)] * int(count)
+    if not games:
+        return None
+    try:
+        ratings = fit_ratings(games, colour=False)
+    except RatingError:  # e.g. a generation that only ever won: no finite rating
+        return None
+    return ratings.table() + "\n\n" + ratings.summary()
+
+
 def _fmt(x: Any, spec: str = ".3f") -> str:
     return "-" if x is None else format(x, spec)
 
@@ -185,6 +207,9 @@ def write_report(run: str | Path) -> Path:
                 else f"{100 * gate['score']:.0f}% {'promoted' if gate['promoted'] else 'kept'}"
             )
         lines.append("| " + " | ".join(row) + " |")
+    ratings = rating_table(list(rates.values()))
+    if ratings:
+        lines += ["", "## Ratings", "", ratings]
     path = root / "report.md"
     write_text(path, "\n".join(lines) + "\n")
     return path
