@@ -12,6 +12,7 @@ from helpers import shared_file
 torch = pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
 
 from othellolab.arena import play_match, read_openings  # noqa: E402
+from othellolab.arena.match import play_game  # noqa: E402
 from othellolab.nn.inference import NetworkEvaluator  # noqa: E402
 from othellolab.nn.io import load_model  # noqa: E402
 from othellolab.players import make_player  # noqa: E402
@@ -39,6 +40,12 @@ def test_every_shipped_model_is_small_documented_and_loads(name: str) -> None:
         assert "2023" not in data["train_years"] + data["val_years"]
     else:  # self-play: its generation and the values it was trained with
         assert info.training["generation"] > 0 and "score_value" in info.training
+    if info.config.game != "othello":  # another game's model: whole games against random
+        for spec in (f"alphazero:model={name},sims=8", f"policy:model={name}"):
+            game = play_game(make_player(spec), make_player("random:seed=1"), game=info.config.game)
+            assert game.moves and game.result in (-1, 0, 1)
+        return
+    if "data" not in info.training:
         check_player(make_player(f"alphazero:model={name},sims=8"), sizes=(size,), games=1)
     check_player(make_player(f"policy:model={name}"), sizes=(size,), games=1, seed=5)
 
