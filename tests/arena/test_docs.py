@@ -82,3 +82,16 @@ def test_shipped_ratings_are_the_ladders(ladder) -> None:
         assert entry["spec"] == specs[r.label]
         assert entry["elo"] == pytest.approx(r.rating, abs=0.06)
         assert entry["low"] == pytest.approx(r.low, abs=0.06)
+
+
+def test_animal_shogi_record_table_lists_what_differs_from_othello() -> None:
+    othello = GameJob(("greedy", "random"), 0, "greedy", "random", "greedy", "random", (), 4)
+    shogi = GameJob(
+        ("random", "shogi-alphabeta"), 0, "random", "shogi-alphabeta", "random",
+        "shogi-alphabeta:depth=1", (), game="animal-shogi",
+    )  # fmt: skip
+    players = PlayerCache()
+    fields_of = set(play_job(othello, players)), set(play_job(shogi, players))
+    assert fields_of[1] == (fields_of[0] - {"size"}) | {"game"}
+    assert first_column("shogi-record") <= fields_of[1]
+    assert "game" in first_column("shogi-record")

@@ -14,8 +14,15 @@ from pathlib import Path
 import pytest
 
 from othellolab.arena.openings import opening_set, random_openings
-from othellolab.arena.results import ResultsFile, load_results, record_game
-from othellolab.arena.tournament import run_tournament
+from othellolab.arena.ratings import fit_ratings, games_from_records
+from othellolab.arena.results import (
+    ResultsFile,
+    format_moves,
+    load_results,
+    record_game,
+    record_moves,
+)
+from othellolab.arena.tournament import pairing_results, run_tournament
 from othellolab.arena.tournament_config import (
     Entrant,
     TournamentConfig,
@@ -25,6 +32,7 @@ from othellolab.arena.tournament_config import (
     schedule,
 )
 from othellolab.core import Board, ConfigError, Limit
+from othellolab.core.animal_shogi import AnimalShogi
 from othellolab.records.ggf import read_ggf
 
 from helpers import shared_file
@@ -226,3 +234,129 @@ def test_a_failing_player_stops_the_tournament_naming_the_game(tmp_path: Path) -
     with pytest.raises(TournamentError, match=r"greedy \(black\) vs lost \(white\), round 1: "):
         run_tournament(cfg, tmp_path)
     assert load_results(tmp_path) == []  # nothing half-played was recorded
+
+
+# ----------------------------------------------------------------------------------------------
+# Animal shogi: the same tournaments, records of move names, one game a folder
+
+SHOGI_PLAYERS = (
+    Entrant("random", "random:seed=1"),
+    Entrant("ab1", "shogi-alphabeta:depth=1,seed=2"),
+)
+
+
+def shogi_config(**kw: object) -> TournamentConfig:
+    base: dict[str, object] = {
+        "players": SHOGI_PLAYERS,
+        "games": 6,
+        "game": "animal-shogi",
+        "openings": "random:2",
+    }
+    base.update(kw)
+    return TournamentConfig(**base)  # type: ignore[arg-type]
+
+
+def test_animal_shogi_tournament_stopped_and_resumed_keeps_every_game_once(
+    tmp_path: Path,
+) -> None:
+    cfg = shogi_config()
+    first = run_tournament(cfg, tmp_path, max_games=4)
+    assert first.played == 4 and not first.complete
+    kept = (tmp_path / "results.jsonl").read_bytes()
+    rest = run_tournament(cfg, tmp_path)
+    assert rest.played == len(schedule(cfg)) - 4 == 2 and rest.complete
+    assert run_tournament(cfg, tmp_path).played == 0
+    assert (tmp_path / "results.jsonl").read_bytes().startswith(kept)
+    records = load_results(tmp_path)
+    assert [record_key(r) for r in records] == [j.key for j in schedule(cfg)]
+    assert not (tmp_path / "games.ggf").exists()  # GGF is Othello's
+    for r, job in zip(records, schedule(cfg), strict=True):
+        assert r["game"] == "animal-shogi" and "size" not in r
+        assert r["opening"] == format_moves(job.rules, job.opening)
+        assert len(r["opening"].split()) == 2 and r["score"] in (-1, 0, 1)
+        played = record_moves(r)
+        assert played.moves[:2] == job.opening and played.headers["black"] == r["black"]
+        end = AnimalShogi()
+        for a in played.moves:
+            end = end.play(a)
+        assert end.is_game_over()
+        assert r["score"] == (end.result() if end.turn == 0 else -end.result())
+        assert format_moves(job.rules, played.moves[2:], start=job.opening) == r["moves"]
+    ratings = fit_ratings(games_from_records(records), anchor="random")
+    assert ratings["random"].rating == 0 and ratings["ab1"].games == 6
+    results = pairing_results(records)[("ab1", "random")]
+    assert results.n == 6 and str(results).endswith("%)")  # no disc difference in shogi
+    frozen = json.loads((tmp_path / "tournament.json").read_text())
+    assert frozen["game"] == "animal-shogi" and "size" not in frozen
+    assert TournamentConfig.from_dict(frozen) == cfg
+
+
+def test_a_folder_of_one_game_is_refused_for_the_other(tmp_path: Path) -> None:
+    othello, shogi = tmp_path / "othello", tmp_path / "shogi"
+    run_tournament(config(), othello, max_games=2)
+    run_tournament(shogi_config(), shogi, max_games=2)
+    ggf = (othello / "games.ggf").read_text()
+    with pytest.raises(TournamentError, match="played othello, the config plays animal-shogi"):
+        run_tournament(shogi_config(), othello)
+    with pytest.raises(TournamentError, match="played animal-shogi, the config plays othello"):
+        run_tournament(config(), shogi)
+    assert (othello / "games.ggf").read_text() == ggf and not (shogi / "games.ggf").exists()
+    # The refusals left both folders as they were, unlocked: each resumes with its own game.
+    assert run_tournament(config(), othello).complete
+    assert run_tournament(shogi_config(), shogi).complete
+    assert len(load_results(othello)) == len(schedule(config()))
+    assert len(load_results(shogi)) == len(schedule(shogi_config()))
+
+
+def test_animal_shogi_config_checks(tmp_path: Path) -> None:
+    xot = tmp_path / "openings.txt"
+    xot.write_text("f5d6c3d3\n")
+    for change, option, message in [
+        ({"game": "chess"}, "game", "unknown game 'chess'"),
+        ({"game": "Animal-Shogi"}, "game", "unknown game"),
+        ({"size": 6}, "size", "the size is Othello's"),
+        ({"openings": str(xot)}, "openings", r"takes random:N or none"),
+    ]:
+        with pytest.raises(ConfigError, match=message) as info:
+            shogi_config(**change)
+        assert info.value.option == option
+    assert config(openings=str(xot)).game == "othello"  # lists stay Othello's
+    with pytest.raises(ConfigError, match="takes random:N or none") as info:
+        opening_set(str(xot), 2, game="animal-shogi")
+    assert info.value.option == "openings"
+    assert opening_set("none", 2, game="animal-shogi") == [(), ()]
+    path = tmp_path / "t.toml"
+    base = (
+        'game = "animal-shogi"\ngames = 2\n[players]\nrandom = "random"\nab = "shogi-alphabeta"\n'
+    )
+    path.write_text(base)
+    assert load_config(path).game == "animal-shogi"
+    for text, option in [
+        (base.replace('"animal-shogi"', "3"), "game"),
+        (base.replace('"animal-shogi"', '"go"'), "game"),
+        ("size = 4\n" + base, "size"),
+    ]:
+        path.write_text(text)
+        with pytest.raises(ConfigError) as info:
+            load_config(path)
+        assert info.value.option == option
+
+
+@pytest.mark.parametrize(
+    ("make", "label", "message"),
+    [
+        (lambda: shogi_config(players=(*SHOGI_PLAYERS, Entrant("g", "greedy"))), "g",
+         "plays othello, not animal-shogi"),
+        (lambda: config(players=(*PLAYERS, Entrant("s", "shogi-alphabeta"))), "s",
+         "plays animal-shogi, not othello"),
+        (lambda: shogi_config(players=(*SHOGI_PLAYERS, Entrant("x", "nope"))), "x",
+         "unknown player 'nope'"),
+    ],
+)  # fmt: skip
+def test_an_entrant_that_does_not_play_the_game_is_refused_before_any_game(
+    tmp_path: Path, make, label: str, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message) as info:
+        run_tournament(make(), tmp_path / "out")
+    assert f"player {label!r}" in str(info.value)
+    assert not (tmp_path / "out").exists()  # nothing was played, not even a folder made

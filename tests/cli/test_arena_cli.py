@@ -81,3 +81,64 @@ def test_nboard_command_serves_a_player_on_stdin_and_stdout(time_option: list[st
     assert any(line.startswith("=== ") for line in out)
     assert sum(line.startswith("search ") for line in out) >= 3  # go's line and two hints
     assert "error unknown command 'bogus'" in out
+
+
+def test_animal_shogi_match_then_ratings(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    args = ["arena", "match", "random:seed=1", "shogi-alphabeta:depth=1,seed=2", "--game",
+            "animal-shogi", "--games", "6", "--openings", "random:2", "--out", str(out), "-q"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "6 games played" in result.output and "| `random:seed=1` | 0 | anchor |" in result.output
+    assert "disc difference" not in result.output
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(records) == 6 and {r["game"] for r in records} == {"animal-shogi"}
+    assert not (out / "games.ggf").exists() and (out / "report.md").exists()
+    rated = runner.invoke(app, ["arena", "ratings", str(out), "--out", str(tmp_path / "r")])
+    assert rated.exit_code == 0, rated.output
+    assert "| `shogi-alphabeta:depth=1,seed=2` |" in rated.output
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0 and "0 games played" in again.output
+    othello = runner.invoke(
+        app, ["arena", "match", "random", "greedy", "--games", "2", "-o", str(out)]
+    )
+    assert (
+        othello.exit_code == 1 and "played animal-shogi, the config plays othello" in othello.output
+    )
+
+
+def test_animal_shogi_tournament_from_a_config_resumes(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(
+        'name = "shogi"\ngame = "animal-shogi"\ngames = 4\nopenings = "random:2"\n'
+        '[players]\nrandom = "random:seed=1"\nab1 = "shogi-alphabeta:depth=1,seed=2"\n'
+        'ab2 = "shogi-alphabeta:depth=2,seed=3"\n'
+    )
+    out = tmp_path / "t"
+    args = ["arena", "tournament", "-c", str(config), "-o", str(out), "-q"]
+    first = runner.invoke(app, [*args, "--max-games", "5"])
+    assert first.exit_code == 0, first.output
+    assert "5 games played" in first.output and "not finished" in first.output
+    rest = runner.invoke(app, args)
+    assert rest.exit_code == 0, rest.output
+    assert "7 games played" in rest.output and "12 in" in rest.output
+    assert "| random (`random:seed=1`) | 0 | anchor |" in rest.output
+    lines = (out / "results.jsonl").read_text().splitlines()
+    keys = [
+        (r["pairing"][0], r["pairing"][1], r["round"], r["black"]) for r in map(json.loads, lines)
+    ]
+    assert len(keys) == 12 == len(set(keys))  # no game lost, none counted twice
+
+
+def test_animal_shogi_bad_input_names_the_option_or_player(tmp_path: Path) -> None:
+    base = ["arena", "match", "random", "shogi-alphabeta", "-o", str(tmp_path / "x")]
+    result = runner.invoke(app, [*base, "--game", "chess"])
+    assert result.exit_code == 1 and "option game: unknown game 'chess'" in result.output
+    result = runner.invoke(app, [*base, "--game", "animal-shogi", "--size", "6"])
+    assert result.exit_code == 1 and "option size" in result.output
+    result = runner.invoke(app, [*base, "--game", "animal-shogi", "--openings", str(tmp_path)])
+    assert result.exit_code == 1 and "random:N or none" in result.output
+    result = runner.invoke(app, [*base])  # shogi-alphabeta does not play Othello
+    assert result.exit_code == 1 and "plays animal-shogi, not othello" in result.output
+    assert "player 'shogi-alphabeta'" in result.output
+    assert not (tmp_path / "x").exists()

@@ -89,7 +89,8 @@ def _play_other(
 
 @dataclass
 class MatchResult:
-    """Results of a match between players A and B, from A's point of view."""
+    """Results of a match between players A and B, from A's point of view, in ``game`` (a
+    ``core.games`` name; ``disc_diff`` sums the results in a game without discs)."""
 
     a: str
     b: str
@@ -98,6 +99,7 @@ class MatchResult:
     losses: int = 0
     disc_diff: int = 0
     games: list[Game | MoveRecord] = field(default_factory=list)
+    game: str = "othello"
 
     @property
     def n(self) -> int:
@@ -122,8 +124,10 @@ class MatchResult:
             self.games.append(game)
 
     def __str__(self) -> str:
-        return (
-            f"{self.a} vs {self.b}: +{self.wins} ={self.draws} -{self.losses} "
+        head = f"{self.a} vs {self.b}: +{self.wins} ={self.draws} -{self.losses} "
+        if self.game != "othello":
+            return head + f"({100 * self.score:.1f}%)"
+        return head + (
             f"({100 * self.score:.1f}%, mean disc difference {self.disc_diff / max(self.n, 1):+.1f})"
         )
 
@@ -141,7 +145,7 @@ def play_match(
 ) -> MatchResult:
     """Play ``games`` games, alternating colours; each opening is used twice (once per colour).
     ``game``: another game of the protocol than Othello on ``size``."""
-    result = MatchResult(a.name, b.name)
+    result = MatchResult(a.name, b.name, game=game_for(game, size).name)
     for g in range(games):
         opening = openings[(g // 2) % len(openings)] if openings else ()
         a_black = g % 2 == 0

@@ -9,11 +9,13 @@ from pathlib import Path
 import numpy as np
 
 from othellolab.core import Board, ConfigError, OthelloError
-from othellolab.core.games import Game, game_for
+from othellolab.core.games import Game, Othello, game_for
 from othellolab.records.transcript import read_transcripts
 
 MAX_RANDOM_PLIES = 20
 """Longest random opening ``opening_set`` accepts (``random:N``)."""
+
+_START_NAMES = ("", "none", "start")
 
 
 def read_openings(path: str | Path, *, size: int = 8) -> list[tuple[int, ...]]:
@@ -70,19 +72,34 @@ def random_openings(
     return out
 
 
+def is_opening_list(text: str) -> bool:
+    """Whether an ``opening_set`` name is the path of an opening list (not ``none`` or
+    ``random:N``): lists are Othello transcripts, so only Othello plays them."""
+    name = text.strip().lower()
+    return name not in _START_NAMES and not name.startswith("random:")
+
+
 def opening_set(
-    text: str, count: int, *, size: int = 8, seed: int = 0, where: str = "openings"
+    text: str,
+    count: int,
+    *,
+    size: int = 8,
+    seed: int = 0,
+    where: str = "openings",
+    game: str | Game | None = None,
 ) -> list[tuple[int, ...]]:
     """``count`` openings named by ``text``: ``none`` (the start position), ``random:N``
     (random openings of N plies) or the path of an opening list (XOT format), from which
     ``count`` are drawn without replacement (with replacement only when the list is shorter),
-    in an order fixed by ``seed``.
+    in an order fixed by ``seed``. Othello on ``size``, or another ``game`` of the protocol,
+    which takes ``none`` and ``random:N`` only.
 
     Raises ``ConfigError`` (option ``where``) for a bad name or a missing file.
     """
+    rules = game_for(game, size)
     rng = np.random.default_rng(seed)
     name = text.strip()
-    if name.lower() in ("", "none", "start"):
+    if name.lower() in _START_NAMES:
         return [()] * count
     if name.lower().startswith("random:"):
         value = name.split(":", 1)[1]
@@ -90,7 +107,15 @@ def opening_set(
             raise ConfigError(
                 f"{name!r}: random:N needs N in 0..{MAX_RANDOM_PLIES} plies", option=where
             )
-        return random_openings(count, int(value), size=size, rng=rng)
+        other = None if isinstance(rules, Othello) else rules
+        return random_openings(count, int(value), size=size, rng=rng, game=other)
+    if not isinstance(rules, Othello):
+        raise ConfigError(
+            f"{name!r}: an opening list holds Othello transcripts; {rules.name} takes "
+            "random:N or none",
+            option=where,
+            allowed="random:N or none",
+        )
     path = Path(name).expanduser()
     if not path.is_file():
         raise ConfigError(

@@ -1,7 +1,10 @@
 """A tournament's results file: ``results.jsonl``, one JSON object per finished game appended as
 it ends (the record of truth; a line cut short by a kill is dropped and its game replayed), with
-``games.ggf`` rewritten beside it, a lock that keeps two runs out of one folder, and the check
-that results already there were played under the same terms.
+``games.ggf`` rewritten beside it for Othello, a lock that keeps two runs out of one folder, and
+the check that results already there were played under the same terms (the same game first).
+
+A record's moves are text: an Othello transcript (passes as ``PA``), or another game's move
+names separated by spaces (``format_moves`` and ``parse_moves``).
 """
 
 from __future__ import annotations
@@ -11,8 +14,9 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from othellolab.arena.match import MoveRecord
 from othellolab.arena.tournament_config import (
     GAMES,
     RESULTS,
@@ -20,16 +24,63 @@ from othellolab.arena.tournament_config import (
     TournamentConfig,
     TournamentError,
     limit_dict,
+    record_game_name,
     record_key,
+    record_rules,
 )
 from othellolab.core import (
     Board,
     format_transcript,
     parse_transcript,
 )
+from othellolab.core.errors import MoveError
 from othellolab.core.files import atomic_writer
+from othellolab.core.games import Game as Rules
+from othellolab.core.games import Othello
 from othellolab.records.game import Game
 from othellolab.records.ggf import format_ggf
+
+# ----------------------------------------------------------------------------------------------
+# Moves as text
+
+
+def format_moves(rules: Rules, actions: Sequence[int], *, start: Sequence[int] = ()) -> str:
+    """``actions``, played after ``start`` from the game's start position, as a record writes
+    them: an Othello transcript with passes as ``PA`` (``"f5d6PA"``), or the move names of
+    another game separated by spaces (animal shogi: ``"b3b2 b2b1+ C*b3"``)."""
+    if isinstance(rules, Othello):
+        return format_transcript(actions, size=rules.size, passes=True)
+    position = _after(rules, start)
+    names = []
+    for a in actions:
+        names.append(position.move_name(a))
+        position = position.play(a)
+    return " ".join(names)
+
+
+def parse_moves(rules: Rules, text: str, *, start: Sequence[int] = ()) -> list[int]:
+    """The actions of ``format_moves``'s text, checked against the rules after ``start``; a
+    bad move raises the game's ``MoveError`` with its 1-based number."""
+    if isinstance(rules, Othello):
+        return parse_transcript(text, start=_after(rules, start))
+    position = _after(rules, start)
+    out = []
+    for number, name in enumerate(text.split(), 1):
+        try:
+            a = position.parse_move(name)
+            position = position.play(a)
+        except MoveError as e:
+            raise e.at(f"move {number}", number=number) from None
+        out.append(a)
+    return out
+
+
+def _after(rules: Rules, start: Sequence[int]) -> Any:
+    position = rules.new_position()
+    for a in start:
+        position = position.play(a)
+    return position
+
 
 # ----------------------------------------------------------------------------------------------
 # The results file
@@ -53,43 +104,78 @@ def record_game(record: dict[str, Any]) -> Game:
     )
 
 
+def record_moves(record: dict[str, Any]) -> MoveRecord:
+    """The ``MoveRecord`` of a results record of another game than Othello (opening and moves
+    replayed and checked), with its players, date and score (the first player's result)."""
+    rules = record_rules(record)
+    if isinstance(rules, Othello):
+        raise TournamentError("an Othello record: read it with record_game")
+    opening = parse_moves(rules, record["opening"])
+    moves = parse_moves(rules, record["moves"], start=opening)
+    return MoveRecord(
+        rules.key,
+        (*opening, *moves),
+        int(record["score"]),
+        {
+            "black": record["black"],
+            "white": record["white"],
+            "date": record.get("finished", ""),
+            "place": f"othellolab arena {record.get('tournament', '')}".strip(),
+        },
+    )
+
+
 class ResultsFile:
-    """An append-only ``results.jsonl`` in a folder, with ``games.ggf`` kept beside it.
+    """An append-only ``results.jsonl`` in a folder, of the games of ``game`` (a
+    ``core.games`` name), with ``games.ggf`` kept beside it for Othello.
 
     Opening it takes an exclusive lock on the folder (one writer at a time), drops a last line
-    cut short by a kill (the game is played again) and rewrites ``games.ggf`` from the records.
-    Each record is appended with one write and flushed to disk before the next game starts.
+    cut short by a kill (the game is played again), refuses records of another game and
+    rewrites ``games.ggf`` from the records. Each record is appended with one write and flushed
+    to disk before the next game starts.
     """
 
-    def __init__(self, folder: str | Path) -> None:
+    def __init__(self, folder: str | Path, *, game: str = "othello") -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / RESULTS
-        self.ggf_path = self.folder / GAMES
+        self.game = game
+        self.ggf_path = self.folder / GAMES if game == "othello" else None
         self._lock_fd = _lock(self.folder)
-        self.records = _read_records(self.path, repair=True)
-        self._write_ggf()
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        self._ggf = self.ggf_path.open("a", encoding="utf-8")
+        try:  # a refusal leaves the folder unlocked, as it found it
+            self.records = _read_records(self.path, repair=True)
+            check_game(self.records, game, self.path)
+            self._write_ggf()
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except BaseException:
+            _unlock(self._lock_fd)
+            raise
+        self._ggf: IO[str] | None = None
+        if self.ggf_path is not None:
+            self._ggf = self.ggf_path.open("a", encoding="utf-8")
 
     def _write_ggf(self) -> None:
+        if self.ggf_path is None:
+            return
         with atomic_writer(self.ggf_path) as f:
             for record in self.records:
                 f.write(format_ggf(record_game(record)) + "\n")
 
     def append(self, record: dict[str, Any]) -> None:
-        """Add one finished game: its JSON line (durably), then its GGF line."""
+        """Add one finished game: its JSON line (durably), then its GGF line (Othello)."""
         line = (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
         os.write(self._fd, line)
         os.fsync(self._fd)
         self.records.append(record)
-        self._ggf.write(format_ggf(record_game(record)) + "\n")
-        self._ggf.flush()
+        if self._ggf is not None:
+            self._ggf.write(format_ggf(record_game(record)) + "\n")
+            self._ggf.flush()
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
             os.close(self._fd)
-        self._ggf.close()
+        if self._ggf is not None:
+            self._ggf.close()
         _unlock(self._lock_fd)
 
     def __enter__(self) -> ResultsFile:
@@ -163,14 +249,31 @@ def load_results(*paths: str | Path) -> list[dict[str, Any]]:
     return out
 
 
+def _where(path: Path, record: dict[str, Any]) -> str:
+    return f"{path}, game {record['black']} vs {record['white']} round {record['round'] + 1}"
+
+
+def check_game(records: Sequence[dict[str, Any]], game: str, path: Path) -> None:
+    """Refuse results of another game than ``game`` (a ``core.games`` name), naming the first."""
+    for record in records:
+        played = record_game_name(record)
+        if played != game:
+            raise TournamentError(
+                f"played {played}, the config plays {game}; use a new output folder",
+                where=_where(path, record),
+            )
+
+
 def check_consistent(
     config: TournamentConfig, jobs: Sequence[GameJob], records: list[dict[str, Any]], folder: Path
 ) -> None:
     """Refuse to resume when the results already there were played under other terms."""
+    check_game(records, config.game, folder / RESULTS)
     by_key = {j.key: j for j in jobs}
     limit = limit_dict(config.limit)
+    othello = isinstance(config.rules, Othello)
     for record in records:
-        where = f"{folder / RESULTS}, game {record['black']} vs {record['white']} round {record['round'] + 1}"
+        where = _where(folder / RESULTS, record)
         for label, spec in (
             (record["black"], record["black_spec"]),
             (record["white"], record["white_spec"]),
@@ -181,15 +284,21 @@ def check_consistent(
                     "give it a new label or use a new output folder",
                     where=where,
                 )
-        if int(record["size"]) != config.size or record.get("limit") != limit:
+        if othello and (int(record["size"]) != config.size or record.get("limit") != limit):
             raise TournamentError(
                 f"played on {record['size']}x{record['size']} with limit {record.get('limit')}, "
                 f"the config says {config.size}x{config.size} with limit {limit}; use a new output folder",
                 where=where,
             )
+        if not othello and record.get("limit") != limit:
+            raise TournamentError(
+                f"played with limit {record.get('limit')}, the config says {limit}; use a new "
+                "output folder",
+                where=where,
+            )
         job = by_key.get(record_key(record))
         if job is not None:
-            opening = format_transcript(job.opening, size=job.size, passes=True)
+            opening = format_moves(job.rules, job.opening)
             if record["opening"] != opening:
                 raise TournamentError(
                     f"opening {record['opening']} differs from the scheduled {opening} (other "

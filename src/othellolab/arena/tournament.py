@@ -3,9 +3,11 @@
 so that a killed tournament resumes where it stopped and never plays a game twice.
 
 An output folder holds ``tournament.json`` (the config of the latest run), ``results.jsonl``
-(one JSON object per finished game, the record of truth) and ``games.ggf`` (the same games as
-GGF, rewritten from the results at each start). A game is identified by its pairing (the two
-labels, sorted), its round (the index of its opening) and the label playing black.
+(one JSON object per finished game, the record of truth) and, for Othello, ``games.ggf`` (the
+same games as GGF, rewritten from the results at each start). A game is identified by its
+pairing (the two labels, sorted), its round (the index of its opening) and the label playing
+black (the first player, in any game). A folder holds the games of one game: Othello, or animal
+shogi (records with ``"game": "animal-shogi"`` and moves as names, see ``results``).
 
 The terms and the schedule are in ``tournament_config``, the results file in ``results``.
 """
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from othellolab.arena.match import MatchResult, play_game
-from othellolab.arena.results import ResultsFile, check_consistent
+from othellolab.arena.results import ResultsFile, check_consistent, format_moves
 from othellolab.arena.tournament_config import (
     CONFIG,
     MAX_WORKERS,
@@ -35,19 +37,20 @@ from othellolab.arena.tournament_config import (
     TournamentError,
     check_int,
     limit_dict,
+    record_game_name,
     record_key,
     schedule,
 )
 from othellolab.core import (
     Board,
+    ConfigError,
     Limit,
     PlayResult,
-    format_transcript,
 )
 from othellolab.core.files import atomic_writer
 from othellolab.core.progress import StepProgress
 from othellolab.players.base import Player
-from othellolab.players.registry import make_player
+from othellolab.players.registry import get_entry, make_game_player, parse_spec
 
 # ----------------------------------------------------------------------------------------------
 # Playing one game
@@ -80,15 +83,16 @@ class _Timed(Player):
 
 
 class PlayerCache:
-    """The players of one process, built once per label and spec and reused game after game."""
+    """The players of one process, built once per label, spec and game (``make_game_player``:
+    a player that does not play the game is refused) and reused game after game."""
 
     def __init__(self) -> None:
-        self._cache: dict[tuple[str, str], _Timed] = {}
+        self._cache: dict[tuple[str, str, str], _Timed] = {}
 
-    def get(self, label: str, spec: str) -> _Timed:
-        key = (label, spec)
+    def get(self, label: str, spec: str, game: str = "othello") -> _Timed:
+        key = (label, spec, game)
         if key not in self._cache:
-            self._cache[key] = _Timed(make_player(spec))
+            self._cache[key] = _Timed(make_game_player(spec, game))
         return self._cache[key]
 
     def close(self) -> None:
@@ -99,19 +103,22 @@ class PlayerCache:
 
 
 def play_job(job: GameJob, players: PlayerCache) -> dict[str, Any]:
-    """Play one scheduled game and return its results record."""
+    """Play one scheduled game and return its results record: an Othello record has the board
+    ``size``, another game's has its ``game`` name instead (and move names, not a transcript)."""
+    rules = job.rules
     try:
-        black = players.get(job.black, job.black_spec)
-        white = players.get(job.white, job.white_spec)
+        black = players.get(job.black, job.black_spec, job.game)
+        white = players.get(job.white, job.white_spec, job.game)
         t0 = time.perf_counter()
         game = play_game(
             black, white, opening=job.opening, size=job.size, limit=job.limit,
-            headers={"black": job.black, "white": job.white},
+            headers={"black": job.black, "white": job.white}, game=rules,
         )  # fmt: skip
     except Exception as e:  # a player's failure, named by the game it happened in
         raise TournamentError(f"{type(e).__name__}: {e}", where=job.describe()) from e
     seconds = time.perf_counter() - t0
     n = len(job.opening)
+    board = {"size": job.size} if job.game == "othello" else {"game": job.game}
     return {
         "v": RECORD_VERSION,
         "tournament": job.tournament,
@@ -121,10 +128,10 @@ def play_job(job: GameJob, players: PlayerCache) -> dict[str, Any]:
         "white": job.white,
         "black_spec": job.black_spec,
         "white_spec": job.white_spec,
-        "size": job.size,
+        **board,
         "limit": limit_dict(job.limit),
-        "opening": format_transcript(job.opening, size=job.size, passes=True),
-        "moves": format_transcript(game.moves[n:], size=job.size, passes=True),
+        "opening": format_moves(rules, job.opening),
+        "moves": format_moves(rules, game.moves[n:], start=job.opening),
         "score": game.score(),
         "seconds": round(seconds, 3),
         "black_time": round(black.seconds / max(black.moves, 1), 4),
@@ -168,10 +175,11 @@ def run_tournament(
     out = Path(folder)
     workers = config.workers if workers is None else workers
     check_int(workers, 1, MAX_WORKERS, f"tournament {config.name!r}", "workers")
+    check_entrants(config)
     jobs = schedule(config)
     run = TournamentRun(config, out)
     t0 = time.perf_counter()
-    with ResultsFile(out) as results:
+    with ResultsFile(out, game=config.game) as results:
         check_consistent(config, jobs, results.records, out)
         with atomic_writer(out / CONFIG) as f:
             json.dump(config.to_dict(), f, indent=2)
@@ -199,6 +207,19 @@ def run_tournament(
         run.records = list(results.records)
     run.seconds = time.perf_counter() - t0
     return run
+
+
+def check_entrants(config: TournamentConfig) -> None:
+    """Refuse, before any game is played, an entrant that is unknown or does not play the
+    config's game, with ``make_game_player``'s message located at the entrant's label. Nothing
+    is built here (a player's other failures stop the tournament at its first game)."""
+    for e in config.players:
+        try:
+            name, _ = parse_spec(e.spec)
+            if config.game not in get_entry(name).games():
+                make_game_player(e.spec, config.game).close()  # refused before it is built
+        except ConfigError as error:
+            raise error.at(f"tournament {config.name!r}, player {e.label!r}") from None
 
 
 def _play_all(jobs: Sequence[GameJob], workers: int) -> Iterator[dict[str, Any]]:
@@ -273,10 +294,11 @@ def _worker_play(job: GameJob) -> dict[str, Any]:
 
 def pairing_results(records: Sequence[dict[str, Any]]) -> dict[tuple[str, str], MatchResult]:
     """Wins, draws and losses of each pairing (from the first label's point of view, labels
-    in sorted order), with the sum of its disc differences."""
+    in sorted order), with the sum of its disc differences (of its results, in animal
+    shogi)."""
     out: dict[tuple[str, str], MatchResult] = {}
     for r in records:
         a, b = sorted((r["black"], r["white"]))
-        m = out.setdefault((a, b), MatchResult(a, b))
+        m = out.setdefault((a, b), MatchResult(a, b, game=record_game_name(r)))
         m.add(int(r["score"]) if r["black"] == a else -int(r["score"]))
     return out

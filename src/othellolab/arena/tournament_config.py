@@ -17,16 +17,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from othellolab.arena.openings import opening_set
+from othellolab.arena.openings import is_opening_list, opening_set
 from othellolab.core import (
     SIZES,
     ConfigError,
     Limit,
     OthelloError,
 )
+from othellolab.core import games as _games
+from othellolab.core.games import Othello, game_for
 
 RESULTS = "results.jsonl"
 GAMES = "games.ggf"
+"""Othello's games as GGF beside the results (other games have no such file)."""
 CONFIG = "tournament.json"
 MODES = ("round-robin", "gauntlet")
 MAX_GAMES = 100_000
@@ -56,7 +59,8 @@ class TournamentConfig:
     of ``gauntlet`` against every other entrant, and against each other when ``mutual``),
     ``games`` per pairing (even: colour-swapped
     pairs, one opening per pair), ``openings`` (a list file, ``random:N`` or ``none``, see
-    ``opening_set``), board ``size``, a per-move ``limit`` passed to every player (``None``: each
+    ``opening_set``), the ``game`` (``othello`` or ``animal-shogi``, see ``core.games``),
+    Othello's board ``size``, a per-move ``limit`` passed to every player (``None``: each
     player's own settings) and ``workers`` (processes playing games at once)."""
 
     players: tuple[Entrant, ...]
@@ -66,6 +70,7 @@ class TournamentConfig:
     mutual: bool = False
     openings: str = "none"
     seed: int = 0
+    game: str = "othello"
     size: int = 8
     limit: Limit | None = None
     workers: int = 1
@@ -109,8 +114,30 @@ class TournamentConfig:
         elif self.gauntlet or self.mutual:
             option = "gauntlet" if self.gauntlet else "mutual"
             raise ConfigError("is only for mode = 'gauntlet'", where=where, option=option)
+        if not isinstance(self.game, str) or self.game not in _games.GAMES:
+            raise ConfigError(
+                f"unknown game {self.game!r}",
+                where=where,
+                option="game",
+                allowed=" or ".join(_games.GAMES),
+            )
         if self.size not in SIZES:
             raise ConfigError(f"{self.size!r}", where=where, option="size", allowed="8, 6 or 4")
+        if self.game != "othello":
+            if self.size != 8:
+                raise ConfigError(
+                    f"{self.size!r}: the size is Othello's; leave it out for {self.game}",
+                    where=where,
+                    option="size",
+                )
+            if is_opening_list(self.openings):
+                raise ConfigError(
+                    f"{self.openings!r}: opening lists hold Othello transcripts; {self.game} "
+                    "takes random:N or none",
+                    where=where,
+                    option="openings",
+                    allowed="random:N or none",
+                )
         check_int(self.workers, 1, MAX_WORKERS, where, "workers")
         check_int(self.seed, 0, 2**63 - 1, where, "seed")
 
@@ -120,6 +147,11 @@ class TournamentConfig:
 
     def spec_of(self, label: str) -> str:
         return next(e.spec for e in self.players if e.label == label)
+
+    @property
+    def rules(self) -> _games.Game:
+        """The game played (``core.games``): Othello on ``size``, or animal shogi."""
+        return game_for(self.game, self.size)
 
     def pairings(self) -> list[tuple[str, str]]:
         """Every pairing, each as its two labels sorted, in config order."""
@@ -134,8 +166,11 @@ class TournamentConfig:
         return [(a, b) if a <= b else (b, a) for a, b in pairs]
 
     def to_dict(self) -> dict[str, Any]:
-        """The config as plain JSON-able data (what ``tournament.json`` holds)."""
+        """The config as plain JSON-able data (what ``tournament.json`` holds; no ``size``
+        for another game than Othello)."""
         out = asdict(self)
+        if self.game != "othello":
+            del out["size"]
         out["players"] = {e.label: e.spec for e in self.players}
         out["gauntlet"] = list(self.gauntlet)
         out["limit"] = limit_dict(self.limit)
@@ -179,7 +214,7 @@ class TournamentConfig:
             raise ConfigError(
                 f"{values['mutual']!r} is not true or false", where=where, option="mutual"
             )
-        for key in ("mode", "openings", "name"):
+        for key in ("mode", "openings", "name", "game"):
             if key in values and not isinstance(values[key], str):
                 raise ConfigError(f"{values[key]!r} is not a string", where=where, option=key)
         return cls(
@@ -271,6 +306,12 @@ class GameJob:
     size: int = 8
     limit: Limit | None = None
     tournament: str = "tournament"
+    game: str = "othello"
+
+    @property
+    def rules(self) -> _games.Game:
+        """The game played: Othello on ``size``, or another game of ``core.games``."""
+        return game_for(self.game, self.size)
 
     @property
     def key(self) -> tuple[str, str, int, str]:
@@ -285,7 +326,9 @@ def schedule(config: TournamentConfig) -> list[GameJob]:
     """Every game of the tournament, round by round: in round ``k`` each pairing plays opening
     ``k`` twice, colours swapped, so that a tournament stopped early is still balanced."""
     rounds = config.games // 2
-    openings = opening_set(config.openings, rounds, size=config.size, seed=config.seed)
+    openings = opening_set(
+        config.openings, rounds, size=config.size, seed=config.seed, game=config.rules
+    )
     jobs = []
     for k in range(rounds):
         for a, b in config.pairings():
@@ -302,6 +345,7 @@ def schedule(config: TournamentConfig) -> list[GameJob]:
                         size=config.size,
                         limit=config.limit,
                         tournament=config.name,
+                        game=config.game,
                     )
                 )
     return jobs
@@ -311,3 +355,15 @@ def record_key(record: dict[str, Any]) -> tuple[str, str, int, str]:
     """The key of a results record (see ``GameJob.key``)."""
     a, b = record["pairing"]
     return (a, b, int(record["round"]), record["black"])
+
+
+def record_game_name(record: dict[str, Any]) -> str:
+    """The game a results record was played in (``core.games`` name): its ``game`` field, or
+    ``othello`` for a record without one (every Othello record)."""
+    return str(record.get("game", "othello"))
+
+
+def record_rules(record: dict[str, Any]) -> _games.Game:
+    """The rules of a results record's game: Othello on its ``size``, or its ``game``."""
+    name = record_game_name(record)
+    return Othello(int(record["size"])) if name == "othello" else game_for(name)

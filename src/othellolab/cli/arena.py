@@ -36,7 +36,10 @@ def match(
             "random:N (N random plies) or none."
         ),
     ] = "random:8",
-    size: Annotated[int, typer.Option(help="Board size: 8, 6 or 4.")] = 8,
+    game: Annotated[
+        str, typer.Option(help="The game: othello or animal-shogi (openings random:N or none).")
+    ] = "othello",
+    size: Annotated[int, typer.Option(help="Othello's board size: 8, 6 or 4.")] = 8,
     seed: Annotated[int, typer.Option(help="Seed of the opening draw.")] = 0,
     time: Annotated[
         float | None, typer.Option(help="Seconds per move for both (default: their own).")
@@ -59,6 +62,7 @@ def match(
         players=(Entrant(la, a), Entrant(lb, b)),
         games=games,
         openings=openings,
+        game=game,
         size=size,
         seed=seed,
         limit=parse_limit(limit, "arena match"),
@@ -92,11 +96,12 @@ def tournament(
 
 
 def _run(config: Any, folder: Path, *, quiet: bool, max_games: int | None) -> None:
-    from othellolab.arena.tournament import pairing_results, run_tournament
-    from othellolab.players import make_player
+    from othellolab.arena.tournament import check_entrants, pairing_results, run_tournament
+    from othellolab.players import make_game_player
 
-    for e in config.players:  # a bad spec fails now, not after an hour of games
-        make_player(e.spec).close()
+    check_entrants(config)  # a bad spec fails now, not after an hour of games
+    for e in config.players:
+        make_game_player(e.spec, config.game).close()
     run = run_tournament(config, folder, progress=not quiet, max_games=max_games)
     done = len(run.records)
     typer.echo(
