@@ -113,6 +113,12 @@ def test_resume_refuses_a_changed_config(tmp_path: Path) -> None:
     train_supervised(_config(tmp_path, "c", **tables), progress=False)
     with pytest.raises(ConfigError, match=r"different config \(optim\.lr differ\)"):
         train_supervised(_config(tmp_path, "c", optim={"lr": 0.01}, **tables), progress=False)
+    # a run frozen before model.game existed resumes (its default is assumed)
+    frozen = tmp_path / "runs" / "c" / "config.json"
+    data = json.loads(frozen.read_text())
+    del data["model"]["game"]
+    frozen.write_text(json.dumps(data))
+    train_supervised(_config(tmp_path, "c", **tables), progress=False)
 
 
 def test_learning_rate_schedules(tmp_path: Path) -> None:

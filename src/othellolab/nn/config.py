@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import operator
 import re
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 from typing import Any, NoReturn
 
 from othellolab.core import ConfigError, OthelloError
@@ -180,6 +180,16 @@ class ModelConfig:
     def input_shape(self) -> tuple[int, int, int]:
         """Shape ``(C, rows, cols)`` of one input (``(C, size, size)`` for Othello)."""
         return (self.channels, self.rules.rows, self.rules.cols)
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        """The options that have defaults, as JSON-ready data: a run frozen before an option
+        existed resumes when its config keeps the option's default."""
+        return {
+            f.name: list(f.default) if isinstance(f.default, tuple) else f.default
+            for f in fields(cls)
+            if f.default is not MISSING
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data (tuples become lists)."""

@@ -26,6 +26,7 @@ import torch.nn.functional as F
 from safetensors.torch import load_file
 
 from othellolab.core.files import replacing
+from othellolab.nn.config import ModelConfig
 from othellolab.nn.io import ModelFileError, load_state, save_model, state_tensors
 from othellolab.nn.models import PolicyValueNet, build_model
 from othellolab.nn.precision import fast_bfloat16, training_layout
@@ -455,6 +456,7 @@ def train_supervised(
     torch.set_num_threads(cfg.runtime.threads)
     run = RunDir(Path(cfg.runs_dir) / cfg.name)
     defaults = {table: asdict(cls()) for table, cls in _TABLES.items()}
+    defaults["model"] = ModelConfig.defaults()
     run.freeze(cfg.to_dict(), text=config_text, defaults=defaults)
     run.recover()
     device = _resolve_device(cfg)

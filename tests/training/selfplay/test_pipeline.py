@@ -385,6 +385,22 @@ def test_extending_a_finished_run_trains_more_generations(killed: Killed, tmp_pa
         assert (root / name).read_bytes() == (killed.root / name).read_bytes()
 
 
+def test_a_run_frozen_before_an_option_existed_resumes(killed: Killed, tmp_path: Path) -> None:
+    # runs started before the game protocol have no model.game in their frozen config
+    folder = copy_run(killed.root, tmp_path)
+    frozen = folder / RUN / "config.json"
+    data = json.loads(frozen.read_text())
+    del data["model"]["game"]
+    frozen.write_text(json.dumps(data))
+    summary = run_in(folder, tiny(loop={"generations": 4}, grade={"every": 0}))
+    assert summary.generation == 4
+    # a frozen value other than the default is still refused
+    data["model"]["game"] = "animal-shogi"
+    frozen.write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match="model.game"):
+        run_in(folder, tiny(loop={"generations": 5}, grade={"every": 0}))
+
+
 # ---- corrupt shards -----------------------------------------------------------------------------
 
 

@@ -269,6 +269,7 @@ class SelfPlayRunConfig:
         resume when it keeps its default)."""
         d = {key: asdict(klass()) for key, klass in _TABLES.items()}
         d["selfplay"] = SelfPlayConfig().to_dict()
+        d["model"] = ModelConfig.defaults()
         return d
 
     @classmethod
