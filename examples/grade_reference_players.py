@@ -3,7 +3,9 @@
 python examples/grade_reference_players.py   # about a minute
 
 The solver's own moves must score 100%; alpha-beta at depth 4 with the hand-written evaluation
-and flat Monte Carlo with 150 playouts per move land near the issue's 72% and 57%.
+and flat Monte Carlo with 150 playouts per move land near the issue's 72% and 57%; alpha-beta
+with the exact endgame of self-play's `solve_empties = 14` is the reference for the grades "with
+the exact endgame".
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ def main() -> None:
         "solver (the set's best moves)": solver,
         "alphabeta depth 4, hand-written evaluation": player_chooser(
             lambda: AlphaBetaPlayer(depth=4, endgame=0, evaluation="heuristic", seed=0), 6
+        ),
+        "alphabeta depth 4, hand-written evaluation, exact at 14 empties or fewer": player_chooser(
+            lambda: AlphaBetaPlayer(depth=4, endgame=14, evaluation="heuristic", seed=0), 6
         ),
         "montecarlo, 150 playouts per move": player_chooser(
             lambda: MonteCarloPlayer(playouts=150, seed=0), 6
