@@ -3,6 +3,8 @@ against a brute-force negamax over the public Board API."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -311,6 +313,25 @@ def test_limits_abort() -> None:
         solve(board, time_limit=1e-9)
     with pytest.raises(ValueError, match="empty search window"):
         solve(board, alpha=5, beta=5)
+
+
+def test_a_solve_far_from_the_end_stops_at_its_deadline() -> None:
+    """At 45 empties every deep node orders its moves by shallow searches of thousands of nodes;
+    the clock used to be read every 16,384 deep nodes only, so a 0.1 s solve ran about a second
+    (found by the capped-search fuzz test). CPU time is the measure: a loaded machine only
+    lowers what the process can spend before its wall-clock deadline."""
+    rng = np.random.default_rng(15)
+    board = Board()
+    for _ in range(15):
+        moves = board.legal_actions()
+        board = board.play(moves[int(rng.integers(len(moves)))])
+    assert board.num_empties == 45
+    with pytest.raises(SolveAborted):
+        solve(board, time_limit=1e-9)  # loads the compiled kernels outside the measure
+    t0 = time.process_time()
+    with pytest.raises(SolveAborted):
+        solve(board, time_limit=0.1)
+    assert time.process_time() - t0 < 0.1 + 0.4
 
 
 def test_endgame_player() -> None:
