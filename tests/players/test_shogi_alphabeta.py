@@ -232,7 +232,7 @@ def test_spec_defaults_and_unknown_options() -> None:
 
 def test_an_othello_board_is_refused_and_a_finished_game_too() -> None:
     player = ShogiAlphaBetaPlayer()
-    with pytest.raises(ConfigError, match="plays animal-shogi only, not Board"):
+    with pytest.raises(ConfigError, match="plays animal-shogi only, not othello positions"):
         player.choose(Board())
     over = AnimalShogi.from_sfen(LION_CAPTURE).play("c1b1")
     with pytest.raises(ValueError, match="the game is over"):

@@ -62,6 +62,7 @@ class _Timed(Player):
     def __init__(self, inner: Player) -> None:
         self.inner = inner
         self.name = inner.name
+        self.games = inner.games
         self.seconds = 0.0
         self.moves = 0
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import abc
+import functools
+from typing import Any
 
 import numpy as np
 
-from othellolab.core import Board, Limit, PlayResult, Score
+from othellolab.core import Board, ConfigError, Limit, PlayResult, Score
+from othellolab.core.animal_shogi import AnimalShogi
 
 __all__ = ["Limit", "PlayResult", "Player", "Score", "uniform_policy"]
 
@@ -30,6 +33,30 @@ class Player(abc.ABC):
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
         """The action to play in ``board``, with optional policy, score and search info."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every ``choose`` a subclass defines first refuses a position of a game the player
+        does not play (``games``), naming both, instead of failing inside its search."""
+        super().__init_subclass__(**kwargs)
+        choose = cls.__dict__.get("choose")
+        if choose is None or getattr(choose, "__isabstractmethod__", False):
+            return
+        if getattr(choose, "_checks_game", False):
+            return
+
+        @functools.wraps(choose)
+        def checked(self: Player, board: Any, *args: Any, **kwargs: Any) -> PlayResult:
+            game = _GAMES_OF.get(type(board))
+            if game is not None and game not in self.games:
+                raise ConfigError(
+                    f"plays {' and '.join(self.games)} only, not {game} positions "
+                    f"({type(board).__name__})",
+                    where=f"player {self.name!r}",
+                )
+            return choose(self, board, *args, **kwargs)
+
+        checked._checks_game = True  # type: ignore[attr-defined]
+        cls.choose = checked  # type: ignore[method-assign]
+
     def reset(self) -> None:  # noqa: B027 - optional hook
         """Forget everything about the previous game."""
 
@@ -44,6 +71,10 @@ class Player(abc.ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+_GAMES_OF: dict[type, str] = {Board: "othello", AnimalShogi: "animal-shogi"}
+"""The game of each people's position type that ``choose`` receives."""
 
 
 def uniform_policy(board: Board, actions: list[int] | None = None) -> np.ndarray:

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from othellolab.core import Board, ConfigError, Limit, PlayResult, Score
+from othellolab.core import Board, Limit, PlayResult, Score
 from othellolab.core.animal_shogi import AnimalShogi
 from othellolab.players.base import Player
 from othellolab.players.options import SEED, Option, checked_options
@@ -58,11 +58,6 @@ class ShogiAlphaBetaPlayer(Player):
         """Keep the tie-break stream going: a new game must not replay the previous one."""
 
     def choose(self, board: Board | AnimalShogi, limit: Limit | None = None) -> PlayResult:
-        if not isinstance(board, AnimalShogi):
-            raise ConfigError(
-                f"plays animal-shogi only, not {type(board).__name__} positions",
-                where=f"player {self.name!r}",
-            )
         if board.is_game_over():
             raise ValueError(f"no legal move: the game is over\n{board}")
         limit = limit or Limit()
