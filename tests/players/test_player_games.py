@@ -32,3 +32,18 @@ def test_a_position_of_another_game_is_refused_by_name(name: str) -> None:
                 with pytest.raises(ConfigError, match=f"only, not {game} positions") as e:
                     player.choose(position)
                 assert f"player {player.name!r}" in str(e.value)
+
+
+def test_a_tree_search_plays_the_games_of_its_evaluator() -> None:
+    from othellolab.nn.inference import NetworkEvaluator
+    from othellolab.nn.pretrained import resolve
+    from othellolab.players.mcts import MCTSPlayer
+
+    assert MCTSPlayer(sims=4).games == ("othello",)  # random rollouts are Othello's
+    shogi = MCTSPlayer(sims=4, evaluator=NetworkEvaluator.from_dir(resolve("az-animal-shogi")))
+    assert shogi.games == ("animal-shogi",)
+    assert AnimalShogi().is_legal(shogi.choose(AnimalShogi()).move)
+    with pytest.raises(ConfigError, match="animal-shogi only, not othello positions"):
+        shogi.choose(Board())
+    player = make_player("alphazero:model=az-animal-shogi,sims=4")
+    assert AnimalShogi().is_legal(player.choose(AnimalShogi()).move)

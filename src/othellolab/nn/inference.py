@@ -111,6 +111,11 @@ class NetworkEvaluator:
         """The model's config (board size, planes)."""
         return self.model.config
 
+    @property
+    def games(self) -> tuple[str, ...]:
+        """The game the model plays, as a player's ``games`` (a search over it plays that)."""
+        return (self.config.game,)
+
     def clear_cache(self) -> None:
         """Forget every cached position."""
         self._cache.clear()

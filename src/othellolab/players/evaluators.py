@@ -141,10 +141,11 @@ class RandomRolloutEvaluator:
 
     The playouts run in a compiled kernel with its own seeded random stream, so a seeded
     evaluator gives the same values for the same sequence of calls. A finished game always
-    evaluates to its exact result.
+    evaluates to its exact result. The playouts are Othello's.
     """
 
     has_priors = False
+    games = ("othello",)
 
     def __init__(self, playouts: int = 1, *, seed: int | None = None) -> None:
         if playouts < 1:

@@ -38,6 +38,7 @@ import numpy as np
 
 from othellolab.core import Board, Limit, PlayResult, Score, Stop
 from othellolab.core.games import (
+    GAMES,
     MAX_CHILDREN,
     Game,
     game_child,
@@ -1113,6 +1114,7 @@ class MCTSPlayer(Player):
     games per leaf for the default evaluator, ``batch`` leaves per evaluator call,
     ``temperature`` 0 to play the most visited move or > 0 to sample from visits^(1/T),
     ``dirichlet`` the root-noise alpha (0 = off), ``reuse`` to keep the tree between moves.
+    It plays the games its evaluator plays (an evaluator's ``games``; rollouts: Othello's).
     The policy returned is the visit distribution at the root (the AlphaZero training target);
     the score's ``value`` and ``win_prob`` are the chosen move's expected result in [-1, 1]
     and its mapping to [0, 1] (draws half), not a disc count.
@@ -1154,6 +1156,7 @@ class MCTSPlayer(Player):
         seeds = np.random.SeedSequence(seed).spawn(3)
         if evaluator is None:
             evaluator = RandomRolloutEvaluator(playouts, seed=int(seeds[0].generate_state(1)[0]))
+        self.games = getattr(evaluator, "games", GAMES)  # the tree plays any game of the protocol
         self.tree = MCTS(
             evaluator,
             c=c,
