@@ -274,18 +274,25 @@ def test_loop_init_of_the_right_size_is_generation_zero(
 # ---- the shipped config ------------------------------------------------------------------------
 
 
-def test_the_shipped_6x6_config_loads_as_its_file_says() -> None:
-    path = ROOT / "configs/alphazero-6x6.toml"
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in (ROOT / "configs").glob("alphazero-*.toml"))
+)
+def test_every_shipped_selfplay_config_loads_as_its_file_says(name: str) -> None:
+    path = ROOT / "configs" / name
     cfg, text = load_run_config(path)
     raw = tomllib.loads(path.read_text())  # the file itself, read by tomllib, is the reference
     assert text == path.read_text()
-    assert (cfg.name, cfg.size, cfg.seed, cfg.runs_dir) == (
+    assert (cfg.name, cfg.seed, cfg.runs_dir, cfg.game) == (
         raw["name"],
-        raw["size"],
         raw["seed"],
         raw["runs_dir"],
+        raw.get("game", "othello"),
     )
-    assert cfg.model == model_config(raw["model"]["preset"], size=raw["size"])
+    assert cfg.size == raw.get("size", cfg.size)  # the other games have no size
+    if cfg.game == "othello":
+        assert cfg.model == model_config(raw["model"]["preset"], size=raw["size"])
+    else:
+        assert cfg.model.game == cfg.game
     for table, options in raw.items():
         if not isinstance(options, dict) or table == "model":
             continue
