@@ -26,6 +26,7 @@ from othellolab.envs.common import (
     animal_shogi_planes,
     check_choice,
     parse_side,
+    start_episode,
 )
 from othellolab.envs.opponents import Opponent, OpponentLike
 
@@ -96,15 +97,7 @@ class AnimalShogiEnv(gym.Env[np.ndarray, np.int64]):
         replay exactly given the same actions.
         """
         super().reset(seed=seed)
-        if seed is not None or not self._opponent_seeded:
-            self.opponent.seed(int(self.np_random.integers(2**63)))
-            self._opponent_seeded = True
-        self.opponent.reset()
-        side = (options or {}).get("player_color", self.player_color)
-        if side == "random":
-            self.agent_color = int(self.np_random.integers(2))
-        else:
-            self.agent_color = parse_side(side)
+        self.agent_color = start_episode(self, seed, options, parse_side)
         self.position = AnimalShogi()
         self.last_action = None
         self.last_move = None

@@ -143,6 +143,21 @@ def parse_side(value: str | int) -> int:
     raise ValueError(f"player_color={value!r} is not 'first' or 'second' (or 'random')")
 
 
+def start_episode(env: Any, seed: int | None, options: dict[str, Any] | None, parse: Any) -> int:
+    """What both single-agent envs do first in ``reset``: reseed the opponent from the env's
+    generator (on a seeded reset, and once before the first episode), reset it, and return the
+    agent's side for this episode (``options["player_color"]`` or the env's ``player_color``;
+    ``"random"`` draws it; ``parse`` reads the rest)."""
+    if seed is not None or not env._opponent_seeded:
+        env.opponent.seed(int(env.np_random.integers(2**63)))
+        env._opponent_seeded = True
+    env.opponent.reset()
+    side = (options or {}).get("player_color", env.player_color)
+    if side == "random":
+        return int(env.np_random.integers(2))
+    return parse(side)  # type: ignore[no-any-return]
+
+
 def animal_shogi_planes(position: _shogi.AnimalShogi, side: int) -> np.ndarray:
     """The 17 planes ``(17, 4, 3)`` float32 (``core.animal_shogi.PLANE_NAMES``) of
     ``position`` seen from ``side``: the side to move's view, turned when the other side is to

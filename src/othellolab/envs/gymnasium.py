@@ -29,6 +29,7 @@ from othellolab.envs.common import (
     observation_planes,
     parse_color,
     render,
+    start_episode,
 )
 from othellolab.envs.opponents import Opponent, OpponentLike
 
@@ -119,15 +120,7 @@ class OthelloEnv(gym.Env[Obs, np.int64]):
         replay exactly given the same actions.
         """
         super().reset(seed=seed)
-        if seed is not None or not self._opponent_seeded:
-            self.opponent.seed(int(self.np_random.integers(2**63)))
-            self._opponent_seeded = True
-        self.opponent.reset()
-        color = (options or {}).get("player_color", self.player_color)
-        if color == "random":
-            self.agent_color = int(self.np_random.integers(2))
-        else:
-            self.agent_color = parse_color(color)
+        self.agent_color = start_episode(self, seed, options, parse_color)
         self.board = Board(size=self.size)
         self.last_action = None
         self._done = False
