@@ -163,3 +163,38 @@ def test_batched_policy_transform_per_row() -> None:
     assert (table[:, 64] == 64).all() and all(sorted(t) == list(range(65)) for t in table)
     # Identity plus the published layout: rot90 in numpy's sense maps h1 (top right) to a1.
     assert transform_action(move_to_index("h1"), 1) == move_to_index("a1")
+
+
+def test_moves_that_a_symmetry_of_the_position_maps_together_are_equivalent() -> None:
+    from othellolab.datasets.features import equivalent_actions
+
+    start = Board()
+    f5 = move_to_index("f5")
+    # The four first moves of Othello are one move up to symmetry (every WTHOR game is written
+    # from f5 for that reason).
+    same = equivalent_actions(np.array([start.player]), np.array([start.opponent]), np.array([f5]))[
+        0
+    ]
+    assert {index_to_move(int(a)) for a in np.flatnonzero(same)} == {"d3", "c4", "f5", "e6"}
+    # After f5 the three replies are three openings (perpendicular d6, diagonal f6, parallel
+    # f4): each is equivalent only to itself, although the position keeps a symmetry.
+    after = start.play(f5)
+    replies = np.array(after.legal_actions())
+    same = equivalent_actions(
+        np.full(len(replies), after.player, dtype=np.uint64),
+        np.full(len(replies), after.opponent, dtype=np.uint64),
+        replies,
+    )
+    assert (same.sum(axis=1) == 1).all() and same[np.arange(len(replies)), replies].all()
+    # A position without a symmetry: every move alone; the pass maps to itself.
+    rng = np.random.default_rng(3)
+    board = Board()
+    for _ in range(9):
+        board = board.play(board.legal_actions()[int(rng.integers(len(board.legal_actions())))])
+    moves = np.array([*board.legal_actions(), board.pass_action])
+    same = equivalent_actions(
+        np.full(len(moves), board.player, dtype=np.uint64),
+        np.full(len(moves), board.opponent, dtype=np.uint64),
+        moves,
+    )
+    assert (same.sum(axis=1) == 1).all()

@@ -35,6 +35,7 @@ __all__ = [
     "FeatureSpec",
     "encode_batch",
     "encode_board",
+    "equivalent_actions",
     "index_to_move",
     "move_to_index",
     "policy_size",
@@ -278,6 +279,25 @@ def transform_bitboards(x: np.ndarray, ks: np.ndarray | int, size: int = 8) -> n
     if ks_arr.size and (ks_arr.min() < 0 or ks_arr.max() > 7):
         raise ValueError("symmetry indices must be in 0..7")
     return _transform_bitboards(x, ks_arr, _bit_ops(), symmetry_table(size), size)
+
+
+def equivalent_actions(
+    player: np.ndarray, opponent: np.ndarray, actions: np.ndarray, size: int = 8
+) -> np.ndarray:
+    """``(N, size*size + 1)`` bool: the actions that a symmetry of each position itself maps
+    ``actions[i]`` to (the action alone when the position has no symmetry). They lead to the
+    same position up to that symmetry, so a prediction among them is the same move: at the
+    start of a game all four first moves are one (WTHOR writes every game from f5)."""
+    p = np.ascontiguousarray(player, dtype=np.uint64)
+    o = np.ascontiguousarray(opponent, dtype=np.uint64)
+    a = np.asarray(actions, dtype=np.int64)
+    table = symmetry_table(size)
+    out = np.zeros((len(a), size * size + 1), dtype=bool)
+    rows = np.arange(len(a))
+    for k in range(8):
+        fixed = (transform_bitboards(p, k, size) == p) & (transform_bitboards(o, k, size) == o)
+        out[rows[fixed], table[k, a[fixed]]] = True
+    return out
 
 
 # ----------------------------------------------------------------------------------------------

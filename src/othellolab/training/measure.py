@@ -20,6 +20,7 @@ import numpy as np
 from othellolab.core import ConfigError
 from othellolab.core import kernels as _k
 from othellolab.core.progress import StepProgress
+from othellolab.datasets.features import equivalent_actions
 from othellolab.training.data import ArraySource
 from othellolab.training.heldout import EvalPositions
 
@@ -86,7 +87,12 @@ def measure_model(
     progress: bool = True,
     device: str = "cpu",
 ) -> ModelMeasurement:
-    """Run the network of ``model_dir`` over every row and summarise (see ``summarise``)."""
+    """Run the network of ``model_dir`` over every row and summarise (see ``summarise``).
+
+    A predicted move counts as the expert's when a symmetry of the position maps one to the
+    other (``datasets.features.equivalent_actions``): they are the same move. Top-k and the
+    policy cross-entropy (of the equivalent moves' total probability) use that rule; without it
+    every net scored a coin toss on the first move of every WTHOR game, all written from f5."""
     import torch
     import torch.nn.functional as F
 
@@ -122,15 +128,22 @@ def measure_model(
             outputs = model(torch.from_numpy(b["planes"]).to(device))
             logits = outputs[0].float().cpu()
             legal = torch.from_numpy(b["legal"])
-            target = torch.from_numpy(positions.move[start : start + k])
             raw = F.softmax(logits, dim=1)
             masked = logits.masked_fill(~legal, float("-inf"))
             logp = F.log_softmax(masked, dim=1)
             sl = slice(start, start + k)
-            out["top1"][sl] = (masked.argmax(dim=1) == target).numpy()
-            top = masked.topk(min(3, area + 1), dim=1).indices
-            out["top3"][sl] = (top == target[:, None]).any(dim=1).numpy()
-            out["ce"][sl] = -logp.gather(1, target[:, None])[:, 0].double().numpy()
+            # a move that a symmetry of the position maps to the expert's is the same move
+            same = equivalent_actions(
+                positions.player[sl], positions.opponent[sl], positions.move[sl], positions.size
+            )
+            hit = np.arange(k)[:, None]
+            out["top1"][sl] = same[hit[:, 0], masked.argmax(dim=1).numpy()]
+            top = masked.topk(min(3, area + 1), dim=1).indices.numpy()
+            out["top3"][sl] = same[hit, top].any(axis=1)
+            same_t = torch.from_numpy(same)
+            out["ce"][sl] = (
+                -torch.logsumexp(logp.masked_fill(~same_t, float("-inf")), dim=1).double().numpy()
+            )
             out["value"][sl] = outputs[1].float().cpu().numpy()
             if out["score"] is not None:
                 out["score"][sl] = outputs[2].float().cpu().numpy() * area
@@ -168,6 +181,8 @@ def summarise(ev: ModelMeasurement, pos: EvalPositions) -> dict[str, Any]:
     placing = pos.move < area
     legal = _k.legal_mask_batch(pos.player, pos.opponent, pos.size)
     n_legal = _k.popcount_batch(legal).astype(np.float64)
+    # the uniform chooser's odds of a move equivalent to the expert's (see ``measure_model``)
+    n_same = equivalent_actions(pos.player, pos.opponent, pos.move, pos.size).sum(axis=1)
     decided = pos.outcome != 0
 
     def block(sel: np.ndarray) -> dict[str, Any]:
@@ -177,8 +192,8 @@ def summarise(ev: ModelMeasurement, pos: EvalPositions) -> dict[str, Any]:
             "top1": _mean(ev.top1[s]),
             "top3": _mean(ev.top3[s]),
             "policy_ce": _mean(ev.ce[s]),
-            "uniform_top1": _mean(1.0 / n_legal[s]),
-            "uniform_ce": _mean(np.log(n_legal[s])),
+            "uniform_top1": _mean(n_same[s] / n_legal[s]),
+            "uniform_ce": _mean(np.log(n_legal[s] / n_same[s])),
             "value_mse": _mean((ev.value[s] - pos.outcome[s]) ** 2),
             "winner_accuracy": _mean(
                 (np.sign(ev.value[s & decided]) == pos.outcome[s & decided]).astype(float)
