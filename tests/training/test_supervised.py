@@ -143,6 +143,25 @@ def test_cli_trains_from_a_toml_file(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "val top-1" in result.output and "model: " in result.output
     assert (tmp_path / "runs/cli/run.toml").read_text() == path.read_text()
+    # --resume RUN goes on from the run's own run.toml, from another folder and another path
+    moved = tmp_path / "elsewhere"
+    (tmp_path / "runs").rename(moved)
+    before = (moved / "cli/metrics.jsonl").read_text()
+    result = CliRunner().invoke(
+        app, ["train", "supervised", "--resume", str(moved / "cli"), "--quiet"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "1 epochs" in result.output and str(moved / "cli") in result.output
+    assert not (tmp_path / "runs").exists()  # nothing written where the run started
+    assert (moved / "cli/metrics.jsonl").read_text() == before  # finished: nothing more to do
+    for args, says in (
+        (["--resume", str(moved)], "not a run folder"),
+        (["--resume", str(tmp_path)], "names the run 'cli', not the folder"),
+        (["--resume", str(moved / "cli"), "--config", str(path)], "not both or neither"),
+        ([], "not both or neither"),
+    ):
+        result = CliRunner().invoke(app, ["train", "supervised", *args])
+        assert result.exit_code != 0 and says in result.output, result.output
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "cli"\nmodel = "mlp-classic"\n[train]\nepoch = 1\n')
     result = CliRunner().invoke(app, ["train", "supervised", "--config", str(bad)])

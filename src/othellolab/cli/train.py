@@ -1,13 +1,57 @@
-"""``othellolab train supervised --config FILE``: train or resume a supervised run;
-``othellolab train patterns``: fit the pattern evaluation."""
+"""``othellolab train supervised --config FILE``: train or resume a supervised run (or
+``--resume RUN``: go on with the run's own config); ``othellolab train selfplay`` likewise for
+AlphaZero runs; ``othellolab train patterns``: fit the pattern evaluation."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
+
+from othellolab.core import ConfigError
+
+C = TypeVar("C")
+
+RESUME_HELP = (
+    "A run folder (runs/NAME) to go on with, by the run.toml its first start wrote: no config "
+    "file needed, from any working directory (its data paths as given then)."
+)
+
+
+def _config_file(config: Path | None, resume: Path | None) -> Path:
+    """The TOML a train command reads: ``--config FILE``, or ``RUN/run.toml`` for ``--resume
+    RUN``; exactly one of the two."""
+    if (config is None) == (resume is None):
+        raise ConfigError(
+            "give --config FILE (start a run, or resume it) or --resume RUN (go on with a run "
+            "folder's own run.toml), not both or neither",
+            option="--config / --resume",
+        )
+    if resume is None:
+        assert config is not None
+        return config
+    path = resume / "run.toml"
+    if not path.is_file():
+        raise ConfigError(f"{resume}: not a run folder (no run.toml)", option="--resume")
+    return path
+
+
+def _resumed(cfg: C, resume: Path | None) -> C:
+    """``cfg`` of ``RUN/run.toml`` living in ``RUN``'s folder (its ``runs_dir`` was relative to
+    where the run started)."""
+    if resume is None:
+        return cfg
+    name: Any = getattr(cfg, "name")  # noqa: B009 - both configs have it
+    if resume.resolve().name != name:
+        raise ConfigError(
+            f"{resume}: its run.toml names the run {name!r}, not the folder's name",
+            option="--resume",
+        )
+    return replace(cfg, runs_dir=str(resume.resolve().parent))  # type: ignore[type-var]
+
 
 train_app = typer.Typer(help="Train networks and the pattern evaluation.", no_args_is_help=True)
 
@@ -15,17 +59,19 @@ train_app = typer.Typer(help="Train networks and the pattern evaluation.", no_ar
 @train_app.command("supervised")
 def supervised(
     config: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--config", "-c", help="TOML run config (see configs/supervised-example.toml)."
         ),
-    ],
+    ] = None,
+    resume: Annotated[Path | None, typer.Option(help=RESUME_HELP)] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Train a policy/value network on game records; a run with existing state resumes."""
     from othellolab.training.config import load_config
 
-    cfg = load_config(config)
+    config = _config_file(config, resume)
+    cfg = _resumed(load_config(config), resume)
     if cfg.runtime.threads >= 2:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from othellolab.training.supervised import train_supervised
@@ -44,9 +90,10 @@ def supervised(
 @train_app.command("selfplay")
 def selfplay(
     config: Annotated[
-        Path,
+        Path | None,
         typer.Option("--config", "-c", help="TOML run config (see configs/alphazero-6x6.toml)."),
-    ],
+    ] = None,
+    resume: Annotated[Path | None, typer.Option(help=RESUME_HELP)] = None,
     ray: Annotated[
         str | None,
         typer.Option(
@@ -61,7 +108,8 @@ def selfplay(
     from othellolab.training.selfplay.pipeline import train_selfplay
     from othellolab.training.selfplay.runconfig import load_run_config
 
-    cfg, text = load_run_config(config)
+    cfg, text = load_run_config(_config_file(config, resume))
+    cfg = _resumed(cfg, resume)
     if cfg.runtime.threads >= 2:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     summary = train_selfplay(cfg, text=text, progress=not quiet, ray=ray, log=typer.echo)

@@ -457,7 +457,8 @@ def train_supervised(
     run = RunDir(Path(cfg.runs_dir) / cfg.name)
     defaults = {table: asdict(cls()) for table, cls in _TABLES.items()}
     defaults["model"] = ModelConfig.defaults()
-    run.freeze(cfg.to_dict(), text=config_text, defaults=defaults)
+    # where the run lives and how it runs may change between starts (train --resume RUN)
+    run.freeze(cfg.to_dict(), text=config_text, defaults=defaults, ignore=("runtime", "runs_dir"))
     run.recover()
     device = _resolve_device(cfg)
     train_src, val_src = sources if sources is not None else build_sources(cfg)

@@ -385,6 +385,23 @@ def test_extending_a_finished_run_trains_more_generations(killed: Killed, tmp_pa
         assert (root / name).read_bytes() == (killed.root / name).read_bytes()
 
 
+def test_train_resume_goes_on_from_the_run_folder_alone(killed: Killed, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from othellolab.cli import app
+
+    run = copy_run(killed.root, tmp_path / "elsewhere") / RUN
+    text = (run / "run.toml").read_text()
+    (run / "run.toml").write_text(text.replace("generations = 3", "generations = 4"))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(tmp_path)  # not where the run started: its runs_dir follows the folder
+        result = CliRunner().invoke(app, ["train", "selfplay", "--resume", str(run), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "generation 4" in result.output
+    assert (run / "models/gen0004/model.safetensors").exists()
+    assert not (tmp_path / "runs").exists()
+
+
 def test_a_run_frozen_before_an_option_existed_resumes(killed: Killed, tmp_path: Path) -> None:
     # runs started before the game protocol have no model.game in their frozen config
     folder = copy_run(killed.root, tmp_path)
