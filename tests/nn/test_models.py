@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 torch = pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
@@ -54,3 +56,49 @@ def test_mlp_board_input_reads_the_colours_apart() -> None:
     b[0, 1, 3, 3] = 1
     with torch.inference_mode():
         assert not torch.allclose(model(a)[0], model(b)[0])
+
+
+@pytest.mark.parametrize("name", ["resnet-b1c16", "cnn-4x16", "mlp-classic"])
+def test_a_masking_model_puts_its_whole_policy_on_legal_actions(name: str, tmp_path: Path) -> None:
+    import numpy as np
+
+    from othellolab.core import Board
+    from othellolab.core.errors import ConfigError
+    from othellolab.datasets.features import FeatureSpec, encode_batch
+    from othellolab.nn.io import load_model, save_model
+
+    planes = ("player", "opponent", "legal")
+    cfg = model_config(name, planes=planes, mask_illegal=True)
+    torch.manual_seed(0)
+    net = build_model(cfg).eval()
+    # the start, a position mid-game, and one where the side to move must pass (an
+    # independent fact: Board.must_pass), each with its legal actions from Board
+    boards = [Board()]
+    rng = np.random.default_rng(1)
+    while len(boards) < 3:
+        b = Board()
+        while not b.is_game_over() and not (len(boards) == 2 and b.must_pass()):
+            moves = b.legal_actions()
+            b = b.play(moves[int(rng.integers(len(moves)))])
+            if len(boards) == 1 and b.num_empties == 30:
+                break
+        if not b.is_game_over():
+            boards.append(b)
+    assert boards[2].must_pass()
+    x = torch.from_numpy(
+        encode_batch(
+            np.array([b.player for b in boards], dtype=np.uint64),
+            np.array([b.opponent for b in boards], dtype=np.uint64),
+            FeatureSpec(planes, 8),
+        )
+    ).float()
+    for model in (net, load_model(save_model(net, tmp_path / "model"))[0].eval()):
+        with torch.no_grad():
+            probs = torch.softmax(model(x)[0], dim=1).numpy()
+        for b, p in zip(boards, probs, strict=True):
+            legal = np.zeros(65, dtype=bool)
+            legal[b.legal_actions()] = True
+            assert p[~legal].sum() < 1e-6 and p[legal].sum() == pytest.approx(1.0, abs=1e-5)
+        assert probs[2][64] == pytest.approx(1.0)  # the pass, the only action
+    with pytest.raises(ConfigError, match="mask_illegal"):
+        model_config(name, mask_illegal=True)  # no legal plane to mask by

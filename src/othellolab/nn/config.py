@@ -72,6 +72,9 @@ class ModelConfig:
     last) and a tanh value head; ``score_head`` adds a tanh head for the final disc difference
     divided by ``size*size``. ``game`` (``core.games``) is ``othello`` on ``size`` x ``size``,
     or ``animal-shogi``: a 4 x 3 board, its 17 planes and 132 actions (``size`` unused).
+    ``mask_illegal`` (Othello, with the ``legal`` plane) masks the policy logits of illegal
+    actions in the forward itself, so the raw policy is a distribution over legal actions (the
+    pass alone when there is no move) and every exported model carries the rule.
     """
 
     family: str
@@ -89,6 +92,7 @@ class ModelConfig:
     score_head: bool = False
     name: str = ""
     game: str = "othello"
+    mask_illegal: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "planes", _sequence("planes", self.planes))
@@ -124,7 +128,9 @@ class ModelConfig:
             raise ModelConfigError(
                 f"planes repeat a name: {list(self.planes)}", where="model config", option="planes"
             )
-        for key in ("batch_norm", "score_head"):
+        if self.mask_illegal is True and (self.game != "othello" or "legal" not in self.planes):
+            _fail("mask_illegal", True, "needs an Othello model with the 'legal' plane")
+        for key in ("batch_norm", "score_head", "mask_illegal"):
             if not isinstance(getattr(self, key), bool):
                 _fail(key, getattr(self, key), "expected true or false")
         if not isinstance(self.name, str):

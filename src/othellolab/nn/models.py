@@ -13,7 +13,19 @@ from torch import nn
 
 from othellolab.nn.config import ModelConfig
 
-__all__ = ["CNN", "MLP", "PolicyValueNet", "ResNet", "build_model", "count_parameters"]
+__all__ = [
+    "CNN",
+    "ILLEGAL_LOGIT",
+    "MLP",
+    "PolicyValueNet",
+    "ResNet",
+    "build_model",
+    "count_parameters",
+]
+
+ILLEGAL_LOGIT = -1.0e4
+"""The logit a masking model gives an illegal action: finite (no NaN in a loss or in bfloat16),
+and far enough below any legal logit that its probability is zero."""
 
 
 class PolicyValueNet(nn.Module):
@@ -24,6 +36,16 @@ class PolicyValueNet(nn.Module):
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.config = config
+        self._legal = config.planes.index("legal") if config.mask_illegal else -1
+
+    def _masked(self, x: torch.Tensor, out: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
+        """With ``mask_illegal``: the policy logits of illegal actions set to ``ILLEGAL_LOGIT``
+        by the input's ``legal`` plane (the pass is legal when no square is)."""
+        if self._legal < 0:
+            return out
+        legal = torch.flatten(x[:, self._legal], 1) > 0.5
+        legal = torch.cat([legal, ~legal.any(dim=1, keepdim=True)], dim=1)
+        return (out[0].masked_fill(~legal, ILLEGAL_LOGIT), *out[1:])
 
 
 def _conv_bn(cin: int, cout: int, k: int, bn: bool) -> list[nn.Module]:
@@ -78,7 +100,7 @@ class CNN(PolicyValueNet):
         self.heads = _Heads(config, config.filters, bn)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        return self.heads(self.trunk(x))
+        return self._masked(x, self.heads(self.trunk(x)))
 
 
 class _Block(nn.Module):
@@ -105,7 +127,7 @@ class ResNet(PolicyValueNet):
         self.heads = _Heads(config, config.filters, bn)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        return self.heads(self.blocks(self.stem(x)))
+        return self._masked(x, self.heads(self.blocks(self.stem(x))))
 
 
 class MLP(PolicyValueNet):
@@ -126,13 +148,14 @@ class MLP(PolicyValueNet):
         self.score = nn.Linear(width, 1) if config.score_head else None
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        planes = x
         if self.config.mlp_input == "board":
             x = x[:, 0] + 2.0 * x[:, 1]
         h = self.trunk(torch.flatten(x, 1))
         out = (self.policy(h), torch.tanh(self.value(h)).squeeze(-1))
         if self.score is not None:
             out = (*out, torch.tanh(self.score(h)).squeeze(-1))
-        return out
+        return self._masked(planes, out)
 
 
 _FAMILIES: dict[str, type[PolicyValueNet]] = {"mlp": MLP, "cnn": CNN, "resnet": ResNet}

@@ -76,6 +76,7 @@ def _model_info(model: Any, info: Any) -> dict[str, Any]:
         "samples": training.get("samples"),
         "train_data": data.get("dataset") or data.get("train_years"),
         "trained_on_passes": bool(data.get("include_passes", False)),
+        "mask_illegal": bool(cfg.mask_illegal),
     }
 
 
@@ -251,6 +252,7 @@ def summarise(ev: ModelMeasurement, pos: EvalPositions) -> dict[str, Any]:
         "after_pass": block(pos.after_pass),
         "forces_pass": block(pos.forces_pass),
         "trained_on_passes": ev.info["trained_on_passes"],
+        "mask_illegal": ev.info["mask_illegal"],
     }
     return {
         "model": {"name": ev.name, "path": ev.path, **ev.info},

@@ -180,7 +180,8 @@ def _markdown(evals: list[ModelMeasurement], pos: EvalPositions) -> str:
         "",
         "A forced pass is the only legal action, so a player masks it in; the unmasked policy "
         "shows whether the network itself expects a pass (a network trained without pass "
-        "positions has never been taught the pass output). *After a pass*: the opponent just "
+        "positions has never been taught the pass output, unless its forward masks illegal "
+        "actions: then the pass is its only action when no square is legal). *After a pass*: the opponent just "
         "passed and the side to move plays twice. *Forcing a pass*: the expert's move left the "
         "opponent without a legal move.",
         "",
@@ -188,6 +189,10 @@ def _markdown(evals: list[ModelMeasurement], pos: EvalPositions) -> str:
     ]
     ps = [e.metrics["passes"] for e in evals]
     row("trained on forced-pass positions", ("yes" if p["trained_on_passes"] else "no" for p in ps))
+    row(
+        "masks illegal actions in its forward",
+        ("yes" if p.get("mask_illegal") else "no" for p in ps),
+    )
     row(
         "forced passes: network's unmasked choice is pass",
         (
