@@ -222,3 +222,30 @@ def test_compiled_forward_trains_the_same_model(tmp_path: Path) -> None:
     for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items(), strict=True):
         torch.testing.assert_close(x, y, rtol=1e-3, atol=1e-3, msg=name)
     assert compiled.metrics["val_top1"] == pytest.approx(plain.metrics["val_top1"], abs=0.01)
+
+
+def test_validation_counts_a_move_equal_up_to_symmetry_as_the_played_one() -> None:
+    from othellolab.core import Board
+    from othellolab.datasets.replay import PositionArrays
+    from othellolab.nn.config import model_config
+    from othellolab.nn.models import build_model
+    from othellolab.training.data import ArraySource
+    from othellolab.training.supervised import validation_metrics
+
+    start = Board()
+    mid = start.play(37).play(45)  # f5 f6: the diagonal opening; no symmetry maps e6 to d3
+    rows = PositionArrays(
+        player=np.array([start.player, mid.player], dtype=np.uint64),
+        opponent=np.array([start.opponent, mid.opponent], dtype=np.uint64),
+        move=np.array([37, 44]),  # f5 (every WTHOR game's first move), then e6
+        outcome=np.zeros(2, dtype=np.int8),
+    )
+    model = build_model(model_config("mlp-1x8"))
+    with torch.no_grad():  # a policy that prefers d3 (19) wherever it is legal
+        model.policy.weight.zero_()
+        model.policy.bias.zero_()
+        model.policy.bias[19] = 5.0
+    assert 19 in start.legal_actions() and 19 in mid.legal_actions()
+    m = validation_metrics(model, ArraySource(rows))
+    # d3 is f5 up to a symmetry of the start, not e6 after f5 f6
+    assert m["val_top1"] == pytest.approx(0.5)

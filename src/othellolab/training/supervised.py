@@ -26,6 +26,7 @@ import torch.nn.functional as F
 from safetensors.torch import load_file
 
 from othellolab.core.files import replacing
+from othellolab.datasets.features import equivalent_actions
 from othellolab.nn.config import ModelConfig
 from othellolab.nn.io import ModelFileError, load_state, save_model, state_tensors
 from othellolab.nn.models import PolicyValueNet, build_model
@@ -181,6 +182,16 @@ def _to_device(batch: dict[str, np.ndarray], device: torch.device) -> dict[str, 
     return {k: torch.from_numpy(np.ascontiguousarray(v)).to(device) for k, v in batch.items()}
 
 
+def _same_moves(planes: np.ndarray, played: np.ndarray) -> np.ndarray:
+    """``equivalent_actions`` of Othello rows given as planes (the side to move's discs first,
+    then the opponent's)."""
+    size = planes.shape[-1]
+    bits = np.uint64(1) << np.arange(size * size, dtype=np.uint64)
+    p = ((planes[:, 0].reshape(len(planes), -1) > 0.5) * bits).sum(axis=1, dtype=np.uint64)
+    o = ((planes[:, 1].reshape(len(planes), -1) > 0.5) * bits).sum(axis=1, dtype=np.uint64)
+    return equivalent_actions(p, o, played, size)
+
+
 def validation_metrics(
     model: PolicyValueNet,
     source: PositionSource,
@@ -191,7 +202,8 @@ def validation_metrics(
     """Validation metrics over a whole source, in order and without augmentation.
 
     ``val_top1``/``val_top3``: share of positions whose played move is the best / among the
-    three best legal moves by the network; ``val_policy_ce``: cross-entropy of the played move
+    three best legal moves by the network (a move that a symmetry of the position maps to the
+    played one counts as it, as in ``training.measure``); ``val_policy_ce``: cross-entropy of the played move
     under the network's policy over legal moves; ``val_uniform_ce``: the same for a uniform
     choice among legal moves (the baseline to beat); ``val_value_mse``: squared error of the
     value against the game's result (and ``val_score_mse`` with a score head).
@@ -211,11 +223,13 @@ def validation_metrics(
             logp = F.log_softmax(logits, dim=1)
             top3 = logits.topk(min(3, logits.shape[1]), dim=1).indices
             k = target.shape[0]
+            same = _same_moves(raw["planes"], target.cpu().numpy())
+            rows = np.arange(k)
             parts = {
                 "val_policy_ce": -(b["policy"] * logp).sum(dim=1).sum(),
                 "val_uniform_ce": torch.log(b["legal"].sum(dim=1).float()).sum(),
-                "val_top1": (logits.argmax(dim=1) == target).float().sum(),
-                "val_top3": (top3 == target[:, None]).any(dim=1).float().sum(),
+                "val_top1": float(same[rows, logits.argmax(dim=1).cpu().numpy()].sum()),
+                "val_top3": float(same[rows[:, None], top3.cpu().numpy()].any(axis=1).sum()),
                 "val_value_mse": ((out[1].float() - b["value"]) ** 2).sum(),
             }
             if len(out) > 2 and "score" in b:
