@@ -7,13 +7,19 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Protocol, TypeVar
 
 import typer
 
 from othellolab.core import ConfigError
 
-C = TypeVar("C")
+
+class _RunConfig(Protocol):
+    name: str
+    runs_dir: str
+
+
+C = TypeVar("C", bound=_RunConfig)
 
 RESUME_HELP = (
     "A run folder (runs/NAME) to go on with, by the run.toml its first start wrote: no config "
@@ -44,10 +50,9 @@ def _resumed(cfg: C, resume: Path | None) -> C:
     where the run started)."""
     if resume is None:
         return cfg
-    name: Any = getattr(cfg, "name")  # noqa: B009 - both configs have it
-    if resume.resolve().name != name:
+    if resume.resolve().name != cfg.name:
         raise ConfigError(
-            f"{resume}: its run.toml names the run {name!r}, not the folder's name",
+            f"{resume}: its run.toml names the run {cfg.name!r}, not the folder's name",
             option="--resume",
         )
     return replace(cfg, runs_dir=str(resume.resolve().parent))  # type: ignore[type-var]

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from othellolab.core import Board, ConfigError, Limit, PlayResult, Score
-from othellolab.core.animal_shogi import AnimalShogi
+from othellolab.core.games import position_game
 
 __all__ = ["Limit", "PlayResult", "Player", "Score", "uniform_policy"]
 
@@ -40,12 +40,13 @@ class Player(abc.ABC):
         choose = cls.__dict__.get("choose")
         if choose is None or getattr(choose, "__isabstractmethod__", False):
             return
-        if getattr(choose, "_checks_game", False):
-            return
 
         @functools.wraps(choose)
         def checked(self: Player, board: Any, *args: Any, **kwargs: Any) -> PlayResult:
-            game = _GAMES_OF.get(type(board))
+            try:
+                game = position_game(board).name
+            except TypeError:  # not a position of the protocol: the player's own affair
+                game = None
             if game is not None and game not in self.games:
                 raise ConfigError(
                     f"plays {' and '.join(self.games)} only, not {game} positions "
@@ -54,7 +55,6 @@ class Player(abc.ABC):
                 )
             return choose(self, board, *args, **kwargs)
 
-        checked._checks_game = True  # type: ignore[attr-defined]
         cls.choose = checked  # type: ignore[method-assign]
 
     def reset(self) -> None:  # noqa: B027 - optional hook
@@ -71,10 +71,6 @@ class Player(abc.ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
-
-
-_GAMES_OF: dict[type, str] = {Board: "othello", AnimalShogi: "animal-shogi"}
-"""The game of each people's position type that ``choose`` receives."""
 
 
 def uniform_policy(board: Board, actions: list[int] | None = None) -> np.ndarray:
