@@ -108,6 +108,42 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
     assert again.steps == straight.steps and again.metrics == straight.metrics
 
 
+def test_steps_per_epoch_cuts_epochs_and_resumes_to_the_same_result(tmp_path: Path) -> None:
+    # 5 games (~300 positions, 10 batches of 32) cut to epochs of 4 batches, each its own shuffle
+    tables = {
+        "train": {
+            "epochs": 3,
+            "batch_size": 32,
+            "steps_per_epoch": 4,
+            "checkpoint_every_steps": 3,
+            "log_every_steps": 2,
+        },
+        "data": {"max_games": 5},
+    }
+    straight = train_supervised(_config(tmp_path, "cut", **tables), progress=False)
+    assert (straight.steps, straight.epochs, straight.samples) == (12, 3, 12 * 32)
+    val = [r for r in _records(straight.run_dir) if r["kind"] == "val"]
+    assert [(r["epoch"], r["step"]) for r in val] == [(1, 4), (2, 8), (3, 12)]
+
+    def kill(step: int) -> None:
+        if step == 7:  # mid-epoch, after the checkpoint at step 6
+            raise _Killed
+
+    cfg = _config(tmp_path, "cut2", **tables)
+    with pytest.raises(_Killed):
+        train_supervised(cfg, progress=False, on_step=kill)
+    resumed = train_supervised(cfg, progress=False)
+    assert resumed.metrics == straight.metrics and resumed.steps == 12
+    a, _ = load_model(straight.model_dir)
+    b, _ = load_model(resumed.model_dir)
+    for (k, x), y in zip(a.state_dict().items(), b.state_dict().values(), strict=True):
+        assert torch.equal(x, y), k
+    # the cosine schedule is planned over the cut epochs: it ends at its floor, not a third down
+    assert learning_rate(cfg, 11, 4) < 0.1 * cfg.optim.lr
+    with pytest.raises(ConfigError, match="steps_per_epoch"):
+        _config(tmp_path, "bad", train={"steps_per_epoch": -1})
+
+
 def test_resume_refuses_a_changed_config(tmp_path: Path) -> None:
     tables = {"train": {"epochs": 1}, "data": {"max_games": 3, "max_val_games": 3}}
     train_supervised(_config(tmp_path, "c", **tables), progress=False)

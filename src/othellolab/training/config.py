@@ -132,7 +132,11 @@ class ScheduleConfig:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Batches, epochs, loss weights, checkpoints, early stopping and exports."""
+    """Batches, epochs, loss weights, checkpoints, early stopping and exports.
+
+    ``steps_per_epoch`` (0: a pass over the data) cuts each epoch to that many batches of the
+    epoch's own shuffle, so a run can be sized in steps (equal-time comparisons) and validated
+    and exported along the way; the schedule is planned over ``epochs * steps_per_epoch``."""
 
     batch_size: int = 256
     epochs: int = 10
@@ -145,6 +149,7 @@ class TrainConfig:
     min_delta: float = 0.0
     restore_best: bool = True
     export_every_epochs: int = 0
+    steps_per_epoch: int = 0
 
     def validate(self, where: str) -> None:
         _check(
@@ -154,7 +159,13 @@ class TrainConfig:
         _check(
             self.value_weight >= 0 and self.score_weight >= 0, where, "loss weights must be >= 0"
         )
-        for key in ("checkpoint_every_steps", "log_every_steps", "patience", "export_every_epochs"):
+        for key in (
+            "checkpoint_every_steps",
+            "log_every_steps",
+            "patience",
+            "export_every_epochs",
+            "steps_per_epoch",
+        ):
             _check(getattr(self, key) >= 0, where, f"{key} must be >= 0")
 
 

@@ -32,6 +32,7 @@ class Trainer(Protocol):
     rows: int
     """Training rows: a resumed run must see the same number."""
     steps_per_epoch: int
+    """Batches the loop takes from each epoch's source (it stops the epoch there)."""
 
     def batches(self, epoch: int) -> Iterable[Any]:
         """The batch source: epoch ``epoch``'s batches, the same on every call."""
@@ -164,6 +165,8 @@ def run_loop(
         while not st["done"] and st["epoch"] < options.epochs:
             epoch = st["epoch"]
             for i, batch in enumerate(trainer.batches(epoch)):
+                if i >= trainer.steps_per_epoch:
+                    break
                 if i < st["step_in_epoch"]:
                     continue
                 lr = trainer.learning_rate(st["step"])

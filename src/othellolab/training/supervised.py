@@ -373,6 +373,8 @@ class SupervisedTrainer:
         self.device = device
         self.rows = len(train)
         self.steps_per_epoch = math.ceil(self.rows / cfg.train.batch_size)
+        if cfg.train.steps_per_epoch:
+            self.steps_per_epoch = min(self.steps_per_epoch, cfg.train.steps_per_epoch)
         self.autocast = cfg.runtime.mixed_precision and fast_bfloat16(device)
         torch.manual_seed(cfg.seed)
         self.model = build_model(cfg.model).to(device)
