@@ -19,9 +19,10 @@ import torch
 import torch.nn.functional as F
 from bench_core import machine, write_section
 
-from othellolab.nn.config import model_config
+from othellolab.nn.config import ModelConfig, model_config
 from othellolab.nn.inference import NetworkEvaluator
 from othellolab.nn.models import build_model, count_parameters
+from othellolab.nn.precision import bf16_in_hardware
 from othellolab.training.data import ArraySource, positions_from_wthor
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wthor" / "WTH_2004.wtb"
@@ -29,21 +30,34 @@ MODELS = ("mlp-classic", "resnet-b4c32", "resnet-b6c48", "resnet-b6c64", "cnn-13
 
 
 def train_rate(
-    name: str, batches: list[dict[str, np.ndarray]], budget: float, *, compile: bool = False
+    name: str | ModelConfig,
+    batches: list[dict[str, np.ndarray]],
+    budget: float,
+    *,
+    compile: bool = False,
+    channels_last: bool = False,
+    bf16: bool = False,
 ) -> float:
     """Positions per second of full training steps, run for about ``budget`` seconds (after
-    three warm-up steps, which include the compilation with ``compile``)."""
+    three warm-up steps, which include the compilation with ``compile``). ``bf16`` is the
+    trainer's ``mixed_precision`` (bfloat16 autocast), ``channels_last`` its memory layout."""
     torch.manual_seed(0)
-    model = build_model(model_config(name)).train()
+    config = model_config(name) if isinstance(name, str) else name
+    model = build_model(config).train()
+    if channels_last:
+        model = model.to(memory_format=torch.channels_last)
     forward = torch.compile(model, dynamic=False) if compile else model
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    fmt = torch.channels_last if channels_last else torch.contiguous_format
 
     def step(b: dict[str, np.ndarray]) -> None:
-        x, legal = torch.from_numpy(b["planes"]), torch.from_numpy(b["legal"])
-        out = forward(x)
-        logp = F.log_softmax(out[0].masked_fill(~legal, -1e9), dim=1)
+        x = torch.from_numpy(b["planes"][:, : len(config.planes)]).contiguous(memory_format=fmt)
+        legal = torch.from_numpy(b["legal"])
+        with torch.autocast(device_type="cpu", dtype=torch.bfloat16, enabled=bf16):
+            out = forward(x)
+        logp = F.log_softmax(out[0].float().masked_fill(~legal, -1e9), dim=1)
         loss = -(torch.from_numpy(b["policy"]) * logp).sum(1).mean()
-        loss = loss + F.mse_loss(out[1], torch.from_numpy(b["value"]))
+        loss = loss + F.mse_loss(out[1].float(), torch.from_numpy(b["value"]))
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -73,27 +87,56 @@ def infer_rate(name: str, p: np.ndarray, o: np.ndarray, batch: int, budget: floa
     return n / (time.perf_counter() - t0)
 
 
-def compile_section(batches: list[dict[str, np.ndarray]], args: argparse.Namespace) -> None:
-    """Eager against ``torch.compile`` training steps, alternated twice per model (the
-    ``[runtime] compile`` option of the trainer); full batches only, so nothing recompiles."""
+COMPARED = {
+    "cnn-13x128": model_config("cnn-13x128"),
+    "cnn-8x64-bn": model_config(
+        "cnn-8x64", batch_norm=True, planes=("player", "opponent", "legal")
+    ),
+    "resnet-b4c32": model_config("resnet-b4c32", planes=("player", "opponent", "legal")),
+    "resnet-b6c48": model_config("resnet-b6c48", planes=("player", "opponent", "legal")),
+    "resnet-b6c64": model_config("resnet-b6c64", planes=("player", "opponent", "legal")),
+}
+"""The networks of the architecture comparison in docs/supervised.md, with their planes: the
+seeds' plain 13-layer CNN on two planes, an 8-layer CNN with batch norm, the ResNet presets."""
+
+VARIANTS = {
+    "eager": {},
+    "channels-last": {"channels_last": True},
+    "compile": {"compile": True},
+    "bf16": {"bf16": True, "channels_last": True},
+    "bf16 + compile": {"bf16": True, "channels_last": True, "compile": True},
+}
+"""How a training step can run on a CPU: float32 eager (the baseline), channels-last memory,
+``torch.compile``, bfloat16 autocast (what ``mixed_precision`` does, channels-last included)."""
+
+
+def variants_section(batches: list[dict[str, np.ndarray]], args: argparse.Namespace) -> None:
+    """Training positions/s of each compared network under each way of running a step, as a
+    ratio to eager float32 measured next to it (alternated twice, the median kept); full
+    batches only, so nothing recompiles. bfloat16 is measured only where the CPU has AMX."""
     full = [b for b in batches if len(b["value"]) == args.batch]
+    names = [v for v in VARIANTS if bf16_in_hardware() or "bf16" not in v]
     lines = [
-        "## torch.compile for training (`benchmarks/bench_nn.py --compile`)\n",
-        f"{_dt.date.today()}, {machine()}, torch {torch.__version__}, 1 torch thread, batch "
-        f"{args.batch}; eager and compiled alternated twice, {args.budget:.0f} s each.\n",
-        "| model | eager pos/s | compiled pos/s | compiled / eager |",
-        "|---|---:|---:|---:|",
+        "## Training speed per network and way of running (`benchmarks/bench_nn.py --variants`)\n",
+        f"{_dt.date.today()}, {machine()}, torch {torch.__version__}, {args.threads} torch "
+        f"thread(s), batch {args.batch}; every variant alternated twice with eager float32, "
+        f"{args.budget:.0f} s each, medians. Positions/s, and in brackets the ratio to eager.\n",
+        "| network | " + " | ".join(names) + " |",
+        "|---|" + "---:|" * len(names),
     ]
-    for name in ("resnet-b4c32", "resnet-b6c48"):
-        eager, compiled = [], []
+    for label, config in COMPARED.items():
+        rates: dict[str, list[float]] = {v: [] for v in names}
         for _ in range(2):
-            eager.append(train_rate(name, full, args.budget))
-            compiled.append(train_rate(name, full, args.budget, compile=True))
-        e, c = float(np.median(eager)), float(np.median(compiled))
-        print(f"{name}: eager {eager} compiled {compiled} -> x{c / e:.2f}")
-        lines.append(f"| {name} | {e:,.0f} | {c:,.0f} | {c / e:.2f} |")
+            for v in names:
+                rates[v].append(train_rate(config, full, args.budget, **VARIANTS[v]))
+        med = {v: float(np.median(r)) for v, r in rates.items()}
+        print(label, {v: round(r) for v, r in med.items()}, flush=True)
+        cells = [f"{med['eager']:,.0f}"] + [
+            f"{med[v]:,.0f} ({med[v] / med['eager']:.2f}x)" for v in names[1:]
+        ]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     if args.write:
-        write_section(args.write, "nn-compile", "\n".join(lines) + "\n")
+        write_section(args.write, "nn-variants", "\n".join(lines) + "\n")
 
 
 def main() -> None:
@@ -102,23 +145,27 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=4.0, help="seconds per measurement")
     parser.add_argument("--batch", type=int, default=128, help="training batch size")
     parser.add_argument(
-        "--compile",
+        "--variants",
         action="store_true",
-        help="only compare eager and torch.compile training steps (resnet-b4c32, resnet-b6c48)",
+        help="only the training speed of the compared networks: eager, channels-last, "
+        "torch.compile, bfloat16",
     )
+    parser.add_argument("--threads", type=int, default=1, help="torch threads")
     args = parser.parse_args()
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
 
     arrays = positions_from_wthor([DATA], max_games=300)
-    src = ArraySource(arrays)
+    src = ArraySource(
+        arrays, planes=("player", "opponent", "legal") if args.variants else ("player", "opponent")
+    )
     rng = np.random.default_rng(0)
     list(src.batches(args.batch, rng, augment=True))
     t0 = time.perf_counter()
     batches = list(src.batches(args.batch, np.random.default_rng(1), augment=True))
     data_rate = len(src) / (time.perf_counter() - t0)
 
-    if args.compile:
-        compile_section(batches, args)
+    if args.variants:
+        variants_section(batches, args)
         return
 
     rows = []

@@ -133,3 +133,17 @@ def test_fast_precisions_agree_with_float32(precision: str) -> None:
     # a batch below BF16_MIN_BATCH runs the folded copy in float32
     small = fast.evaluate(p[:4], o[:4], 6)
     assert np.abs(small[1] - want[1][:4]).max() < 1e-4
+
+
+def test_training_layout_is_channels_last_for_convolutions_on_the_cpu() -> None:
+    # channels-last trains convolutions faster on the CPU in float32 and bfloat16 alike
+    # (benchmarks/bench_nn.py --variants); a network without convolutions keeps its layout
+    from othellolab.nn.precision import training_layout
+
+    cpu = torch.device("cpu")
+    for autocast in (False, True):
+        net = build_model(model_config("resnet-b1c8"))
+        assert training_layout(net, cpu, autocast)
+        weight = net.stem[0].weight
+        assert weight.is_contiguous(memory_format=torch.channels_last)
+    assert not training_layout(build_model(model_config("mlp-classic")), cpu, True)
