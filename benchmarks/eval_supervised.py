@@ -34,8 +34,8 @@ from othellolab.training.measure import measure_model
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 OPPONENTS = (
-    "random",
-    "greedy",
+    "random:seed=1",
+    "greedy:seed=1",
     "alphabeta:depth=1,endgame=0",
     "alphabeta:depth=2,endgame=0",
     "alphabeta:depth=3,endgame=0",

@@ -66,7 +66,7 @@ def test_policy_player_beats_random() -> None:
 
 
 def test_top1_on_held_out_2023_games_is_far_above_uniform() -> None:
-    # WTHOR 2023 is the test year: the model was trained on 2010-2021 and validated on 2022
+    # WTHOR 2023 is the test year: the default model was trained on 1977-2021 and validated on 2022
     arrays = positions_from_wthor([shared_file("wthor/WTH_2023.wtb")], max_games=8)
     assert 400 <= len(arrays) <= 500
     priors, _ = NetworkEvaluator.from_dir(model_dir(), cache_size=0).evaluate(

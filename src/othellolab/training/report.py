@@ -130,20 +130,28 @@ def _markdown(evals: list[ModelMeasurement], pos: EvalPositions) -> str:
     row("probability on illegal moves (unmasked)", (_fmt(m["illegal_mass"], ".4f") for m in o))
     lines += ["", "### By game phase", "", "![phases](phases.png)", ""]
     phase_head = "| empties | positions | " + " | ".join(
-        f"`{n}` top-1 | top-3 | value MSE" for n in names
+        f"`{n}` top-1 | top-3 | value MSE | winner" for n in names
     )
-    lines += [phase_head + " |", "|---|---:|" + "---:|" * (3 * len(names))]
+    lines += [phase_head + " |", "|---|---:|" + "---:|" * (4 * len(names))]
     for i, ph in enumerate(evals[0].metrics["phases"]):
         cells = []
         for e in evals:
             p = e.metrics["phases"][i]
-            cells += [_fmt(p["top1"]), _fmt(p["top3"]), _fmt(p["value_mse"])]
+            cells += [
+                _fmt(p["top1"]),
+                _fmt(p["top3"]),
+                _fmt(p["value_mse"]),
+                _fmt(p["winner_accuracy"]),
+            ]
         lines.append(
             f"| {ph['empties'][0]}-{ph['empties'][1]} | {ph['positions']:,} | "
             + " | ".join(cells)
             + " |"
         )
     lines += [
+        "",
+        "*winner*: how often the sign of the value names the side that went on to win, over the "
+        "positions of decided games (the value head's accuracy on won and lost positions).",
         "",
         "## Value head",
         "",
