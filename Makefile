@@ -81,6 +81,7 @@ bench: setup
 	$(PY) benchmarks/bench_envs.py --write docs/benchmarks.md
 	$(PY) benchmarks/bench_rl.py --write docs/benchmarks.md
 	$(PY) benchmarks/bench_nn.py --write docs/benchmarks.md
+	$(PY) benchmarks/bench_nn.py --variants --write docs/benchmarks.md
 	$(PY) benchmarks/bench_web.py --write docs/benchmarks.md
 
 bench-core: setup
