@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import math
 import os
 import platform
 import random
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from othellolab import Board
 from othellolab.core import kernels as k
+from othellolab.core.parsing import NumberError, parse_int, parse_number
 
 
 def machine() -> str:
@@ -210,6 +212,32 @@ def main() -> None:
             f"Measured {stamp} on {machine()}.\n\n"
         )
         write_section(args.write, "core", header + table + "\n")
+
+
+def int_arg(lo: int, hi: int):
+    """An argparse ``type`` reading a whole number in ``lo..hi`` (``core.parsing.parse_int``);
+    anything else is a usage error naming the option, not a traceback."""
+
+    def read(text: str) -> int:
+        try:
+            return parse_int(text, lo=lo, hi=hi, what="value")
+        except NumberError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    return read
+
+
+def float_arg(lo: float, hi: float):
+    """An argparse ``type`` reading a finite number in ``lo..hi`` (nan, inf and other scripts'
+    digits refused)."""
+
+    def read(text: str) -> float:
+        value = parse_number(text)
+        if value is None or not math.isfinite(value) or not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number in {lo:g}..{hi:g}")
+        return float(value)
+
+    return read
 
 
 def write_section(path: Path, name: str, body: str) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
-from bench_core import machine, write_section
+from bench_core import float_arg, int_arg, machine, write_section
 
 from othellolab.nn.config import ModelConfig, model_config
 from othellolab.nn.inference import NetworkEvaluator
@@ -142,15 +142,17 @@ def variants_section(batches: list[dict[str, np.ndarray]], args: argparse.Namesp
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--write", type=Path, help="write the figures to this markdown file")
-    parser.add_argument("--budget", type=float, default=4.0, help="seconds per measurement")
-    parser.add_argument("--batch", type=int, default=128, help="training batch size")
+    parser.add_argument(
+        "--budget", type=float_arg(0.1, 3600), default=4.0, help="seconds per measurement"
+    )
+    parser.add_argument("--batch", type=int_arg(1, 65536), default=128, help="training batch size")
     parser.add_argument(
         "--variants",
         action="store_true",
         help="only the training speed of the compared networks: eager, channels-last, "
         "torch.compile, bfloat16",
     )
-    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--threads", type=int_arg(1, 1024), default=1, help="torch threads")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 

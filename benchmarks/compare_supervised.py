@@ -11,7 +11,7 @@ docs/supervised.md. A point along a run is placed at ``samples / total samples``
 CPU time (the steps cost the same; validation and compilation are spread over the run)::
 
     python benchmarks/compare_supervised.py collect --out docs/evaluation/supervised-cpu/runs.json \\
-        NAME=RUN_DIR,TIME_LOG,EVAL_DIR[,THREADS] ...
+        NAME=RUN_DIR,TIME_LOG|cpu=SECONDS,EVAL_DIR ...
     python benchmarks/compare_supervised.py plot docs/evaluation/supervised-cpu/runs.json \\
         --png docs/img/supervised-accuracy-vs-cpu.png
 """
@@ -23,6 +23,8 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+
+from bench_core import float_arg
 
 from othellolab.core.files import write_json
 
@@ -43,7 +45,10 @@ def _clock(text: str) -> float:
 
 def read_time_log(path: Path) -> dict[str, float]:
     """CPU (user + system) and wall seconds from a ``/usr/bin/time -v`` log."""
-    text = path.read_text(errors="replace")
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as e:
+        raise SystemExit(f"{path}: {e}") from None
     found = {k: pattern.search(text) for k, pattern in _TIME.items()}
     missing = [k for k, m in found.items() if m is None]
     if missing:
@@ -54,29 +59,44 @@ def read_time_log(path: Path) -> dict[str, float]:
     }
 
 
-def collect_run(name: str, run_dir: Path, time_log: str, eval_dir: Path, threads: int) -> dict:
+def _read_json(path: Path) -> Any:
+    """A JSON file a run or an evaluation wrote, or a usage error naming it."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"{path}: {e}") from None
+
+
+def collect_run(name: str, run_dir: Path, time_log: str, eval_dir: Path) -> dict:
     """One run's curve, time and held-out figures. ``time_log`` is a ``/usr/bin/time -v`` log
     or, for a run timed otherwise, its CPU seconds (``cpu=4560``); ``eval_dir``'s report may
     hold several models: the one named ``name`` is taken, else the first."""
-    records = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
-    val = [r for r in records if r["kind"] == "val"]
-    config = json.loads((run_dir / "config.json").read_text())
-    metrics = json.loads((eval_dir / "metrics.json").read_text())
-    models = metrics["models"]
+    metrics_file = run_dir / "metrics.jsonl"
+    try:
+        records = [json.loads(line) for line in metrics_file.read_text().splitlines()]
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"{metrics_file}: {e}") from None
+    val = [r for r in records if r.get("kind") == "val"]
+    if not val:
+        raise SystemExit(f"{metrics_file}: no validation record (has the run finished an epoch?)")
+    config = _read_json(run_dir / "config.json")
+    models = _read_json(eval_dir / "metrics.json")["models"]
     model = next((m for m in models if m["model"]["name"] == name), models[0])
     overall = model["overall"]
-    phases = model["phases"]
-    opening = max(phases, key=lambda p: p["empties"][1])
+    opening = max(model["phases"], key=lambda p: p["empties"][1])
+    if time_log.startswith("cpu="):
+        try:
+            cpu = float_arg(1.0, 1e9)(time_log[4:])
+        except argparse.ArgumentTypeError as e:
+            raise SystemExit(f"{name}: cpu=: {e}") from None
+        timing: dict[str, float | None] = {"cpu_seconds": cpu, "wall_seconds": None}
+    else:
+        timing = dict(read_time_log(Path(time_log)))
     return {
         "name": name,
         "model": config["model"],
         "data": config["data"].get("dataset") or config["data"].get("train_years"),
-        "threads": threads,
-        **(
-            {"cpu_seconds": float(time_log[4:]), "wall_seconds": None}
-            if time_log.startswith("cpu=")
-            else read_time_log(Path(time_log))
-        ),
+        **timing,
         "samples": val[-1]["samples"],
         "curve": [
             {"samples": r["samples"], "val_top1": r["val_top1"], "val_top3": r["val_top3"]}
@@ -140,7 +160,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("collect", help="gather runs into one JSON file")
-    c.add_argument("runs", nargs="+", help="NAME=RUN_DIR,TIME_LOG|cpu=SECONDS,EVAL_DIR[,THREADS]")
+    c.add_argument("runs", nargs="+", help="NAME=RUN_DIR,TIME_LOG|cpu=SECONDS,EVAL_DIR")
     c.add_argument("--out", type=Path, required=True)
     p = sub.add_parser("plot", help="draw the JSON file and print the table")
     p.add_argument("file", type=Path)
@@ -151,15 +171,16 @@ def main() -> None:
         for spec in args.runs:
             name, _, rest = spec.partition("=")
             parts = rest.split(",")
-            if not name or len(parts) not in (3, 4):
-                raise SystemExit(f"expected NAME=RUN_DIR,TIME_LOG,EVAL_DIR[,THREADS], got {spec!r}")
-            threads = int(parts[3]) if len(parts) == 4 else 1
-            runs.append(collect_run(name, Path(parts[0]), parts[1], Path(parts[2]), threads))
+            if not name or len(parts) != 3 or not all(parts):
+                raise SystemExit(
+                    f"expected NAME=RUN_DIR,TIME_LOG|cpu=SECONDS,EVAL_DIR, got {spec!r}"
+                )
+            runs.append(collect_run(name, Path(parts[0]), parts[1], Path(parts[2])))
         args.out.parent.mkdir(parents=True, exist_ok=True)
         write_json(args.out, runs, indent=1)
         print(f"{args.out}: {len(runs)} runs")
     else:
-        runs = json.loads(args.file.read_text())
+        runs = _read_json(args.file)
         plot(runs, args.png)
         print(table(runs))
 

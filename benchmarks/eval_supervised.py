@@ -22,9 +22,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from bench_core import machine, write_section
+from bench_core import int_arg, machine, write_section
 
 from othellolab.arena import play_match, read_openings
+from othellolab.core import ConfigError
 from othellolab.nn.inference import NetworkEvaluator
 from othellolab.nn.pretrained import resolve
 from othellolab.players import make_player
@@ -67,12 +68,15 @@ def main() -> None:
     )
     parser.add_argument("--split", default="test")
     parser.add_argument("--years", default="2023", help="held-out WTHOR years")
-    parser.add_argument("--games", type=int, default=200, help="games per opponent")
+    parser.add_argument("--games", type=int_arg(1, 100_000), default=200, help="games per opponent")
     parser.add_argument("--openings", type=Path, default=DATA / "xot" / "openingssmall.txt")
     parser.add_argument("--write", type=Path, help="write a section into this markdown file")
     args = parser.parse_args()
+    try:
+        path = resolve(args.model)
+    except ConfigError as e:
+        parser.error(str(e))
     torch.set_num_threads(1)
-    path = resolve(args.model)
 
     t0 = time.perf_counter()
     pos = load_positions([args.data], split=args.split, years=args.years)

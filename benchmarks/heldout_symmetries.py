@@ -16,9 +16,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from bench_core import int_arg
 
-from othellolab.core.kernels import transform_batch
-from othellolab.datasets.features import transform_actions
+from othellolab.core import ConfigError
+from othellolab.datasets.features import transform_actions, transform_bitboards
 from othellolab.nn.pretrained import resolve
 from othellolab.training.heldout import EvalPositions, load_positions
 from othellolab.training.measure import measure_model
@@ -29,13 +30,12 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wthor"
 def turned(pos: EvalPositions, seed: int) -> EvalPositions:
     """The same positions, each game turned by one of the 8 symmetries drawn at random."""
     ks = np.random.default_rng(seed).integers(0, 8, size=int(pos.game.max()) + 1)[pos.game]
-    player, opponent = pos.player.copy(), pos.opponent.copy()
-    for k in range(8):
-        sel = ks == k
-        player[sel] = transform_batch(pos.player[sel], k, pos.size)
-        opponent[sel] = transform_batch(pos.opponent[sel], k, pos.size)
-    move = transform_actions(pos.move.astype(np.int64), ks, pos.size).astype(pos.move.dtype)
-    return dataclasses.replace(pos, player=player, opponent=opponent, move=move)
+    return dataclasses.replace(
+        pos,
+        player=transform_bitboards(pos.player, ks, pos.size),
+        opponent=transform_bitboards(pos.opponent, ks, pos.size),
+        move=transform_actions(pos.move.astype(np.int64), ks, pos.size).astype(pos.move.dtype),
+    )
 
 
 def main() -> None:
@@ -43,15 +43,19 @@ def main() -> None:
     parser.add_argument("models", nargs="+", help="model directories or shipped names")
     parser.add_argument("--data", type=Path, default=DATA, help="a folder of WTHOR files")
     parser.add_argument("--years", default="2023")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--seed", type=int_arg(0, 2**63 - 1), default=0)
+    parser.add_argument("--threads", type=int_arg(1, 1024), default=2)
     args = parser.parse_args()
+    try:
+        paths = [resolve(m) for m in args.models]
+    except ConfigError as e:
+        parser.error(str(e))
     torch.set_num_threads(args.threads)
     pos = load_positions([args.data], split="test", years=args.years)
     views = {"as played": pos, "turned": turned(pos, args.seed)}
-    for model in args.models:
+    for model, path in zip(args.models, paths, strict=True):
         for view, data in views.items():
-            m = measure_model(resolve(model), data, progress=False).metrics
+            m = measure_model(path, data, progress=False).metrics
             phases = ", ".join(
                 f"{p['empties'][0]}-{p['empties'][1]} {p['top1']:.3f}" for p in m["phases"]
             )
