@@ -15,7 +15,7 @@ from othellolab.core import kernels as k
 from othellolab.datasets.build import BuildOptions, build_dataset, parse_split_years
 from othellolab.datasets.shards import FORMAT, FORMAT_VERSION, SPLITS, open_arrays
 from othellolab.datasets.sources import games_to_arrays
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.wthor import WthorError
 
 from helpers import shared_file
@@ -179,7 +179,9 @@ def test_keep_filters(small_wtb, tmp_path) -> None:
 
 def test_dedup_merges_counts_into_policies(tmp_path) -> None:
     transcripts = ["f5d6c3d3c4", "f5d6c3d3c4f4", "f5f6e6f4", "f5d6c5"]
-    games = [Game.from_moves([t[i : i + 2] for i in range(0, len(t), 2)]) for t in transcripts]
+    games = [
+        GameRecord.from_moves([t[i : i + 2] for i in range(0, len(t), 2)]) for t in transcripts
+    ]
     source = games_to_arrays(games, name="four games")
     report = build_dataset(
         [source], tmp_path / "ds", dedup=True, val_fraction=0, test_fraction=0, progress=False
@@ -198,7 +200,7 @@ def test_dedup_merges_counts_into_policies(tmp_path) -> None:
     assert int(d["p"][0]) == Board().player and d["count"][0] == 4 and policy(0) == {"f5": 4}
     assert d["count"][1] == 4 and policy(1) == {"d6": 3, "f6": 1} and d["move"][1] == 43  # d6
     assert d["count"][2] == 3 and policy(2) == {"c3": 2, "c5": 1}
-    scores = [g.score() for g in games]  # black's, from Game's own replay
+    scores = [g.score() for g in games]  # black's, from GameRecord's own replay
     assert d["score"][0] == pytest.approx(np.mean(scores))  # black to move at the start
     assert d["score"][1] == pytest.approx(-np.mean(scores))
     assert d["outcome"][2] == pytest.approx(np.mean(np.sign(scores[:2] + scores[3:])))
@@ -314,7 +316,7 @@ def test_recorded_scores(tmp_path, small_wtb) -> None:
         1 - 2 * rows["color"].astype(int)
     )
     assert np.array_equal(rows["score"], expected)
-    no_score = games_to_arrays([Game.from_moves(["f5"])])
+    no_score = games_to_arrays([GameRecord.from_moves(["f5"])])
     with pytest.raises(ValueError, match="records no score"):
         build_dataset([no_score], tmp_path / "x", score="recorded", progress=False)
 

@@ -10,7 +10,7 @@ import pytest
 from othellolab import Board, IllegalMoveError
 from othellolab.datasets.replay import replay_games
 from othellolab.datasets.sources import games_to_arrays, read_wtb_arrays
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.wthor import read_wtb
 
 from helpers import shared_file
@@ -29,13 +29,13 @@ def subset(ga, n: int):
 
 
 def test_rows_equal_a_board_api_replay() -> None:
-    """400 real games of 2004: rows, passes and final scores equal ``Game``'s replay."""
+    """400 real games of 2004: rows, passes and final scores equal ``GameRecord``'s replay."""
     path = shared_file("wthor/WTH_2004.wtb")
     n = 400
     r = replay_games(subset(read_wtb_arrays(path), n))
     row = 0
     for g, wg in enumerate(list(read_wtb(path))[:n]):
-        game = Game.from_moves(wg.moves)
+        game = GameRecord.from_moves(wg.moves)
         assert r.n_rows[g] == len(game.moves)
         assert r.n_passes[g] == sum(a == 64 for a in game.moves)
         assert r.final_black[g] == game.score() and r.complete[g] == game.is_complete()
@@ -53,7 +53,7 @@ def test_rows_equal_a_board_api_replay() -> None:
 
 
 def test_explicit_passes_and_other_sizes() -> None:
-    """Games with explicit passes (``Game.moves``), on 6x6 and 4x4, from random play."""
+    """Games with explicit passes (``GameRecord.moves``), on 6x6 and 4x4, from random play."""
     rng = np.random.default_rng(7)
     for size in (6, 4):
         games = []
@@ -63,7 +63,7 @@ def test_explicit_passes_and_other_sizes() -> None:
                 a = int(rng.choice(board.legal_actions()))
                 moves.append(a)
                 board = board.play(a)
-            games.append(Game.from_moves(moves, start=Board(size=size)))
+            games.append(GameRecord.from_moves(moves, start=Board(size=size)))
         r = replay_games(games_to_arrays(games))
         expected = [(b.player, b.opponent, a) for game in games for b, a in game.replay()]
         assert list(zip(r.p.tolist(), r.o.tolist(), r.move.tolist(), strict=True)) == expected
@@ -88,7 +88,7 @@ def test_bad_move_names_source_game_and_move() -> None:
 
 
 def test_pass_when_a_move_exists_is_rejected() -> None:
-    ga = games_to_arrays([Game.from_moves(["f5"])])
+    ga = games_to_arrays([GameRecord.from_moves(["f5"])])
     moves = np.array([[37, 64]], dtype=np.int16)
     with pytest.raises(IllegalMoveError, match=r"game 1, move 2 \(pass\): pass while"):
         replay_games(dataclasses.replace(ga, moves=moves))

@@ -14,7 +14,7 @@ from othellolab.datasets.sources import (
     read_wtb_arrays,
     sha256_arrays,
 )
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.wthor import WthorError, read_wtb
 
 from helpers import shared_file
@@ -52,16 +52,16 @@ def test_invalid_move_byte_names_game_and_move(tmp_path) -> None:
 
 
 def test_games_to_arrays_keeps_passes_start_and_headers() -> None:
-    g1 = Game.from_moves(["f5", "d6"], headers={"year": 1999}, recorded_score=4)
+    g1 = GameRecord.from_moves(["f5", "d6"], headers={"year": 1999}, recorded_score=4)
     start = Board().play("f5")
-    g2 = Game.from_moves(["d6", "c3"], start=start)
+    g2 = GameRecord.from_moves(["d6", "c3"], start=start)
     ga = games_to_arrays([g1, g2], name="mine")
     assert ga.name == "mine" and ga.moves.tolist() == [[37, 43], [43, 18]]
     assert ga.year.tolist() == [1999, NO_YEAR] and ga.recorded_score.tolist() == [4, NO_SCORE]
     assert ga.start_color.tolist() == [0, 1] and int(ga.start_p[1]) == start.player
     assert sha256_arrays(ga) != sha256_arrays(games_to_arrays([g1], name="mine"))
     with pytest.raises(ValueError, match="game 2 is 6x6"):
-        games_to_arrays([g1, Game.from_moves([], start=Board(size=6))])
+        games_to_arrays([g1, GameRecord.from_moves([], start=Board(size=6))])
 
 
 def test_expand_sources(tmp_path) -> None:

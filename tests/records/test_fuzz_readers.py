@@ -25,7 +25,7 @@ from othellolab.arena import read_openings
 from othellolab.core import OthelloError, parse_transcript, square_name
 from othellolab.datasets.sources import read_wtb_arrays
 from othellolab.records import (
-    Game,
+    GameRecord,
     ReadReport,
     RecordError,
     format_ggf,
@@ -135,12 +135,13 @@ edits = st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 4), pieces), ma
 
 def _ggf_seeds() -> list[str]:
     games = [
-        format_ggf(Game.from_moves(parse_transcript(t), recorded_score=0)) for t in TRANSCRIPTS
+        format_ggf(GameRecord.from_moves(parse_transcript(t), recorded_score=0))
+        for t in TRANSCRIPTS
     ]
     games.append(
         "(;GM[Othello]PB[a]PW[b]TY[4]RE[-2]BO[4 ---- -O*- -*O- ---- *]B[a2]W[a1];)\n"
         "1 (;GM[Othello]TY[8k]KM[-3.133]RE[-22.87:r]"
-        + format_ggf(Game.from_moves(["f5", "d6"]))[13:]
+        + format_ggf(GameRecord.from_moves(["f5", "d6"]))[13:]
     )
     return games
 
@@ -244,7 +245,7 @@ def test_ggf_numbers_in_range_still_read() -> None:
 @pytest.fixture(scope="module")
 def wtb_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     path = tmp_path_factory.mktemp("wthor") / "seed.wtb"
-    games = [Game.from_moves(parse_transcript(t)) for t in TRANSCRIPTS]
+    games = [GameRecord.from_moves(parse_transcript(t)) for t in TRANSCRIPTS]
     write_wthor(path, games, year=2004, created=(2024, 5, 1))
     return path.read_bytes()
 
@@ -302,7 +303,7 @@ def test_wthor_header_reproducers(tmp_path: Path, wtb_bytes: bytes, offset: int,
 
 def test_wthor_writer_refuses_what_the_reader_refuses(tmp_path: Path) -> None:
     with pytest.raises(WthorError, match=r"cannot write this header: year 1900"):
-        write_wthor(tmp_path / "old.wtb", [Game.from_moves(["f5"])], year=1900)
+        write_wthor(tmp_path / "old.wtb", [GameRecord.from_moves(["f5"])], year=1900)
     with pytest.raises(WthorError, match=r"creation date 2024-00-01"):
         write_names(tmp_path / "x.JOU", ["???"], created=(2024, 0, 1))
     assert not list(tmp_path.iterdir())
@@ -369,7 +370,7 @@ def test_obf(tmp_path: Path, lines: list, raw: bytes, gz: int) -> None:
 
 
 LOGISTELLO_SEEDS = [
-    format_logistello_line(Game.from_moves(parse_transcript(t))) for t in TRANSCRIPTS
+    format_logistello_line(GameRecord.from_moves(parse_transcript(t))) for t in TRANSCRIPTS
 ]
 logistello_lines = st.one_of(
     st.tuples(st.sampled_from(LOGISTELLO_SEEDS), edits).map(lambda t: mutate(*t)),

@@ -1,4 +1,4 @@
-"""``Game``: the compiled replay of ``from_moves`` agrees with move-by-move ``Board.play``."""
+"""``GameRecord``: the compiled replay of ``from_moves`` agrees with move-by-move ``Board.play``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from othellolab import Board, IllegalMoveError
-from othellolab.records import Game
+from othellolab.records import GameRecord
 
 
 def _random_game(seed: int, size: int) -> tuple[list[int], list[int]]:
@@ -28,29 +28,33 @@ def _random_game(seed: int, size: int) -> tuple[list[int], list[int]]:
 def test_from_moves_inserts_passes_like_board_play(seed: int, size: int) -> None:
     actions, placed = _random_game(seed, size)
     for moves in (placed, actions, np.array(placed), tuple(placed)):
-        game = Game.from_moves(moves, start=Board(size=size))
+        game = GameRecord.from_moves(moves, start=Board(size=size))
         assert list(game.moves) == actions
         board = Board(size=size)
         for a in actions:
             board = board.play(a)
-        assert game.final_board() == board == Game(tuple(actions), Board(size=size)).final_board()
+        assert (
+            game.final_board()
+            == board
+            == GameRecord(tuple(actions), Board(size=size)).final_board()
+        )
         assert game.is_complete()
 
 
 def test_string_and_int_moves_agree_and_errors_name_the_move() -> None:
-    assert Game.from_moves(["f5", "d6"]) == Game.from_moves([37, 43])
+    assert GameRecord.from_moves(["f5", "d6"]) == GameRecord.from_moves([37, 43])
     with pytest.raises(IllegalMoveError, match=r"w: move 2 \(a1\): illegal move a1 for white"):
-        Game.from_moves([37, 0], where="w: ")
+        GameRecord.from_moves([37, 0], where="w: ")
     with pytest.raises(IllegalMoveError, match=r"move 2 \('a1'\): illegal move a1"):
-        Game.from_moves(["f5", "a1"])
+        GameRecord.from_moves(["f5", "a1"])
     with pytest.raises(ValueError, match=r"move 1 \(99\): action 99 is out of range"):
-        Game.from_moves([99])
+        GameRecord.from_moves([99])
     with pytest.raises(IllegalMoveError, match=r"move 2 \(pass\): illegal move pass for white"):
-        Game.from_moves([37, 64])
+        GameRecord.from_moves([37, 64])
 
 
 def test_with_headers_adds_replaces_and_removes() -> None:
-    game = Game.from_moves(["f5"], headers={"black": "a", "white": "b"})
+    game = GameRecord.from_moves(["f5"], headers={"black": "a", "white": "b"})
     changed = game.with_headers(black="c", white=None, year=2001)
     assert dict(changed.headers) == {"black": "c", "year": 2001}
     assert changed.moves == game.moves and changed.final_board() == game.final_board()
@@ -58,7 +62,7 @@ def test_with_headers_adds_replaces_and_removes() -> None:
 
 def test_scores_point_of_view() -> None:
     """``score()`` is black's disc difference with the empties to the leader."""
-    game = Game.from_moves(["f5", "d6", "c3", "d3", "c4"])
+    game = GameRecord.from_moves(["f5", "d6", "c3", "d3", "c4"])
     final = game.final_board()
     diff = final.disc_count(0) - final.disc_count(1)
     assert game.score() == diff + final.num_empties * (1 if diff > 0 else -1 if diff < 0 else 0)

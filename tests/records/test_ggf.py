@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from othellolab import Board
-from othellolab.records import Game, ReadReport, format_ggf, parse_ggf, read_ggf, write_ggf
+from othellolab.records import GameRecord, ReadReport, format_ggf, parse_ggf, read_ggf, write_ggf
 from othellolab.records.ggf import GgfError, result_suffix
 
 from helpers import shared_file
@@ -84,7 +84,7 @@ def test_suffix_and_6x6_and_escapes() -> None:
 
 
 def test_writer_defaults() -> None:
-    game = Game.from_moves(["f5", "d6"], recorded_score=-2)
+    game = GameRecord.from_moves(["f5", "d6"], recorded_score=-2)
     text = format_ggf(game)
     assert text.startswith("(;GM[Othello]TY[8]RE[-2]" + START_8 + "B[f5]W[d6];)")
 

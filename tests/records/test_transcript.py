@@ -8,7 +8,7 @@ import pytest
 
 from othellolab import Board
 from othellolab.records import (
-    Game,
+    GameRecord,
     ReadReport,
     parse_transcript_line,
     read_transcripts,
@@ -90,4 +90,4 @@ def test_errors_name_file_line_and_move(tmp_path: Path) -> None:
 def test_writer_needs_standard_start(tmp_path: Path) -> None:
     board = Board.from_transcript("f5d6")
     with pytest.raises(TranscriptError, match=r"x.txt: game 1: a transcript can only hold"):
-        write_transcripts(tmp_path / "x.txt", [Game.from_moves(["c3"], start=board)])
+        write_transcripts(tmp_path / "x.txt", [GameRecord.from_moves(["c3"], start=board)])

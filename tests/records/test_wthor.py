@@ -10,7 +10,7 @@ import pytest
 
 from othellolab import Board
 from othellolab.records import (
-    Game,
+    GameRecord,
     ReadReport,
     WthorError,
     name_table,
@@ -31,7 +31,7 @@ def all_wthor() -> dict[str, object]:
     shared_file("wthor/WTHOR.JOU")
     report = ReadReport()
     per_file: dict[str, int] = {}
-    mismatched: list[Game] = []
+    mismatched: list[GameRecord] = []
     for path in sorted((DATA / "wthor").glob("WTH_*.wtb")):
         n = 0
         for game in read_wthor(path, report=report):
@@ -128,7 +128,7 @@ def test_name_files_round_trip_byte_for_byte(tmp_path: Path) -> None:
 
 
 def test_latin1_names_and_new_tables(tmp_path: Path) -> None:
-    game = Game.from_moves(
+    game = GameRecord.from_moves(
         ["f5", "d6"], headers={"black": "Léa Ørsted", "white": "B", "tournament": "T"}
     )
     players = name_table([game], "black,white")
@@ -146,10 +146,10 @@ def test_latin1_names_and_new_tables(tmp_path: Path) -> None:
 
 
 def test_writer_rejects_what_wthor_cannot_hold(tmp_path: Path) -> None:
-    small = Game.from_moves(["b1"], start=Board(size=4))
+    small = GameRecord.from_moves(["b1"], start=Board(size=4))
     with pytest.raises(WthorError, match="only 8x8 games from the standard start"):
         write_wthor(tmp_path / "s.wtb", [small])
-    odd = Game.from_moves(["f5"], recorded_score=3)
+    odd = GameRecord.from_moves(["f5"], recorded_score=3)
     with pytest.raises(WthorError, match=r"game 1: recorded score \+3 cannot be stored"):
         write_wthor(tmp_path / "s.wtb", [odd])
     assert not (tmp_path / "s.wtb").exists() and not list(tmp_path.glob("*.tmp"))

@@ -13,7 +13,7 @@ from othellolab.core.kernels import action_mask_batch
 from othellolab.datasets.build import build_dataset
 from othellolab.datasets.features import FeatureSpec, encode_batch
 from othellolab.datasets.shards import open_arrays
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.wthor import read_wtb
 from othellolab.training.data import (
     ArraySource,
@@ -67,11 +67,11 @@ def test_results_agree_with_the_stored_disc_counts(wthor_2004: PositionArrays) -
     stored = np.array([2 * g.black_discs - 64 for g in games])
     assert np.mean(black == stored) > 0.95  # WTHOR stores the replayed count in all but a few games
     assert np.array_equal(np.sign(black), a.outcome[first])
-    # row by row, the outcome is seen from the side to move (checked through records.Game,
+    # row by row, the outcome is seen from the side to move (checked through records.GameRecord,
     # which inserts the passes itself)
     rows = iter(range(len(a)))
     for wg in games[:10]:
-        game = Game.from_moves(wg.moves)
+        game = GameRecord.from_moves(wg.moves)
         black_score = game.score()
         for board, action in game.replay():
             if action == 64:

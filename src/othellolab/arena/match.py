@@ -14,7 +14,7 @@ from othellolab.core import BLACK, Board, Limit
 from othellolab.core.games import Game as Rules
 from othellolab.core.games import Othello, game_for
 from othellolab.players.base import Player
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class MoveRecord:
     headers: dict[str, object] = field(default_factory=dict)
 
     def score(self) -> int:
-        """The result for the first player (what ``Game.score`` is for Othello)."""
+        """The result for the first player (what ``GameRecord.score`` is for Othello)."""
         return self.result
 
 
@@ -41,7 +41,7 @@ def play_game(
     limit: Limit | None = None,
     headers: dict[str, object] | None = None,
     game: str | Rules | None = None,
-) -> Game | MoveRecord:
+) -> GameRecord | MoveRecord:
     """Play one game from the start position after ``opening``; returns the full record.
     ``black`` moves first (the first player of any ``game``)."""
     rules = game_for(game, size)
@@ -60,7 +60,7 @@ def play_game(
         board = board.play(move)
         moves.append(move)
     head = {"black": black.name, "white": white.name, **(headers or {})}
-    return Game(tuple(moves), Board(size=rules.size), head)
+    return GameRecord(tuple(moves), Board(size=rules.size), head)
 
 
 def _play_other(
@@ -98,7 +98,7 @@ class MatchResult:
     draws: int = 0
     losses: int = 0
     disc_diff: int = 0
-    games: list[Game | MoveRecord] = field(default_factory=list)
+    games: list[GameRecord | MoveRecord] = field(default_factory=list)
     game: str = "othello"
 
     @property
@@ -111,7 +111,7 @@ class MatchResult:
         """A's points per game (win 1, draw 0.5)."""
         return (self.wins + 0.5 * self.draws) / self.n if self.n else 0.0
 
-    def add(self, score: int, game: Game | MoveRecord | None = None) -> None:
+    def add(self, score: int, game: GameRecord | MoveRecord | None = None) -> None:
         """Count one game that A finished ``score`` discs ahead (negative: behind)."""
         self.disc_diff += score
         if score > 0:

@@ -37,7 +37,7 @@ from othellolab.core.errors import MoveError
 from othellolab.core.files import atomic_writer
 from othellolab.core.games import Game as Rules
 from othellolab.core.games import Othello
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.ggf import format_ggf
 
 # ----------------------------------------------------------------------------------------------
@@ -86,12 +86,12 @@ def _after(rules: Rules, start: Sequence[int]) -> Any:
 # The results file
 
 
-def record_game(record: dict[str, Any]) -> Game:
-    """The ``Game`` of a results record (opening and moves replayed and checked), with its
+def record_game(record: dict[str, Any]) -> GameRecord:
+    """The ``GameRecord`` of a results record (opening and moves replayed and checked), with its
     players, date and score as headers, as ``games.ggf`` writes it."""
     size = int(record["size"])
     moves = parse_transcript(record["opening"] + record["moves"], size=size)
-    return Game(
+    return GameRecord(
         tuple(moves),
         Board(size=size),
         {

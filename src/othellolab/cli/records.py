@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from othellolab.core import OthelloError
 from othellolab.records import (
-    Game,
+    GameRecord,
     ReadReport,
     format_of,
     name_table,
@@ -90,7 +90,7 @@ def stats(files: Files) -> None:
         for path in files:
             try:
                 for item in _read(path, report, progress):
-                    if isinstance(item, Game):
+                    if isinstance(item, GameRecord):
                         _count(item, years, players, results)
                     else:
                         positions += 1
@@ -121,7 +121,9 @@ def stats(files: Files) -> None:
         typer.echo(line)
 
 
-def _count(game: Game, years: Counter[int], players: Counter[str], results: Counter[str]) -> None:
+def _count(
+    game: GameRecord, years: Counter[int], players: Counter[str], results: Counter[str]
+) -> None:
     year = game.headers.get("year")
     if isinstance(year, int):
         years[year] += 1

@@ -1,6 +1,6 @@
 """Records -> position rows -> arrays: the one feature encoder, dataset builds, batch loading.
 
-``replay`` turns any reader's games (``sources``: WTHOR files in one go, or ``Game`` values)
+``replay`` turns any reader's games (``sources``: WTHOR files in one go, or ``GameRecord`` values)
 into position rows, the one path from records to rows (``positions_from_games`` and the
 in-memory ``PositionArrays``); ``build`` writes them as a dataset folder of memory-mappable
 arrays with a manifest (``shards``); ``batches`` samples augmented batches from a split

@@ -1,8 +1,8 @@
-"""Game records as arrays: the input of the replay kernel, from WTHOR files or ``Game`` values.
+"""Game records as arrays: the input of the replay kernel, from WTHOR files or ``GameRecord`` values.
 
 WTHOR ``.wtb`` files are read in one go (68-byte records -> an ``(N, 60)`` move array) with
 the header parser, move decoder and error type of ``records.wthor``. Any other source is a
-sequence of ``records.Game`` values turned into the same arrays.
+sequence of ``records.GameRecord`` values turned into the same arrays.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 from othellolab.core import BLACK
 from othellolab.datasets.shards import MissingDataError
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.report import RecordError
 from othellolab.records.wthor import (
     GAME_SIZE,
@@ -39,7 +39,7 @@ class GameArrays:
     """The games of one source as arrays, ready for the replay kernel.
 
     ``moves[g]`` holds game ``g``'s actions padded with ``-1``; forced passes may be left out
-    (WTHOR) or given as ``size*size`` (``Game.moves``). The start position is seen from the
+    (WTHOR) or given as ``size*size`` (``GameRecord.moves``). The start position is seen from the
     side to move (``start_p``) whose colour is ``start_color``. ``recorded_score`` is black's
     final disc difference as the record states it (``NO_SCORE`` if none).
     """
@@ -129,8 +129,8 @@ def read_wtb_arrays(path: str | Path) -> GameArrays:
     )
 
 
-def games_to_arrays(games: Iterable[Game], *, name: str = "<games>") -> GameArrays:
-    """``Game`` values (any reader's output) as arrays; all games must share a board size."""
+def games_to_arrays(games: Iterable[GameRecord], *, name: str = "<games>") -> GameArrays:
+    """``GameRecord`` values (any reader's output) as arrays; all games must share a board size."""
     moves: list[tuple[int, ...]] = []
     sp: list[int] = []
     so: list[int] = []

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from othellolab.core import Board, Limit, OthelloError, PlayResult, parse_move, square_name
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.ggf import format_ggf
 
 PROTOCOL_VERSION = 2
@@ -76,7 +76,7 @@ def parse_move_token(token: str, board: Board) -> int:
 
 def position_ggf(board: Board, moves: Sequence[int] = ()) -> str:
     """The GGF game ``set game`` sends: ``board`` as the start (``BO``) and ``moves`` after it."""
-    game = Game(tuple(moves), board, {"place": "othellolab", "black": "?", "white": "?"})
+    game = GameRecord(tuple(moves), board, {"place": "othellolab", "black": "?", "white": "?"})
     return format_ggf(game)
 
 

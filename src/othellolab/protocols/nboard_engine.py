@@ -45,7 +45,7 @@ from othellolab.protocols.nboard import (
     parse_eval,
     parse_move_token,
 )
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.ggf import parse_ggf
 
 
@@ -78,7 +78,7 @@ class NBoardEngine:
         self.start = Board()
         self.moves: list[int] = []
         self.board = self.start
-        self.learned: list[Game] = []
+        self.learned: list[GameRecord] = []
         self._lock = threading.Lock()
         self._stop: Stop | None = None
         self._commands: dict[str, Callable[[str, list[str]], None]] = {
@@ -194,7 +194,7 @@ class NBoardEngine:
         self.send(f"pong {int(n)}")
 
     def _learn(self, text: str, words: list[str]) -> None:
-        self.learned.append(Game(tuple(self.moves), self.start))
+        self.learned.append(GameRecord(tuple(self.moves), self.start))
         self.send("learned")
 
     def stop_search(self) -> None:

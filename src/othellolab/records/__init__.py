@@ -1,11 +1,11 @@
 """Game-record formats: readers and writers, streaming and strict.
 
-Every reader yields checked ``Game`` records and raises a ``RecordError`` naming the file, the
+Every reader yields checked ``GameRecord`` records and raises a ``RecordError`` naming the file, the
 game and the move at the first bad game, unless ``lenient=True`` (then bad games are skipped
 and counted in a ``ReadReport``). ``read_games``/``write_games`` pick the format by extension.
 """
 
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.ggf import format_ggf, parse_ggf, read_ggf, write_ggf
 from othellolab.records.io import format_of, read_games, write_games
 from othellolab.records.logistello import read_logistello, write_logistello
@@ -27,7 +27,7 @@ from othellolab.records.wthor import (
 )
 
 __all__ = [
-    "Game",
+    "GameRecord",
     "ObfEntry",
     "ReadReport",
     "RecordError",

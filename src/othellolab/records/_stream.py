@@ -1,4 +1,4 @@
-"""Plumbing shared by the readers: build a checked ``Game``, then raise or skip and count; read
+"""Plumbing shared by the readers: build a checked ``GameRecord``, then raise or skip and count; read
 text that may be gzip-compressed, undecodable or corrupt without losing track of the line."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 from othellolab.core import Board, MoveError, OthelloError
 from othellolab.records._replay import insert_passes_batch
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.report import ReadReport, RecordError, warn_skipped
 
 
@@ -28,10 +28,10 @@ def build_game(
     start: Board | None = None,
     error: type[RecordError] = RecordError,
     **fields: Any,
-) -> Game:
-    """``Game.from_moves`` whose errors become an ``error`` naming file, game and move."""
+) -> GameRecord:
+    """``GameRecord.from_moves`` whose errors become an ``error`` naming file, game and move."""
     try:
-        return Game.from_moves(moves, start=start, **fields)
+        return GameRecord.from_moves(moves, start=start, **fields)
     except MoveError as e:
         raise error(
             e.what, source=source, game=game, move=e.number, line=line, move_text=e.move
@@ -49,7 +49,7 @@ def build_games(
     first_game: int,
     start: Board | None = None,
     error: type[RecordError] = RecordError,
-) -> Iterator[Game | RecordError]:
+) -> Iterator[GameRecord | RecordError]:
     """Checked games from rows of integer moves (row ``i``: ``lengths[i]`` moves of game
     ``first_game + i``), replayed by one compiled call; bad games come out as errors."""
     board = start if start is not None else Board()
@@ -75,7 +75,7 @@ def build_games(
                 yield e
             continue
         k = n_list[i]
-        game = Game._trusted(tuple(actions[i, :k].tolist()), board, f)
+        game = GameRecord._trusted(tuple(actions[i, :k].tolist()), board, f)
         final = Board.from_bitboards(int(fp[i]), int(fo[i]), turn0 ^ (k & 1), size=size)
         object.__setattr__(game, "_final", final)
         yield game
@@ -108,7 +108,7 @@ def deliver(
                     raise item
                 rep.skip(item)
                 continue
-            if isinstance(item, Game):
+            if isinstance(item, GameRecord):
                 mismatch = item.result_mismatch()
                 if mismatch is not None:
                     rep.mismatch(name, item.headers.get("game"), mismatch, item.headers.get("line"))

@@ -1,4 +1,4 @@
-"""``Game``: one game record in any format — headers, start board, moves with passes, results."""
+"""``GameRecord``: one game record in any format — headers, start board, moves with passes, results."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ _START8 = Board()
 
 
 @dataclass(frozen=True, eq=True)
-class Game:
+class GameRecord:
     """A game record: the actions from ``start`` (passes explicit, as ``size*size``), headers,
     and what the record claims about the result.
 
@@ -66,7 +66,7 @@ class Game:
         start: Board | None = None,
         where: str = "",
         **fields: Any,
-    ) -> Game:
+    ) -> GameRecord:
         """A game from moves that may omit passes (as WTHOR and transcripts do): passes are
         inserted where the side to move has no placing move, and every move is checked.
 
@@ -74,7 +74,7 @@ class Game:
         errors count the given moves from 1. Integer moves (a list or a numpy array) are checked
         by one compiled replay; the error of an illegal move comes from ``Board.play``.
 
-        >>> Game.from_moves(["f5", "d6", "c3"]).transcript()
+        >>> GameRecord.from_moves(["f5", "d6", "c3"]).transcript()
         'f5d6c3'
         """
         first = start if start is not None else _START8
@@ -104,7 +104,7 @@ class Game:
         return cls._from_moves_checked(list(moves), first, where, fields)
 
     @classmethod
-    def _trusted(cls, moves: tuple[int, ...], start: Board, fields: dict[str, Any]) -> Game:
+    def _trusted(cls, moves: tuple[int, ...], start: Board, fields: dict[str, Any]) -> GameRecord:
         """A game from checked actions (a tuple of ints), skipping the conversions of __init__."""
         game = object.__new__(cls)
         headers = fields.pop("headers", None)
@@ -115,13 +115,13 @@ class Game:
         set_(game, "recorded_score", fields.pop("recorded_score", None))
         set_(game, "theoretical_score", fields.pop("theoretical_score", None))
         if fields:
-            raise TypeError(f"unexpected Game fields: {', '.join(fields)}")
+            raise TypeError(f"unexpected GameRecord fields: {', '.join(fields)}")
         return game
 
     @classmethod
     def _from_moves_checked(
         cls, moves: list[Any], first: Board, where: str, fields: dict[str, Any]
-    ) -> Game:
+    ) -> GameRecord:
         board = first
         n = board.size * board.size
         actions: list[int] = []
@@ -139,7 +139,7 @@ class Game:
             actions.append(a)
         return cls(tuple(actions), first, **fields)
 
-    def with_headers(self, **headers: Any) -> Game:
+    def with_headers(self, **headers: Any) -> GameRecord:
         """The same game with headers added or replaced (a value of ``None`` removes one)."""
         merged = {**self.headers, **headers}
         merged = {k: v for k, v in merged.items() if v is not None}
@@ -221,7 +221,7 @@ class Game:
         head = ", ".join(
             f"{k}={v!r}" for k, v in self.headers.items() if k in ("black", "white", "year")
         )
-        return f"<Game {head} {len(self.moves)} moves: {self.transcript()[:40]}...>"
+        return f"<GameRecord {head} {len(self.moves)} moves: {self.transcript()[:40]}...>"
 
 
 def _show(move: Any, size: int) -> str:
@@ -234,6 +234,6 @@ def _show(move: Any, size: int) -> str:
         return repr(move)
 
 
-def move_names(game: Game) -> list[str]:
+def move_names(game: GameRecord) -> list[str]:
     """Move names of a game, ``"pass"`` for passes."""
     return [square_name(a, game.size) for a in game.moves]

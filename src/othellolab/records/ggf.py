@@ -28,7 +28,7 @@ from othellolab.core import BLACK, SIZES, WHITE, Board, OthelloError, parse_move
 from othellolab.core.files import atomic_writer
 from othellolab.core.parsing import NumberError, clip, parse_decimal, parse_int
 from othellolab.records._stream import build_game, deliver, text_blocks
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.report import ReadReport, RecordError
 
 PROPERTIES: dict[str, tuple[str | None, str]] = {
@@ -84,8 +84,8 @@ class GgfError(RecordError):
 
 def read_ggf(
     path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
-) -> Iterator[Game]:
-    """Stream the games of a GGF file (gzip read transparently) as checked ``Game`` records.
+) -> Iterator[GameRecord]:
+    """Stream the games of a GGF file (gzip read transparently) as checked ``GameRecord`` records.
 
     Headers: those of ``PROPERTIES``, unknown properties under their key, ``source``, ``game``
     (1-based) and ``line`` (where the game starts). Strict by default; ``lenient=True`` skips
@@ -95,7 +95,7 @@ def read_ggf(
     return deliver(_items(_open_blocks(p), p), source=p, lenient=lenient, report=report)
 
 
-def parse_ggf(text: str, *, source: str = "<string>") -> Iterator[Game]:
+def parse_ggf(text: str, *, source: str = "<string>") -> Iterator[GameRecord]:
     """The games of GGF text, strictly."""
     return deliver(_items(iter([text]), source), source=source, lenient=False, report=None)
 
@@ -104,7 +104,7 @@ def _open_blocks(p: Path) -> Iterator[str]:
     return text_blocks(p, encoding="latin-1", size=_BLOCK, error=GgfError)
 
 
-def _items(blocks: Iterator[str], source: str | Path) -> Iterator[Game | RecordError]:
+def _items(blocks: Iterator[str], source: str | Path) -> Iterator[GameRecord | RecordError]:
     """Scan games out of text blocks; a syntax error ends the file (nothing after it is sure).
 
     The scanner keeps ``_LOOKAHEAD`` characters ahead of its position in its buffer (or the rest
@@ -207,7 +207,7 @@ def _escape(value: str) -> str:
 
 def _game(
     props: list[tuple[str, str]], source: str | Path, number: int, line: int, name: str
-) -> Game:
+) -> GameRecord:
     headers: dict[str, Any] = {}
     start: Board | None = None
     moves: list[tuple[str, str]] = []
@@ -346,7 +346,7 @@ def _recorded_score(headers: Mapping[str, Any], err: Any, size: int) -> int | No
     return score if abs(value - score) < 0.01 else None
 
 
-def result_suffix(game: Game) -> str | None:
+def result_suffix(game: GameRecord) -> str | None:
     """The suffix of a GGF result (``"r"`` resigned, ``"t"`` timeout, ...), if any."""
     m = _RESULT.match(str(game.headers.get("result", "")))
     return m.group(2) if m else None
@@ -356,7 +356,7 @@ def result_suffix(game: Game) -> str | None:
 # Writer
 
 
-def format_ggf(game: Game) -> str:
+def format_ggf(game: GameRecord) -> str:
     """One game as a GGF string ``(;GM[Othello]...;)``.
 
     ``RE`` is the ``result`` header if present, else the recorded score, else nothing;
@@ -400,7 +400,7 @@ def _format_board(board: Board) -> str:
     return f"{size} {' '.join(rows)} {'*' if board.turn == BLACK else 'O'}"
 
 
-def write_ggf(path: str | Path, games: Iterable[Game], *, match_count: bool = False) -> int:
+def write_ggf(path: str | Path, games: Iterable[GameRecord], *, match_count: bool = False) -> int:
     """Write games as GGF, one per line (``1 (;...;)`` if ``match_count``), atomically (gzip if
     the name ends in ``.gz``); returns the number of games."""
     count = 0
@@ -409,7 +409,7 @@ def write_ggf(path: str | Path, games: Iterable[Game], *, match_count: bool = Fa
     return count
 
 
-def _write(f: IO[str], games: Iterable[Game], match_count: bool) -> int:
+def _write(f: IO[str], games: Iterable[GameRecord], match_count: bool) -> int:
     count = 0
     for count, game in enumerate(games, 1):  # noqa: B007
         f.write(("1 " if match_count else "") + format_ggf(game) + "\n")

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.ggf import read_ggf, write_ggf
 from othellolab.records.logistello import read_logistello, write_logistello
 from othellolab.records.report import RecordError
@@ -26,7 +26,7 @@ EXTENSIONS: dict[str, str] = {
 }
 """File extension (case-insensitive, after removing ``.gz``) -> format name."""
 
-READERS: dict[str, Callable[..., Iterator[Game]]] = {
+READERS: dict[str, Callable[..., Iterator[GameRecord]]] = {
     "wthor": read_wthor,
     "ggf": read_ggf,
     "logistello": read_logistello,
@@ -61,7 +61,9 @@ def format_of(path: str | Path) -> str:
     )
 
 
-def read_games(path: str | Path, *, format: str | None = None, **options: Any) -> Iterator[Game]:
+def read_games(
+    path: str | Path, *, format: str | None = None, **options: Any
+) -> Iterator[GameRecord]:
     """Stream the games of any supported file; ``options`` go to the format's reader
     (``lenient``, ``report``, and e.g. ``players`` for WTHOR or ``size`` for transcripts)."""
     fmt = format or format_of(path)
@@ -71,7 +73,7 @@ def read_games(path: str | Path, *, format: str | None = None, **options: Any) -
 
 
 def write_games(
-    path: str | Path, games: Iterable[Game], *, format: str | None = None, **options: Any
+    path: str | Path, games: Iterable[GameRecord], *, format: str | None = None, **options: Any
 ) -> int:
     """Write games in the format of ``path``'s extension, atomically; returns the count."""
     fmt = format or format_of(path)

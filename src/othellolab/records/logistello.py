@@ -25,7 +25,7 @@ from othellolab.records._stream import (
     text_lines,
     undecodable,
 )
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.report import ReadReport, RecordError
 
 SIGNS = {"+": 0, "-": 1}
@@ -128,7 +128,7 @@ def _numbers(m: re.Match[str], source: str | Path | None, line: int | None) -> t
 
 def read_logistello(
     path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
-) -> Iterator[Game]:
+) -> Iterator[GameRecord]:
     """Stream the games of a Logistello book (gzip read transparently) as checked games.
 
     Headers: ``source``, ``game`` (= ``line``, 1-based) and ``depth``; ``recorded_score`` is
@@ -138,7 +138,7 @@ def read_logistello(
     return deliver(_items(p), source=p, lenient=lenient, report=report)
 
 
-def _items(p: Path) -> Iterator[Game | RecordError]:
+def _items(p: Path) -> Iterator[GameRecord | RecordError]:
     batch: list[tuple[int, str, dict[str, Any]] | RecordError] = []
     for line_no, raw in text_lines(p, encoding="ascii", error=LogistelloError):
         text = raw.strip()
@@ -173,7 +173,7 @@ def _bad_line(text: str, p: Path, line_no: int) -> RecordError:
 
 def _check(
     p: Path, batch: list[tuple[int, str, dict[str, Any]] | RecordError]
-) -> Iterator[Game | RecordError]:
+) -> Iterator[GameRecord | RecordError]:
     rows = [b for b in batch if not isinstance(b, RecordError)]
     buf = "".join(r[1] for r in rows).encode("ascii")
     ends = np.cumsum([len(r[1]) for r in rows], dtype=np.int64)
@@ -222,7 +222,7 @@ def _move_text(actions: np.ndarray, move: int | None) -> str | None:
     return square_name(int(actions[move - 1]))
 
 
-def format_logistello_line(game: Game) -> str:
+def format_logistello_line(game: GameRecord) -> str:
     """One game as a book line; the score is the recorded one, else the replayed one."""
     if game.size != 8 or game.start != Board():
         raise LogistelloError("a Logistello line holds an 8x8 game from the standard start")
@@ -236,7 +236,7 @@ def format_logistello_line(game: Game) -> str:
     return f"{''.join(parts)}: {score:+03d} {int(game.headers.get('depth', 0))}"
 
 
-def write_logistello(path: str | Path, games: Iterable[Game]) -> int:
+def write_logistello(path: str | Path, games: Iterable[GameRecord]) -> int:
     """Write games as a Logistello book, atomically (gzip if the name ends in ``.gz``)."""
     count = 0
     with atomic_writer(path) as f:

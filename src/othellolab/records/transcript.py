@@ -19,7 +19,7 @@ from pathlib import Path
 from othellolab.core import Board, OthelloError, parse_transcript
 from othellolab.core.files import atomic_writer
 from othellolab.records._stream import deliver, text_lines, undecodable
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.report import ReadReport, RecordError
 
 COMMENT_PREFIX = "#"
@@ -40,7 +40,7 @@ def parse_transcript_line(
     game: int | None = None,
     line: int | None = None,
     headers: dict[str, object] | None = None,
-) -> Game:
+) -> GameRecord:
     """A game from one transcript (passes optional), checked move by move."""
     start = Board(size=size)
     try:
@@ -56,7 +56,7 @@ def parse_transcript_line(
             move=move,
             move_text=m.group(2) if m and m.group(2) else None,
         ) from None
-    return Game(tuple(actions), start, headers or {})
+    return GameRecord(tuple(actions), start, headers or {})
 
 
 def read_transcripts(
@@ -65,7 +65,7 @@ def read_transcripts(
     size: int = 8,
     lenient: bool = False,
     report: ReadReport | None = None,
-) -> Iterator[Game]:
+) -> Iterator[GameRecord]:
     """Stream the games of a transcript file (gzip read transparently), one per line.
 
     Headers: ``source`` (file name), ``game`` (1-based) and ``line``. Strict by default;
@@ -75,7 +75,7 @@ def read_transcripts(
     return deliver(_items(p, size), source=p, lenient=lenient, report=report)
 
 
-def _items(p: Path, size: int) -> Iterator[Game | RecordError]:
+def _items(p: Path, size: int) -> Iterator[GameRecord | RecordError]:
     number = 0
     for line_no, raw in text_lines(p, error=TranscriptError):
         text = raw.strip()
@@ -95,7 +95,7 @@ def _items(p: Path, size: int) -> Iterator[Game | RecordError]:
 
 
 def write_transcripts(
-    path: str | Path, games: Iterable[Game], *, passes: bool = False, upper: bool = False
+    path: str | Path, games: Iterable[GameRecord], *, passes: bool = False, upper: bool = False
 ) -> int:
     """Write one transcript per line, atomically (gzip if the name ends in ``.gz``).
 

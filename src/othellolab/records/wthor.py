@@ -21,7 +21,7 @@ import numpy as np
 from othellolab.core import Board, IllegalMoveError, square_name
 from othellolab.core.files import atomic_writer
 from othellolab.records._stream import build_games, deliver
-from othellolab.records.game import Game
+from othellolab.records.game import GameRecord
 from othellolab.records.report import ReadReport, RecordError
 
 HEADER_FIELDS: tuple[tuple[str, int, int, str], ...] = (
@@ -347,8 +347,8 @@ def read_wthor(
     tournaments: str | Path | Sequence[str] | bool | None = None,
     lenient: bool = False,
     report: ReadReport | None = None,
-) -> Iterator[Game]:
-    """Stream the games of a ``.wtb`` file as checked ``Game`` records.
+) -> Iterator[GameRecord]:
+    """Stream the games of a ``.wtb`` file as checked ``GameRecord`` records.
 
     Headers: ``black``, ``white``, ``tournament`` (names, when a name table is found), their
     indices ``black_id``, ``white_id``, ``tournament_id``, ``year`` (from the file header),
@@ -372,7 +372,7 @@ def read_wthor(
 
 def _wthor_items(
     p: Path, base: dict[str, object], jou: list[str] | None, trn: list[str] | None
-) -> Iterator[Game | RecordError]:
+) -> Iterator[GameRecord | RecordError]:
     for first, chunk in _chunks(p):
         if isinstance(chunk, WthorError):
             yield chunk
@@ -467,7 +467,7 @@ def replay(game: WthorGame, *, where: str = "") -> Board:
     (file and game) and the move number.
     """
     try:
-        return Game.from_moves(np.asarray(game.moves, dtype=np.int64)).final_board()
+        return GameRecord.from_moves(np.asarray(game.moves, dtype=np.int64)).final_board()
     except IllegalMoveError as e:
         number = e.number or 0
         text = f" ({square_name(game.moves[number - 1])})" if number else ""
@@ -486,7 +486,7 @@ def replay(game: WthorGame, *, where: str = "") -> Board:
 
 def write_wthor(
     path: str | Path,
-    games: Iterable[Game],
+    games: Iterable[GameRecord],
     *,
     year: int | None = None,
     players: str | Path | Sequence[str] | None = None,
@@ -508,7 +508,7 @@ def write_wthor(
     jou = _lookup(players)
     trn = _lookup(tournaments)
     count = 0
-    first: Game | None = None
+    first: GameRecord | None = None
     with atomic_writer(p, binary=True) as f:
         f.write(b"\0" * HEADER_SIZE)
         for count, game in enumerate(games, 1):
@@ -533,7 +533,9 @@ def write_wthor(
     return count
 
 
-def name_table(games: Iterable[Game], key: str, *, base: Sequence[str] = ("???",)) -> list[str]:
+def name_table(
+    games: Iterable[GameRecord], key: str, *, base: Sequence[str] = ("???",)
+) -> list[str]:
     """Names for a ``.JOU`` (keys ``black``/``white``) or ``.TRN`` (``tournament``) file:
     ``base`` then every new name met under ``key`` (a comma-separated list of keys), in order."""
     names = list(base)
@@ -561,7 +563,7 @@ def _lookup(table: str | Path | Sequence[str] | None) -> tuple[list[str], dict[s
 def _game_record(
     p: Path,
     g: int,
-    game: Game,
+    game: GameRecord,
     jou: tuple[list[str], dict[str, int]] | None,
     trn: tuple[list[str], dict[str, int]] | None,
 ) -> bytes:
