@@ -26,15 +26,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_core import best_of, machine, write_section
 
 from othellolab import Board
-from othellolab.datasets.batches import BatchSampler, DatasetSplit
-from othellolab.datasets.build import build_dataset
-from othellolab.datasets.features import (
+from othellolab.core.features import (
     FeatureSpec,
     encode_board,
     policy_size,
     transform_action,
     transform_planes,
 )
+from othellolab.datasets.batches import BatchSampler, DatasetSplit
+from othellolab.datasets.build import build_dataset
 from othellolab.datasets.replay import replay_games
 from othellolab.datasets.sources import read_wtb_arrays
 from othellolab.records.wthor import read_wtb

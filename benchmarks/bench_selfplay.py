@@ -60,7 +60,7 @@ class _Node:
             priors, values = net.evaluate(
                 np.array([board.player], np.uint64),
                 np.array([board.opponent], np.uint64),
-                board.size,
+                board.game,
             )
             value = float(values[0])
             self.children = [
@@ -198,10 +198,10 @@ def network_rows(size: int, model: str) -> tuple[str, str, str]:
     def rate(net: NetworkEvaluator, batch: int) -> float:
         p = np.full(batch, board.player, np.uint64)
         o = np.full(batch, board.opponent, np.uint64)
-        net.evaluate(p, o, size)
+        net.evaluate(p, o, board.game)
         count, t0 = 0, time.perf_counter()
         while time.perf_counter() - t0 < 2.0:
-            net.evaluate(p, o, size)
+            net.evaluate(p, o, board.game)
             count += batch
         return count / (time.perf_counter() - t0)
 

@@ -26,6 +26,7 @@ from bench_core import int_arg, machine, write_section
 
 from othellolab.arena import play_match, read_openings
 from othellolab.core import ConfigError
+from othellolab.core.games import get_game
 from othellolab.nn.inference import NetworkEvaluator
 from othellolab.nn.pretrained import resolve
 from othellolab.players import make_player
@@ -45,11 +46,11 @@ OPPONENTS = (
 
 def infer_rate(evaluator: NetworkEvaluator, p: np.ndarray, o: np.ndarray, batch: int) -> float:
     """Positions per second through the evaluator at a fixed batch size, for ~3 s."""
-    evaluator.evaluate(p[:batch], o[:batch], 8)
+    evaluator.evaluate(p[:batch], o[:batch], get_game(8))
     n, i, t0 = 0, 0, time.perf_counter()
     while time.perf_counter() - t0 < 3.0:
         j = (i * batch) % (len(p) - batch)
-        evaluator.evaluate(p[j : j + batch], o[j : j + batch], 8)
+        evaluator.evaluate(p[j : j + batch], o[j : j + batch], get_game(8))
         n += batch
         i += 1
     return n / (time.perf_counter() - t0)

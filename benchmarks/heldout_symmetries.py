@@ -19,7 +19,7 @@ import torch
 from bench_core import int_arg
 
 from othellolab.core import ConfigError
-from othellolab.datasets.features import transform_actions, transform_bitboards
+from othellolab.core.features import transform_actions, transform_bitboards
 from othellolab.nn.pretrained import resolve
 from othellolab.training.heldout import EvalPositions, load_positions
 from othellolab.training.measure import measure_model

@@ -9,14 +9,13 @@ import pytest
 from othellolab.core import Board, ConfigError
 from othellolab.core import animal_shogi as shogi
 from othellolab.core.games import (
-    MAX_CHILDREN,
     AnimalShogiGame,
     Othello,
-    game_child,
-    game_children,
-    game_result,
-    game_value,
     get_game,
+    rules_child,
+    rules_children,
+    rules_result,
+    rules_value,
 )
 from othellolab.testing import random_game
 
@@ -34,15 +33,17 @@ def _shogi_games(n: int, seed: int) -> list[shogi.AnimalShogi]:
 
 
 def _check_kernels(game, p: int, o: int, legal: list[int], child_of, finished, score) -> None:  # type: ignore[no-untyped-def]
-    actions = np.empty(MAX_CHILDREN, np.int64)
-    cp = np.empty(MAX_CHILDREN, np.uint64)
-    co = np.empty(MAX_CHILDREN, np.uint64)
-    n = game_children(game.code, p, o, actions, cp, co)
+    actions = np.empty(game.max_children, np.int64)
+    cp = np.empty(game.max_children, np.uint64)
+    co = np.empty(game.max_children, np.uint64)
+    p, o = np.uint64(p), np.uint64(o)
+    n = rules_children(game.rules, p, o, actions, cp, co)
     assert actions[:n].tolist() == legal
     for i, a in enumerate(legal):
         assert (int(cp[i]), int(co[i])) == child_of(a) == game.step(p, o, a)
-        assert tuple(int(x) for x in game_child(game.code, p, o, a)) == child_of(a)
-    done, s = game_result(game.code, p, o)
+        child = rules_child(game.rules, p, o, a, actions.copy(), cp.copy(), co.copy())
+        assert tuple(int(x) for x in child) == child_of(a)
+    done, s = rules_result(game.rules, p, o)
     assert done == finished and (not done or s == score)
     assert game.result(p, o) == (score if finished else None)
     assert game.legal_actions(p, o) == ([] if finished else legal)
@@ -77,7 +78,7 @@ def test_othello_behind_the_protocol(size: int) -> None:
 
 def test_animal_shogi_behind_the_protocol() -> None:
     game = get_game("animal-shogi")
-    assert isinstance(game, AnimalShogiGame) and game.n_actions == 132 and game.code == 1
+    assert isinstance(game, AnimalShogiGame) and game.n_actions == 132
     assert game.start() == shogi.AnimalShogi().state
     for pos in _shogi_games(30, seed=1):
         p, o = pos.state
@@ -95,12 +96,13 @@ def test_animal_shogi_behind_the_protocol() -> None:
 
 
 def test_values_of_final_scores() -> None:
-    assert game_value(6, 8.0, 1.0) == pytest.approx(8 / 36)
-    assert game_value(6, 8.0, 0.0) == 1.0 and game_value(8, -2.0, 0.0) == -1.0
-    assert game_value(6, 0.0, 0.5) == 0.0
-    shogi_code = get_game("animal-shogi").code
+    six, eight = Othello(6).rules, Othello(8).rules
+    assert rules_value(six, 8.0, 1.0) == pytest.approx(8 / 36)
+    assert rules_value(six, 8.0, 0.0) == 1.0 and rules_value(eight, -2.0, 0.0) == -1.0
+    assert rules_value(six, 0.0, 0.5) == 0.0 and Othello(6).value(8.0, 1.0) == pytest.approx(8 / 36)
+    shogi_rules = get_game("animal-shogi").rules
     for w in (0.0, 0.5, 1.0):  # a shogi score is already a result
-        assert game_value(shogi_code, -1.0, w) == -1.0 and game_value(shogi_code, 1.0, w) == 1.0
+        assert rules_value(shogi_rules, -1.0, w) == -1.0 and rules_value(shogi_rules, 1.0, w) == 1.0
 
 
 def test_games_by_name_and_errors() -> None:

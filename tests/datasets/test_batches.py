@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from othellolab import Board
+from othellolab.core.features import FeatureSpec, encode_batch, transform_planes
 from othellolab.datasets.batches import BatchSampler, DatasetSplit, iterate_batches
 from othellolab.datasets.build import build_dataset
-from othellolab.datasets.features import FeatureSpec, encode_batch, transform_planes
 from othellolab.datasets.shards import open_arrays
 
 SPEC = FeatureSpec(planes=("player", "opponent", "legal", "empty"))

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from othellolab import Board
 from othellolab.core import kernels as k
-from othellolab.datasets.features import (
+from othellolab.core.features import (
     INVERSE_SYMMETRY,
     FeatureSpec,
     encode_batch,
@@ -166,7 +166,7 @@ def test_batched_policy_transform_per_row() -> None:
 
 
 def test_moves_that_a_symmetry_of_the_position_maps_together_are_equivalent() -> None:
-    from othellolab.datasets.features import equivalent_actions
+    from othellolab.core.features import equivalent_actions
 
     start = Board()
     f5 = move_to_index("f5")

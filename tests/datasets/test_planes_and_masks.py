@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from othellolab.core import Board
+from othellolab.core.features import FeatureSpec, encode_batch
 from othellolab.core.kernels import action_mask_batch
-from othellolab.datasets.features import FeatureSpec, encode_batch
 from othellolab.testing import random_game
 
 

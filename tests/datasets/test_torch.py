@@ -6,8 +6,8 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="torch is the optional othellolab[nn] extra")
 
+from othellolab.core.features import FeatureSpec  # noqa: E402
 from othellolab.datasets.build import build_dataset  # noqa: E402
-from othellolab.datasets.features import FeatureSpec  # noqa: E402
 from othellolab.datasets.torch import PositionDataset, make_loader  # noqa: E402
 
 

@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
 
 from othellolab.core import Board  # noqa: E402
-from othellolab.datasets.features import FeatureSpec, encode_batch  # noqa: E402
+from othellolab.core.features import FeatureSpec, encode_batch  # noqa: E402
 from othellolab.nn.config import model_config  # noqa: E402
 from othellolab.nn.inference import NetworkEvaluator  # noqa: E402
 from othellolab.nn.models import build_model  # noqa: E402

@@ -64,7 +64,7 @@ def test_a_masking_model_puts_its_whole_policy_on_legal_actions(name: str, tmp_p
 
     from othellolab.core import Board
     from othellolab.core.errors import ConfigError
-    from othellolab.datasets.features import FeatureSpec, encode_batch
+    from othellolab.core.features import FeatureSpec, encode_batch
     from othellolab.nn.io import load_model, save_model
 
     planes = ("player", "opponent", "legal")

@@ -106,7 +106,7 @@ def test_batched_numpy_evaluators_satisfy_the_protocol() -> None:
 
 
 def test_bad_input_is_rejected() -> None:
-    with pytest.raises(ValueError, match="mixed sizes"):
+    with pytest.raises(ValueError, match="several games"):
         evaluate_boards(UniformEvaluator(), [Board(), Board(size=6)])
     with pytest.raises(ValueError, match="no boards"):
         evaluate_boards(UniformEvaluator(), [])

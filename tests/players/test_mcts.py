@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from othellolab import Board, Limit
+from othellolab.core.games import get_game
 from othellolab.players import (
     MCTS,
     MCTSPlayer,
@@ -18,7 +19,7 @@ from othellolab.players import (
     make_player,
 )
 from othellolab.players.evaluators import legal_priors
-from othellolab.players.mcts import Forest, terminal_value
+from othellolab.players.mcts import Forest
 from othellolab.records.wthor import read_wtb
 from othellolab.testing import check_player, random_game
 
@@ -315,7 +316,7 @@ def test_proofs_match_negamax(score_weight: float) -> None:
         search = tree.search(board, simulations=300_000)
         assert search.solved, board.obf()
         truth = {
-            a: terminal_value(-_negamax_score(board.play(a)), 6, score_weight)
+            a: get_game(6).value(-_negamax_score(board.play(a)), score_weight)
             for a in board.legal_actions()
         }
         proved = {a: search.exact[a] for a in truth if not np.isnan(search.exact[a])}

@@ -21,7 +21,7 @@ def test_a_position_of_another_game_is_refused_by_name(name: str) -> None:
         pytest.skip(f"{name} needs options to be made (an engine command)")
     with player:
         for position, game in ((Board(), "othello"), (AnimalShogi(), "animal-shogi")):
-            if game in player.games:
+            if player.games is None or game in player.games:  # None: any game
                 try:
                     move = player.choose(position).move
                 except ConfigError as e:  # a network of the other game, by default
@@ -39,7 +39,8 @@ def test_a_tree_search_plays_the_games_of_its_evaluator() -> None:
     from othellolab.nn.pretrained import resolve
     from othellolab.players.mcts import MCTSPlayer
 
-    assert MCTSPlayer(sims=4).games == ("othello",)  # random rollouts are Othello's
+    assert MCTSPlayer(sims=4).games is None  # random rollouts play any game
+    assert AnimalShogi().is_legal(MCTSPlayer(sims=16, seed=1).choose(AnimalShogi()).move)
     shogi = MCTSPlayer(sims=4, evaluator=NetworkEvaluator.from_dir(resolve("az-animal-shogi")))
     assert shogi.games == ("animal-shogi",)
     assert AnimalShogi().is_legal(shogi.choose(AnimalShogi()).move)

@@ -9,9 +9,9 @@ import pytest
 
 from othellolab.core import BLACK, Board
 from othellolab.core import kernels as _k
+from othellolab.core.features import FeatureSpec, encode_batch
 from othellolab.core.kernels import action_mask_batch
 from othellolab.datasets.build import build_dataset
-from othellolab.datasets.features import FeatureSpec, encode_batch
 from othellolab.datasets.shards import open_arrays
 from othellolab.records.game import GameRecord
 from othellolab.records.wthor import read_wtb

@@ -114,12 +114,12 @@ class TournamentConfig:
         elif self.gauntlet or self.mutual:
             option = "gauntlet" if self.gauntlet else "mutual"
             raise ConfigError("is only for mode = 'gauntlet'", where=where, option=option)
-        if not isinstance(self.game, str) or self.game not in _games.GAMES:
+        if not isinstance(self.game, str) or self.game not in _games.game_names():
             raise ConfigError(
                 f"unknown game {self.game!r}",
                 where=where,
                 option="game",
-                allowed=" or ".join(_games.GAMES),
+                allowed=" or ".join(_games.game_names()),
             )
         if self.size not in SIZES:
             raise ConfigError(f"{self.size!r}", where=where, option="size", allowed="8, 6 or 4")

@@ -11,6 +11,7 @@ SquareSet(['d3', 'c4', 'f5', 'e6'])
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -185,6 +186,18 @@ class Board:
     def turn(self) -> Color:
         """Colour of the side to move (``BLACK`` or ``WHITE``)."""
         return self._turn
+
+    @property
+    def game(self) -> Any:
+        """The game of this position (``core.games``: Othello on this board's size)."""
+        from othellolab.core.games import get_game  # the registry imports this module
+
+        return get_game("othello", self.size)
+
+    @property
+    def state(self) -> tuple[int, int]:
+        """``(player, opponent)``: the position as the game protocol's two words."""
+        return self.player, self.opponent
 
     @property
     def player(self) -> Bitboard:

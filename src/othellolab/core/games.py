@@ -1,81 +1,145 @@
-"""The game protocol: what self-play, MCTS, the arena and the environments need of a game.
+"""The game protocol: what self-play, MCTS, the arena, the environments and the boards need of
+a game, and the one registry of games.
 
 A game's position is two ``uint64`` words seen from the side to move, ``(p, o)``: for Othello
 the discs of the side to move and of its opponent (the project's convention), for animal shogi
-the packed board and hands, and the ply counter (``core.animal_shogi``). Actions are integers
-``0 .. n_actions - 1`` (the network's policy index). A ``Game`` says, for positions:
+the packed board and hands, and the ply counter. Actions are integers ``0 .. n_actions - 1``
+(the network's policy index). A ``Game`` says, for positions:
 
 - ``start()``: the start position; ``step(p, o, action)``: the next position (from the next
   side to move); ``legal_mask_batch(p, o)``: legal actions, all false at the end;
 - ``result(p, o)``: ``None`` while the game goes on, else its final score for the side to
   move: the disc difference for Othello (empties to the winner), +1/0/-1 for animal shogi;
   ``score_scale`` turns a score into a value in [-1, 1];
-- ``position(p, o, turn)``: the people's object (``Board``, ``AnimalShogi``) that players,
-  the arena and the boards work with; ``action_name(action)`` and ``render``;
-- its shape (``rows`` x ``cols``), the names of its input planes and how many symmetries
-  its rules have (the learning tier, ``datasets.games``, encodes and transforms them).
+- ``position(p, o, turn)``: the people's object (``Board``, ``AnimalShogi``, or a
+  ``GamePosition`` for a game without one of its own) that players, the arena and the boards
+  work with; ``action_name(action)`` and ``render``;
+- its learning tier: ``encode(p, o, planes)`` (input planes), ``transform_states`` and
+  ``transform_policies`` (its ``symmetries``), and its default players.
 
-The compiled search (``players.mcts``) reaches the rules through three kernels dispatched on
-the game's ``code`` (``game_children``, ``game_result``, ``game_value``), so its trees hold any
-game; Othello's code is its board size, and its branch calls the same bitboard kernels as
-before. A new game adds a ``Game`` subclass here and a branch to each of those kernels.
+The compiled search (``players.mcts``) reaches the rules through the game's ``rules``: a tuple
+of two Numba functions passed as first-class functions (``children`` and ``result``, with the
+signatures ``CHILDREN_SIGNATURE`` and ``RESULT_SIGNATURE``), the game's integer parameter (an
+Othello board's size) and its score scale. The tree kernels are compiled once for that tuple
+type, not once per game, so their on-disk cache serves every game, a game defined in a user's
+module included; the cost is an indirect call per expansion (measured in docs/benchmarks.md).
+A game registers itself with ``register_game``; nothing outside its own module names it.
 """
 
 from __future__ import annotations
 
+import inspect
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
+from numba import types as nt
 
-from othellolab.core import animal_shogi as _shogi
 from othellolab.core import kernels as _k
-from othellolab.core.board import Board
-from othellolab.core.errors import ConfigError
-from othellolab.core.numba_kernel import kernel
-from othellolab.core.squares import BLACK, move_name
+from othellolab.core.errors import ConfigError, IllegalMoveError
 
 __all__ = [
-    "ANIMAL_SHOGI",
-    "GAMES",
+    "CHILDREN_SIGNATURE",
     "MAX_CHILDREN",
-    "AnimalShogiGame",
+    "PLAYOUT_SIGNATURE",
+    "RESULT_SIGNATURE",
     "Game",
-    "Othello",
-    "game_child",
-    "game_children",
+    "GamePosition",
     "game_for",
-    "game_result",
-    "game_value",
+    "game_names",
     "get_game",
-    "n_actions_of",
     "position_game",
     "position_state",
+    "register_game",
+    "rules_child",
+    "rules_children",
+    "rules_kernel",
+    "rules_playout",
+    "rules_result",
+    "rules_value",
 ]
 
-ANIMAL_SHOGI = 1
-"""The kernels' code of animal shogi (Othello's code is its board size: 4, 6 or 8)."""
+warnings.filterwarnings(
+    "ignore", message="First-class function type feature is experimental", module="numba"
+)
 
 MAX_CHILDREN = 132
-"""The most children a position of any game has (room for the kernels' buffers)."""
+"""Room for the children of a position in the built-in games (a game may ask for more with its
+``max_children``)."""
 
-GAMES = ("othello", "animal-shogi")
-"""The games behind the protocol, by name."""
+CHILDREN_SIGNATURE = nt.int64(
+    nt.int64, nt.uint64, nt.uint64, nt.int64[::1], nt.uint64[::1], nt.uint64[::1]
+)
+"""``children(param, p, o, actions, cp, co) -> n``: the legal actions of a position, in
+increasing order, and the positions they lead to (from the next side to move); 0 when the game
+is over."""
+
+RESULT_SIGNATURE = nt.float64(nt.int64, nt.uint64, nt.uint64)
+"""``result(param, p, o) -> score``: the final score for the side to move, NaN while the game
+goes on."""
+
+PLAYOUT_SIGNATURE = nt.float64(nt.int64, nt.uint64, nt.uint64, nt.uint64[::1])
+"""``playout(param, p, o, state) -> score``: a game's own random playout to the end (``state``
+a ``core.kernels`` random stream), its final score for the side to move now. Optional: the
+search's rollouts use ``rules_playout`` for a game without one."""
+
+
+def rules_kernel(signature: Any) -> Callable[[Callable[..., Any]], Any]:
+    """Compile a game's ``children`` or ``result`` function for the protocol: Numba, nopython,
+    cached on disk, with exactly the one ``signature`` (so that the search can take it as a
+    first-class function). Compiles on the first use of the game's ``rules``, not on import."""
+
+    def wrap(fn: Callable[..., Any]) -> Any:
+        dispatcher = numba.njit(cache=True, nogil=True)(fn)
+        dispatcher._protocol_signature = signature
+        return dispatcher
+
+    return wrap
+
+
+def _compiled(dispatcher: Any) -> Any:
+    """The dispatcher with its protocol signature compiled, and that one alone."""
+    if getattr(dispatcher, "_protocol_signature", None) is None:
+        raise ConfigError(f"{dispatcher!r} is not a rules kernel: decorate it with rules_kernel")
+    if not dispatcher.signatures:
+        dispatcher.compile(dispatcher._protocol_signature.args)
+        dispatcher.disable_compile()
+    return dispatcher
 
 
 class Game:
-    """A game behind the protocol (see the module docstring); subclasses fill it in."""
+    """A game behind the protocol (see the module docstring); subclasses fill it in.
+
+    Required: ``name``, ``key``, ``rows``, ``cols``, ``n_actions``, ``start``, ``step``,
+    ``result``, ``children_kernel`` and ``result_kernel`` (see ``rules_kernel``) and
+    ``param``, ``encode`` for networks. The rest has defaults built on those.
+    """
 
     name: str = ""
     key: str = ""
     """Unique among games and their sizes (``othello6``, ``animal-shogi``): configs and
     records name the game by it."""
-    code: int = 0
     rows: int = 0
     cols: int = 0
     n_actions: int = 0
     score_scale: float = 1.0
+    """What a final score is divided by to make a value in [-1, 1]."""
     symmetries: int = 1
     plane_names: tuple[str, ...] = ()
+    max_children: int = MAX_CHILDREN
+    param: int = 0
+    """The integer the rules kernels receive first (Othello: the board's size)."""
+    children_kernel: Any = None
+    result_kernel: Any = None
+    playout_kernel: Any = None
+    has_exact_endgame: bool = False
+    """Whether self-play's exact endgame (``training.selfplay.exact``: Othello's solver)
+    plays this game's last empties."""
+    default_player: str = "random"
+    """The spec of the strongest shipped player of this game (the boards' default opponent)."""
 
     def start(self) -> tuple[int, int]:
         raise NotImplementedError
@@ -83,24 +147,92 @@ class Game:
     def step(self, p: int, o: int, action: int) -> tuple[int, int]:
         raise NotImplementedError
 
-    def legal_mask_batch(self, p: np.ndarray, o: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
-
-    def result(self, p: int, o: int) -> int | None:
-        raise NotImplementedError
-
-    def position(self, p: int, o: int, turn: int) -> Any:
-        raise NotImplementedError
-
-    def action_name(self, action: int) -> str:
-        raise NotImplementedError
+    def result(self, p: int, o: int) -> int | float | None:
+        """``None`` while the game goes on, else its final score for the side to move."""
+        r = float(self._kernel("result_kernel")(self.param, p, o))
+        return None if r != r else (int(r) if r.is_integer() else r)
 
     # derived ---------------------------------------------------------------------------------
 
+    def _kernel(self, name: str) -> Any:
+        """A rules kernel as set on the class or instance (a Numba dispatcher is a descriptor:
+        plain attribute access would bind it as a method), compiled."""
+        return _compiled(inspect.getattr_static(self, name))
+
+    @property
+    def rules(self) -> tuple[Any, ...]:
+        """What the compiled search takes: ``((children,), (result,), param, score_scale,
+        max_children)`` (one-element tuples make Numba type the functions as first-class
+        functions, so one compiled search serves every game)."""
+        cached = self.__dict__.get("_rules")
+        if cached is None:
+            cached = (
+                (self._kernel("children_kernel"),),
+                (self._kernel("result_kernel"),),
+                int(self.param),
+                float(self.score_scale),
+                int(self.max_children),
+            )
+            self.__dict__["_rules"] = cached
+        return cached
+
+    @property
+    def playout(self) -> tuple[Any, ...] | None:
+        """``((playout,), param)`` for the game's own playout kernel, or ``None``."""
+        if inspect.getattr_static(self, "playout_kernel") is None:
+            return None
+        return ((self._kernel("playout_kernel"),), int(self.param))
+
+    def children(self, p: int, o: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(actions, cp, co)``: the legal actions of a position and the positions they lead
+        to, from the rules kernel."""
+        actions = np.empty(self.max_children, np.int64)
+        cp = np.empty(self.max_children, np.uint64)
+        co = np.empty(self.max_children, np.uint64)
+        n = self._kernel("children_kernel")(self.param, np.uint64(p), np.uint64(o), actions, cp, co)
+        return actions[:n], cp[:n], co[:n]
+
     def legal_actions(self, p: int, o: int) -> list[int]:
         """The legal actions of one position, in increasing order (none at the end)."""
-        mask = self.legal_mask_batch(np.array([p], np.uint64), np.array([o], np.uint64))[0]
-        return [int(a) for a in np.flatnonzero(mask)]
+        return [int(a) for a in self.children(p, o)[0]]
+
+    def legal_mask_batch(self, p: np.ndarray, o: np.ndarray) -> np.ndarray:
+        """Boolean ``(N, n_actions)`` legal actions (all false where the game is over)."""
+        out = np.zeros((len(p), self.n_actions), dtype=bool)
+        for i, (a, b) in enumerate(zip(np.asarray(p), np.asarray(o), strict=True)):
+            out[i, self.children(int(a), int(b))[0]] = True
+        return out
+
+    def legal_priors(self, p: np.ndarray, o: np.ndarray) -> np.ndarray:
+        """Float32 ``(N, n_actions)``: uniform over each position's legal actions."""
+        legal = self.legal_mask_batch(p, o).astype(np.float32)
+        return legal / np.maximum(legal.sum(axis=1, keepdims=True), np.float32(1))
+
+    def terminal_values(self, p: np.ndarray, o: np.ndarray) -> np.ndarray:
+        """Float32 ``(N,)``: the sign of the final score where the game is over, else 0."""
+        out = np.zeros(len(p), dtype=np.float32)
+        for i, (a, b) in enumerate(zip(np.asarray(p), np.asarray(o), strict=True)):
+            r = self.result(int(a), int(b))
+            out[i] = 0.0 if r is None else float(np.sign(r))
+        return out
+
+    def value(self, score: float, score_weight: float = 0.0) -> float:
+        """A final score as a value in [-1, 1] (``rules_value``)."""
+        return float(rules_value(self.rules, float(score), float(score_weight)))
+
+    def position(self, p: int, o: int, turn: int = 0) -> Any:
+        """The people's object of a position (a ``GamePosition`` unless the game has its own)."""
+        return GamePosition(self, int(p), int(o), int(turn))
+
+    def action_name(self, action: int) -> str:
+        return str(int(action))
+
+    def parse_action(self, text: str) -> int:
+        """The action a name stands for (``action_name``'s inverse); a ``ValueError`` if none."""
+        for a in range(self.n_actions):
+            if self.action_name(a) == text.strip():
+                return a
+        raise ValueError(f"{self.name}: no action named {text!r}")
 
     def new_position(self) -> Any:
         """The people's object of the start position."""
@@ -109,6 +241,36 @@ class Game:
     def render(self, p: int, o: int, turn: int) -> str:
         """The position as text."""
         return str(self.position(p, o, turn))
+
+    # learning tier ---------------------------------------------------------------------------
+
+    def encode(
+        self, p: np.ndarray, o: np.ndarray, planes: tuple[str, ...] | None = None
+    ) -> np.ndarray:
+        """Float32 planes ``(N, C, rows, cols)`` of ``N`` positions (``planes`` names them, in
+        order; ``None``: the game's ``plane_names``)."""
+        raise NotImplementedError(f"{self.name} has no input planes")
+
+    def transform_states(
+        self, p: np.ndarray, o: np.ndarray, ks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Symmetry ``ks[i]`` (``0 .. symmetries - 1``, 0 the identity) of each position."""
+        if np.any(np.asarray(ks) != 0):
+            raise ValueError(f"{self.name} has no symmetry but the identity")
+        return np.asarray(p, np.uint64), np.asarray(o, np.uint64)
+
+    def transform_policies(self, policy: np.ndarray, ks: np.ndarray) -> np.ndarray:
+        """The same symmetries applied to rows of policy vectors over the game's actions."""
+        if np.any(np.asarray(ks) != 0):
+            raise ValueError(f"{self.name} has no symmetry but the identity")
+        return np.asarray(policy)
+
+    def check_planes(self, planes: tuple[str, ...] | None) -> tuple[str, ...]:
+        """The planes a network of this game reads, or a ``ValueError`` naming them."""
+        planes = self.plane_names if planes is None else tuple(planes)
+        if planes != self.plane_names:
+            raise ValueError(f"{self.name} reads its planes {self.plane_names}, not {planes}")
+        return planes
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and other.key == self.key
@@ -120,104 +282,158 @@ class Game:
         return f"<game {self.key}>"
 
 
-class Othello(Game):
-    """Othello on a ``size`` x ``size`` board (8, 6 or 4): bitboards, actions ``row*size+col``
-    and pass last, the disc difference as the final score, the 8 symmetries of the square."""
-
-    name = "othello"
-    symmetries = 8
-    plane_names = ("player", "opponent")
-
-    def __init__(self, size: int = 8) -> None:
-        if isinstance(size, bool) or size not in (4, 6, 8):
-            raise ConfigError(f"must be 4, 6 or 8, got {size!r}", option="size")
-        self.size = int(size)
-        self.key = f"othello{self.size}"
-        self.code = self.size
-        self.rows = self.cols = self.size
-        self.n_actions = self.size * self.size + 1
-        self.score_scale = float(self.size * self.size)
-
-    def start(self) -> tuple[int, int]:
-        p, o = _k.start_position(self.size)
-        return int(p), int(o)
-
-    def step(self, p: int, o: int, action: int) -> tuple[int, int]:
-        if action == self.size * self.size:
-            return int(o), int(p)
-        np_, no_ = _k.play(p, o, action, self.size)
-        return int(np_), int(no_)
-
-    def legal_mask_batch(self, p: np.ndarray, o: np.ndarray) -> np.ndarray:
-        return _k.action_mask_batch(
-            np.ascontiguousarray(p, np.uint64), np.ascontiguousarray(o, np.uint64), self.size
-        )
-
-    def result(self, p: int, o: int) -> int | None:
-        if _k.legal_mask(p, o, self.size) or _k.legal_mask(o, p, self.size):
-            return None
-        return int(_k.final_score(p, o, self.size))
-
-    def legal_actions(self, p: int, o: int) -> list[int]:
-        """From the bitboard alone (self-play asks it at every move)."""
-        moves = int(_k.legal_mask(p, o, self.size))
-        if moves == 0:
-            return [] if _k.legal_mask(o, p, self.size) == 0 else [self.size * self.size]
-        out = []
-        while moves:
-            low = moves & -moves
-            out.append(low.bit_length() - 1)
-            moves ^= low
-        return out
-
-    def position(self, p: int, o: int, turn: int = BLACK) -> Board:
-        return Board.from_bitboards(int(p), int(o), turn=turn, size=self.size)
-
-    def action_name(self, action: int) -> str:
-        return move_name(int(action), self.size)
+# ----------------------------------------------------------------------------------------------
+# The kernels the compiled search calls: each takes a game's ``rules`` (``Game.rules``).
 
 
-class AnimalShogiGame(Game):
-    """Animal shogi (``core.animal_shogi``): a 4 x 3 board, 132 actions, results +1/0/-1, the
-    left-right mirror as its one symmetry."""
+@numba.njit(cache=True, nogil=True)
+def rules_children(rules, p, o, actions, cp, co):  # type: ignore[no-untyped-def]
+    """The game's ``children`` kernel (see ``CHILDREN_SIGNATURE``)."""
+    return rules[0][0](rules[2], p, o, actions, cp, co)
 
-    name = "animal-shogi"
-    key = "animal-shogi"
-    code = ANIMAL_SHOGI
-    rows, cols = 4, 3
-    n_actions = _shogi.N_ACTIONS
-    score_scale = 1.0
-    symmetries = _shogi.SYMMETRIES
-    plane_names = _shogi.PLANE_NAMES
 
-    def start(self) -> tuple[int, int]:
-        p, o = _shogi.start_state()
-        return int(p), int(o)
+@numba.njit(cache=True, nogil=True)
+def rules_result(rules, p, o):  # type: ignore[no-untyped-def]
+    """``(finished, score)``: whether the game is over at this position, and its final score
+    for the side to move."""
+    r = rules[1][0](rules[2], p, o)
+    if np.isnan(r):
+        return False, 0.0
+    return True, r
 
-    def step(self, p: int, o: int, action: int) -> tuple[int, int]:
-        np_, no_ = _shogi.step(p, o, action)
-        return int(np_), int(no_)
 
-    def legal_mask_batch(self, p: np.ndarray, o: np.ndarray) -> np.ndarray:
-        return _shogi.legal_mask_batch(
-            np.ascontiguousarray(p, np.uint64), np.ascontiguousarray(o, np.uint64)
-        )
+@numba.njit(cache=True, nogil=True)
+def rules_value(rules, score, score_weight):  # type: ignore[no-untyped-def]
+    """A final score as a value in [-1, 1] for the side to move: its sign (win 1, draw 0, loss
+    -1) mixed with the score over the game's ``score_scale`` in the share ``score_weight``."""
+    sign = 1.0 if score > 0 else (-1.0 if score < 0 else 0.0)
+    return (1.0 - score_weight) * sign + score_weight * score / rules[3]
 
-    def result(self, p: int, o: int) -> int | None:
-        r = int(_shogi.result(p, o))
-        return None if r == _shogi.ONGOING else r
 
-    def legal_actions(self, p: int, o: int) -> list[int]:
-        buf = np.empty(_shogi.MAX_LEGAL_ACTIONS, np.int64)
-        return buf[: _shogi.legal_actions(p, o, buf)].tolist()
+@numba.njit(cache=True, nogil=True)
+def rules_child(rules, p, o, action, actions, cp, co):  # type: ignore[no-untyped-def]
+    """The position a legal ``action`` leads to (``actions``, ``cp``, ``co``: room for the
+    children, ``rules[4]`` long); ``(o, p)`` if the action is not legal."""
+    n = rules[0][0](rules[2], p, o, actions, cp, co)
+    for i in range(n):
+        if actions[i] == action:
+            return cp[i], co[i]
+    return o, p
 
-    def position(self, p: int, o: int, turn: int | None = None) -> _shogi.AnimalShogi:
-        """``turn`` defaults to the ply's parity (the first player moves at even plies)."""
-        side = int(o) % 2 if turn is None else int(turn)
-        return _shogi.AnimalShogi.from_state(int(p), int(o), side)
 
-    def action_name(self, action: int) -> str:
-        return f"action {int(action)}"
+@numba.njit(cache=True, nogil=True)
+def rules_playout(rules, p, o, state):  # type: ignore[no-untyped-def]
+    """A uniformly random playout to the end through the game's ``children`` (a random number
+    drawn at every move, forced ones included); the final score for the side to move now."""
+    n_max = rules[4]
+    actions = np.empty(n_max, np.int64)
+    cp = np.empty(n_max, np.uint64)
+    co = np.empty(n_max, np.uint64)
+    sign = 1.0
+    while True:
+        n = rules[0][0](rules[2], p, o, actions, cp, co)
+        if n == 0:
+            return sign * rules[1][0](rules[2], p, o)
+        k = _k.rng_below(state, n)
+        p = cp[k]
+        o = co[k]
+        sign = -sign
+
+
+# ----------------------------------------------------------------------------------------------
+# The position of a game that has no people's class of its own.
+
+
+@dataclass(frozen=True)
+class GamePosition:
+    """A position of any game as a value: ``play`` returns a new one. What players, the arena
+    and the environments use for a game without a position class of its own."""
+
+    game: Game
+    player: int
+    opponent: int
+    turn: int = 0
+    """0 while the first player is to move, 1 for the second."""
+
+    @property
+    def state(self) -> tuple[int, int]:
+        return self.player, self.opponent
+
+    @property
+    def n_actions(self) -> int:
+        return self.game.n_actions
+
+    def legal_actions(self) -> list[int]:
+        return self.game.legal_actions(self.player, self.opponent)
+
+    def legal_action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.game.n_actions, dtype=bool)
+        mask[self.legal_actions()] = True
+        return mask
+
+    def play(self, action: int | str) -> GamePosition:
+        a = self.game.parse_action(action) if isinstance(action, str) else int(action)
+        legal = self.legal_actions()
+        if a not in legal:
+            names = ", ".join(self.game.action_name(x) for x in legal) or "none (the game is over)"
+            raise IllegalMoveError(
+                f"illegal move {self.game.action_name(a) if 0 <= a < self.n_actions else a} "
+                f"in {self.game.name}; legal moves: {names}"
+            )
+        p, o = self.game.step(self.player, self.opponent, a)
+        return GamePosition(self.game, p, o, 1 - self.turn)
+
+    def result(self) -> int | float | None:
+        """The final score for the side to move, ``None`` while the game goes on."""
+        return self.game.result(self.player, self.opponent)
+
+    def is_game_over(self) -> bool:
+        return self.result() is not None
+
+    def __str__(self) -> str:
+        return self.game.render(self.player, self.opponent, self.turn)
+
+
+# ----------------------------------------------------------------------------------------------
+# The registry.
+
+
+@dataclass(frozen=True)
+class _Entry:
+    make: Callable[[int | None], Game]
+    keys: dict[str, int | None]
+    aliases: tuple[str, ...]
+    position_types: tuple[type, ...]
+
+
+_REGISTRY: dict[str, _Entry] = {}
+
+
+def register_game(
+    name: str,
+    make: Callable[[int | None], Game],
+    *,
+    keys: dict[str, int | None] | None = None,
+    aliases: tuple[str, ...] = (),
+    position_types: tuple[type, ...] = (),
+) -> None:
+    """Register a game by ``name``: ``make(size)`` builds it (``size`` None for its default,
+    a ``ConfigError`` for a size it does not have); ``keys`` maps each of its ``Game.key``
+    values to the size that makes it; ``position_types`` are its people's position classes.
+    Registering a name again replaces it (a test may register and remove a game)."""
+    if not isinstance(name, str) or not name or name != name.strip().lower():
+        raise ConfigError(f"a game's name is lower case without spaces, got {name!r}")
+    _REGISTRY[name] = _Entry(make, dict(keys or {name: None}), tuple(aliases), position_types)
+
+
+def unregister_game(name: str) -> None:
+    """Remove a registered game (for tests)."""
+    _REGISTRY.pop(name, None)
+
+
+def game_names() -> tuple[str, ...]:
+    """The names of the registered games."""
+    return tuple(_REGISTRY)
 
 
 def get_game(name: str | int | Game = "othello", size: int | None = None) -> Game:
@@ -227,119 +443,53 @@ def get_game(name: str | int | Game = "othello", size: int | None = None) -> Gam
     if isinstance(name, Game):
         return name
     if isinstance(name, int | np.integer) and not isinstance(name, bool):
-        return Othello(int(name))
+        return get_game("othello", int(name))
     if not isinstance(name, str):
-        raise ConfigError(f"expected a game name ({', '.join(GAMES)}), got {name!r}")
+        raise ConfigError(f"expected a game name ({', '.join(game_names())}), got {name!r}")
     key = name.strip().lower()
-    if key in ("othello", "reversi"):
-        return Othello(8 if size is None else size)
-    if key.startswith("othello") and key[7:].isdigit():
-        return Othello(int(key[7:]))
-    if key in ("animal-shogi", "animal_shogi", "dobutsu"):
-        if size not in (None, 0, 3, 4):
-            raise ConfigError("animal shogi has one board (3 x 4); give no size", option="size")
-        return AnimalShogiGame()
-    raise ConfigError(f"unknown game {name[:40]!r}; known: {', '.join(GAMES)}", option="game")
+    for entry_name, entry in _REGISTRY.items():
+        if key == entry_name or key in entry.aliases:
+            return entry.make(size)
+    for entry in _REGISTRY.values():
+        if key in entry.keys:
+            return entry.make(entry.keys[key])
+    raise ConfigError(
+        f"unknown game {name[:40]!r}; known: {', '.join(game_names())}", option="game"
+    )
 
 
 def game_for(game: str | Game | None, size: int = 8) -> Game:
-    """The game an API call means: ``game`` (a name, key or ``Game``), with ``size`` for plain
-    ``othello``; Othello on ``size`` when ``game`` is None."""
-    if game is None or (isinstance(game, str) and game.strip().lower() in ("othello", "reversi")):
-        return Othello(size)
+    """The game an API call means: ``game`` (a name, key or ``Game``), with ``size`` for a
+    game of several sizes named without one; Othello on ``size`` when ``game`` is None."""
+    if game is None:
+        return get_game("othello", size)
+    if isinstance(game, str):
+        key = game.strip().lower()
+        for entry_name, entry in _REGISTRY.items():
+            if (key == entry_name or key in entry.aliases) and len(entry.keys) > 1:
+                return entry.make(size)
     return get_game(game)
 
 
 def position_game(position: Any) -> Game:
-    """The game of a people's position object: a ``Board`` (Othello on its size) or an
-    ``AnimalShogi``."""
-    if isinstance(position, Board):
-        return Othello(position.size)
-    if isinstance(position, _shogi.AnimalShogi):
-        return AnimalShogiGame()
+    """The game of a people's position object (its ``game``, or a registered position class)."""
+    game = getattr(position, "game", None)
+    if isinstance(game, Game):
+        return game
+    for entry in _REGISTRY.values():
+        if isinstance(position, entry.position_types):
+            return entry.make(getattr(position, "size", None))
     raise TypeError(f"not a position of a known game: {type(position).__name__}")
 
 
 def position_state(position: Any) -> tuple[int, int]:
     """The kernels' ``(p, o)`` of a people's position object."""
-    if isinstance(position, Board):
-        return position.player, position.opponent
-    return position.state
+    return tuple(position.state)  # type: ignore[return-value]
 
 
-def n_actions_of(code: int) -> int:
-    """The number of actions of the game with kernel code ``code``."""
-    return _shogi.N_ACTIONS if code == ANIMAL_SHOGI else int(code) * int(code) + 1
+# The built-in games register themselves when their modules load.
+from othellolab.core import othello_game as _othello  # noqa: E402
+from othellolab.core.animal_shogi import game as _animal_shogi  # noqa: E402
 
-
-# ----------------------------------------------------------------------------------------------
-# The kernels the compiled search calls (dispatched on the game's code).
-
-
-@kernel
-def game_child(game: int, p: int, o: int, action: int) -> tuple[int, int]:
-    """The position a legal ``action`` leads to, from the next side to move."""
-    if game == ANIMAL_SHOGI:
-        return _shogi.step(p, o, action)
-    size = game
-    if action == size * size:
-        return o, p
-    f = _k.flip_mask(p, o, action, size)
-    return o & ~f, p | f | (np.uint64(1) << np.uint64(action))
-
-
-@kernel
-def game_children(game: int, p: int, o: int, actions: np.ndarray, cp: np.ndarray, co: np.ndarray):  # type: ignore[no-untyped-def]
-    """The legal actions of a position and the positions they lead to (``actions``, ``cp``,
-    ``co``, each of length ``MAX_CHILDREN``); returns how many (0: the game is over)."""
-    if game == ANIMAL_SHOGI:
-        n = _shogi.legal_actions(p, o, actions)
-        for i in range(n):
-            a, b = _shogi.step(p, o, actions[i])
-            cp[i] = a
-            co[i] = b
-        return n
-    size = game
-    moves = _k.legal_mask(p, o, size)
-    if moves == np.uint64(0):
-        if _k.legal_mask(o, p, size) == np.uint64(0):
-            return 0
-        actions[0] = size * size
-        cp[0] = o
-        co[0] = p
-        return 1
-    n = 0
-    for sq in range(size * size):
-        bit = np.uint64(1) << np.uint64(sq)
-        if moves & bit:
-            f = _k.flip_mask(p, o, sq, size)
-            actions[n] = sq
-            cp[n] = o & ~f
-            co[n] = p | f | bit
-            n += 1
-    return n
-
-
-@kernel
-def game_result(game: int, p: int, o: int) -> tuple[bool, float]:
-    """``(finished, score)``: whether the game is over at this position, and its final score
-    for the side to move (the disc difference for Othello, +1/0/-1 for animal shogi)."""
-    if game == ANIMAL_SHOGI:
-        r = _shogi.result(p, o)
-        if r == _shogi.ONGOING:
-            return False, 0.0
-        return True, float(r)
-    size = game
-    if _k.legal_mask(p, o, size) == np.uint64(0) and _k.legal_mask(o, p, size) == np.uint64(0):
-        return True, float(_k.final_score(p, o, size))
-    return False, 0.0
-
-
-@kernel
-def game_value(game: int, score: float, score_weight: float) -> float:
-    """A final score as a value in [-1, 1] for the side to move: its sign (win 1, draw 0, loss
-    -1) mixed with the score over ``score_scale`` in the share ``score_weight`` (animal shogi's
-    scores are already results)."""
-    sign = 1.0 if score > 0 else (-1.0 if score < 0 else 0.0)
-    scale = 1.0 if game == ANIMAL_SHOGI else float(game * game)
-    return (1.0 - score_weight) * sign + score_weight * score / scale
+Othello = _othello.Othello
+AnimalShogiGame = _animal_shogi.AnimalShogiGame

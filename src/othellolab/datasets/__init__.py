@@ -8,9 +8,7 @@ arrays with a manifest (``shards``); ``batches`` samples augmented batches from 
 (board -> planes, move <-> policy index, symmetries) that players and envs reuse.
 """
 
-from othellolab.datasets.batches import Batch, BatchSampler, DatasetSplit, iterate_batches
-from othellolab.datasets.build import BuildOptions, BuildReport, build_dataset
-from othellolab.datasets.features import (
+from othellolab.core.features import (
     PLANE_NAMES,
     FeatureSpec,
     encode_batch,
@@ -24,6 +22,8 @@ from othellolab.datasets.features import (
     transform_planes,
     transform_policy,
 )
+from othellolab.datasets.batches import Batch, BatchSampler, DatasetSplit, iterate_batches
+from othellolab.datasets.build import BuildOptions, BuildReport, build_dataset
 from othellolab.datasets.replay import PositionArrays, positions_from_games
 
 __all__ = [

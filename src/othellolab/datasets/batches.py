@@ -16,9 +16,7 @@ from typing import Any
 import numpy as np
 
 from othellolab.core import ConfigError
-from othellolab.core.kernels import ZERO, legal_mask
-from othellolab.core.numba_kernel import kernel
-from othellolab.datasets.features import (
+from othellolab.core.features import (
     DEFAULT_SPEC,
     FeatureSpec,
     _bit_ops,
@@ -28,6 +26,8 @@ from othellolab.datasets.features import (
     _sym_table,
     symmetry_table,
 )
+from othellolab.core.kernels import ZERO, legal_mask
+from othellolab.core.numba_kernel import kernel
 from othellolab.datasets.shards import SPLITS, open_arrays, read_manifest
 
 

@@ -3,7 +3,7 @@
 ``build_dataset(sources, out_dir, ...)`` writes one row per position of every game (the
 position before each action, passes included unless ``passes=False``) into the format of
 ``datasets.shards``. Rows store the two bitboards and the colour to move; planes are made at
-load time by ``datasets.features``. The build is resumable: each source is replayed once into
+load time by ``core.features``. The build is resumable: each source is replayed once into
 ``OUT.partial/`` (keyed by its SHA-256), and the dataset appears at ``OUT`` only when complete.
 """
 
@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 
 from othellolab.core import ConfigError
+from othellolab.core.features import symmetry_table, transform_bitboards
 from othellolab.core.files import replace_dir, write_json
 from othellolab.core.kernels import U64, hash_position_batch
 from othellolab.core.numba_kernel import kernel
-from othellolab.datasets.features import symmetry_table, transform_bitboards
 from othellolab.datasets.replay import Replayed, game_results, replay_games
 from othellolab.datasets.shards import (
     FORMAT,
@@ -69,7 +69,7 @@ CONVENTIONS = {
     "count": "dedup: number of merged occurrences of the position",
     "policy": "dedup: CSR policy: row r's moves are policy_moves[policy_offsets[r]:"
     "policy_offsets[r+1]] with policy_counts occurrences each",
-    "planes": "not stored: datasets.features.encode_batch(p, o, spec) at load time",
+    "planes": "not stored: core.features.encode_batch(p, o, spec) at load time",
 }
 
 

@@ -16,8 +16,8 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, Dataset, Sampler
 
+from othellolab.core.features import FeatureSpec
 from othellolab.datasets.batches import BatchSampler, DatasetSplit
-from othellolab.datasets.features import FeatureSpec
 
 __all__ = ["PositionDataset", "SymmetryBatchSampler", "make_loader"]
 

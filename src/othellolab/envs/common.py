@@ -14,11 +14,10 @@ import numpy as np
 
 from othellolab.core import BLACK, COLOR_NAMES, Board, Color, IllegalMoveError
 from othellolab.core import animal_shogi as _shogi
-from othellolab.core.games import AnimalShogiGame
+from othellolab.core.features import FeatureSpec, encode_batch
+from othellolab.core.games import get_game
 from othellolab.core.kernels import action_mask_batch
 from othellolab.core.squares import check_size
-from othellolab.datasets.features import FeatureSpec, encode_batch
-from othellolab.datasets.games import encode
 
 COLOR_BY_NAME = {name: color for color, name in enumerate(COLOR_NAMES)}
 
@@ -84,7 +83,7 @@ def observation_planes(
 ) -> np.ndarray:
     """Planes ``(C, size, size)`` uint8 from ``color``'s view: its discs, the opponent's, and
     (with ``legal_plane``) the squares it may play now (all zero unless ``legal``), encoded by
-    the one feature encoder (``datasets.features``)."""
+    the one feature encoder (``core.features``)."""
     own, opp = (board.black, board.white) if color == BLACK else (board.white, board.black)
     planes = _PLANES[legal_plane]
     out = encode_batch(
@@ -130,7 +129,7 @@ SHOGI_SIDES = {
 """Names of animal shogi's two sides: the first player and the second, also by their Japanese
 names (``core.animal_shogi.COLOR_NAMES``)."""
 
-_SHOGI = AnimalShogiGame()
+_SHOGI = get_game("animal-shogi")
 
 
 def parse_side(value: str | int) -> int:
@@ -165,7 +164,7 @@ def animal_shogi_planes(position: _shogi.AnimalShogi, side: int) -> np.ndarray:
     p, o = position.state
     if position.turn != side:
         p, o = _shogi.rotate_state(p, o)
-    return encode(_SHOGI, np.array([p], np.uint64), np.array([o], np.uint64), _shogi.PLANE_NAMES)[0]
+    return _SHOGI.encode(np.array([p], np.uint64), np.array([o], np.uint64))[0]
 
 
 def animal_shogi_action_mask(position: _shogi.AnimalShogi, side: int) -> np.ndarray:

@@ -13,6 +13,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from othellolab.core.features import plane_bits
 from othellolab.core.kernels import (
     _flips,
     _legal,
@@ -22,7 +23,6 @@ from othellolab.core.kernels import (
     rng_below,
     write_action_mask,
 )
-from othellolab.datasets.features import plane_bits
 
 U64 = np.uint64
 ZERO = U64(0)
@@ -97,7 +97,7 @@ def _write_obs(
     mask: np.ndarray,
 ) -> None:
     """Planes of game ``i`` as 8 uint64 words per plane (64 bytes: one 0/1 byte a square, read
-    back as uint8), the planes being those of ``datasets.features.plane_bits`` (own discs,
+    back as uint8), the planes being those of ``core.features.plane_bits`` (own discs,
     opponent's, and the agent's legal moves ``legal``), and its action mask."""
     for c in range(planes.shape[1]):
         bb = _plane_bits(c, me, op, legal, 8)

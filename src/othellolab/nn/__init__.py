@@ -1,6 +1,6 @@
 """Policy/value networks: configs (no torch needed), models, model files, ONNX, inference.
 
-Networks read the planes of ``datasets.features`` and mask with ``core.kernels``'
+Networks read the planes of ``core.features`` and mask with ``core.kernels``'
 ``action_mask_batch``; ``files`` checks a model file before it is trusted and ``io`` writes
 one through ``core.files``.
 

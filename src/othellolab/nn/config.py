@@ -13,13 +13,14 @@ model. Named sizes follow KataGo's habit of short names that say the shape:
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import re
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from typing import Any, NoReturn
 
 from othellolab.core import ConfigError, OthelloError
-from othellolab.core.games import GAMES, Game, get_game
+from othellolab.core.games import Game, game_for, game_names
 from othellolab.core.parsing import NumberError, clip, parse_int
 
 FAMILIES = ("mlp", "cnn", "resnet")
@@ -96,9 +97,10 @@ class ModelConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "planes", _sequence("planes", self.planes))
-        other = self.game != "othello" and self.game in GAMES
-        if other and self.planes == ("player", "opponent"):  # the other games read all planes
-            object.__setattr__(self, "planes", get_game(self.game).plane_names)
+        if self.game in game_names() and self.planes == ("player", "opponent"):
+            # a game whose planes are not Othello's reads all of its own
+            with contextlib.suppress(ConfigError, ValueError):
+                object.__setattr__(self, "planes", self.rules.check_planes(None))
         hidden = _sequence("hidden", self.hidden)
         object.__setattr__(self, "hidden", tuple(_as_int(h) for h in hidden))
         self.validate()
@@ -108,28 +110,34 @@ class ModelConfig:
         allowed, a size outside ``LIMITS`` (the family's own sizes at least 1, the others at
         least 0), or more than ``MAX_PARAMETERS`` parameters in all."""
         _choice("family", self.family, FAMILIES)
-        _choice("game", self.game, GAMES)
+        _choice("game", self.game, game_names())
         if not _is_int(self.size) or self.size not in SIZES:
             _fail("size", self.size, f"expected one of {list(SIZES)}")
-        if self.game != "othello":
-            if self.planes != self.rules.plane_names:
-                _fail("planes", list(self.planes), f"{self.game} reads all its planes")
-            if self.family == "mlp" and self.mlp_input == "board":
-                _fail("mlp_input", self.mlp_input, "'board' reads Othello boards")
-        elif self.planes[:2] != ("player", "opponent"):
+        rules = self.rules
+        try:
+            rules.check_planes(self.planes)
+        except (ConfigError, ValueError) as e:
             raise ModelConfigError(
-                f"planes must start with 'player', 'opponent'; got {clip(list(self.planes), 80)}",
+                f"{getattr(e, 'what', str(e))}; got {clip(list(self.planes), 80)}",
                 where="model config",
                 option="planes",
+            ) from None
+        if (
+            self.family == "mlp"
+            and self.mlp_input == "board"
+            and rules.plane_names[:2]
+            != (
+                "player",
+                "opponent",
             )
-        for plane in self.planes if self.game == "othello" else ():
-            _choice("planes", plane, PLANE_NAMES)
+        ):
+            _fail("mlp_input", self.mlp_input, "'board' reads two-colour boards")
         if len(set(self.planes)) != len(self.planes):
             raise ModelConfigError(
                 f"planes repeat a name: {list(self.planes)}", where="model config", option="planes"
             )
-        if self.mask_illegal is True and (self.game != "othello" or "legal" not in self.planes):
-            _fail("mask_illegal", True, "needs an Othello model with the 'legal' plane")
+        if self.mask_illegal is True and "legal" not in self.planes:
+            _fail("mask_illegal", True, "needs a model with the 'legal' plane")
         for key in ("batch_norm", "score_head", "mask_illegal"):
             if not isinstance(getattr(self, key), bool):
                 _fail(key, getattr(self, key), "expected true or false")
@@ -165,7 +173,7 @@ class ModelConfig:
     @property
     def rules(self) -> Game:
         """The game (``core.games``) the model plays."""
-        return get_game(self.game, self.size if self.game == "othello" else None)
+        return game_for(self.game, self.size)
 
     @property
     def channels(self) -> int:

@@ -1,7 +1,7 @@
 """Batched numpy-in, numpy-out evaluation of a network, with a small position cache.
 
 ``NetworkEvaluator`` satisfies the players' ``Evaluator`` protocol (``has_priors`` and
-``evaluate(player, opponent, size) -> (priors, values)``), so network players and MCTS share
+``evaluate(player, opponent, game) -> (priors, values)``), so network players and MCTS share
 it. Priors are the network's softmax restricted to the legal actions: zero on illegal actions,
 summing to 1 over the legal ones, the pass action alone when the side to move must pass, all
 zeros when the game is over. Values are in [-1, 1] for the side to move; a finished game gets
@@ -19,8 +19,7 @@ import numpy as np
 import torch
 
 from othellolab.core import Board, ConfigError
-from othellolab.core.games import position_game, position_state
-from othellolab.datasets.games import action_masks, encode
+from othellolab.core.games import Game, get_game, position_game, position_state
 from othellolab.nn.config import ModelConfig
 from othellolab.nn.io import load_model
 from othellolab.nn.models import PolicyValueNet
@@ -50,9 +49,9 @@ def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return (e / total).astype(np.float32)
 
 
-def _describe(code: int) -> str:
-    """A game's kernel code in words."""
-    return f"{code}x{code}" if code in (4, 6, 8) else ("animal shogi" if code == 1 else str(code))
+def _describe(game: Game) -> str:
+    """A game in words."""
+    return f"{game.name} {game.rows}x{game.cols}"
 
 
 def _as_bitboards(x: np.ndarray | Sequence[int]) -> np.ndarray:
@@ -121,10 +120,10 @@ class NetworkEvaluator:
         self._cache.clear()
 
     def evaluate(
-        self, player: np.ndarray, opponent: np.ndarray, size: int
+        self, player: np.ndarray, opponent: np.ndarray, game: Game
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``(priors (N, size*size+1) float32, values (N,) float32)`` for ``N`` positions."""
-        ev = self.evaluate_full(player, opponent, size)
+        """``(priors (N, n_actions) float32, values (N,) float32)`` for ``N`` positions."""
+        ev = self.evaluate_full(player, opponent, game)
         return ev.priors, ev.values
 
     def evaluate_boards(self, boards: Sequence[Board]) -> Evaluation:
@@ -136,16 +135,18 @@ class NetworkEvaluator:
         states = [position_state(b) for b in boards]
         p = np.array([s[0] for s in states], dtype=np.uint64)
         o = np.array([s[1] for s in states], dtype=np.uint64)
-        return self.evaluate_full(p, o, position_game(boards[0]).code)
+        return self.evaluate_full(p, o, position_game(boards[0]))
 
-    def evaluate_full(self, player: np.ndarray, opponent: np.ndarray, size: int) -> Evaluation:
+    def evaluate_full(
+        self, player: np.ndarray, opponent: np.ndarray, game: Game | str | None = None
+    ) -> Evaluation:
         """Priors, values and (with a score head) scores of ``N`` positions of the model's game
-        (``size``: its kernel code, an Othello board's size)."""
+        (``game``, when given, must be it)."""
         cfg = self.config
-        if size != cfg.rules.code:
+        if game is not None and get_game(game) != cfg.rules:
             raise ValueError(
-                f"NetworkEvaluator: the model plays {_describe(cfg.rules.code)}, "
-                f"not {_describe(size)}"
+                f"NetworkEvaluator: the model plays {_describe(cfg.rules)}, "
+                f"not {_describe(get_game(game))}"
             )
         p, o = _as_bitboards(player), _as_bitboards(opponent)
         if p.shape != o.shape:
@@ -168,7 +169,7 @@ class NetworkEvaluator:
             todo = np.asarray(missing, dtype=np.int64)
         self.misses += len(todo)
         if len(todo):
-            pr, va, sc = self._run(p[todo], o[todo], size)
+            pr, va, sc = self._run(p[todo], o[todo])
             priors[todo], values[todo], scores[todo] = pr, va, sc
             if self.cache_size:
                 for j, i in enumerate(todo):
@@ -177,7 +178,7 @@ class NetworkEvaluator:
                     self._cache.popitem(last=False)
         return Evaluation(priors, values, scores if cfg.score_head else None)
 
-    def _run(self, p: np.ndarray, o: np.ndarray, size: int) -> tuple[np.ndarray, ...]:
+    def _run(self, p: np.ndarray, o: np.ndarray) -> tuple[np.ndarray, ...]:
         cfg = self.config
         logits = np.empty((p.shape[0], cfg.policy_size), dtype=np.float32)
         values = np.empty(p.shape[0], dtype=np.float32)
@@ -185,8 +186,8 @@ class NetworkEvaluator:
         with torch.inference_mode():
             for s in range(0, p.shape[0], self.max_batch):
                 x = torch.from_numpy(
-                    encode(
-                        cfg.rules, p[s : s + self.max_batch], o[s : s + self.max_batch], cfg.planes
+                    cfg.rules.encode(
+                        p[s : s + self.max_batch], o[s : s + self.max_batch], cfg.planes
                     )
                 )
                 k = x.shape[0]
@@ -204,7 +205,7 @@ class NetworkEvaluator:
                 if len(out) > 2:
                     scores[s : s + k] = out[2].float().cpu().numpy()
         game = cfg.rules
-        mask = action_masks(game, p, o)
+        mask = game.legal_mask_batch(p, o)
         priors = masked_softmax(logits, mask)
         for i in np.flatnonzero(~mask.any(axis=1)):  # finished games: their exact result
             final = game.result(int(p[i]), int(o[i]))

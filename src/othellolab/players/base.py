@@ -26,8 +26,9 @@ class Player(abc.ABC):
     name: str = "player"
 
     #: The games (``core.games`` names) whose positions ``choose`` takes: Othello's ``Board``
-    #: by default; a player of another game receives that game's position (``AnimalShogi``).
-    games: tuple[str, ...] = ("othello",)
+    #: by default; a player of another game receives that game's position (``AnimalShogi``);
+    #: ``None``: every game of the protocol (a search over the game's rules).
+    games: tuple[str, ...] | None = ("othello",)
 
     @abc.abstractmethod
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
@@ -47,7 +48,7 @@ class Player(abc.ABC):
                 game = position_game(board).name
             except TypeError:  # not a position of the protocol: the player's own affair
                 game = None
-            if game is not None and game not in self.games:
+            if game is not None and self.games is not None and game not in self.games:
                 raise ConfigError(
                     f"plays {' and '.join(self.games)} only, not {game} positions "
                     f"({type(board).__name__})",

@@ -4,10 +4,11 @@ The ``Evaluator`` protocol is the only thing the MCTS tree knows about evaluatio
 rollout, a uniform prior or a neural network all plug into the same search:
 
 * input: ``player`` and ``opponent``, two ``uint64`` arrays of equal length ``N`` holding the
-  discs of the side to move and of its opponent, and the board ``size`` (8, 6 or 4);
-* output: ``(priors, values)``. ``priors`` is float32 ``(N, size*size + 1)`` over the actions
-  (pass last), zero on illegal actions and summing to 1 over the legal ones (the pass action
-  alone when the side to move must pass; all zeros when the game is over). ``values`` is
+  positions from the side to move (Othello: its discs and its opponent's), and the ``game``
+  (``core.games.Game``);
+* output: ``(priors, values)``. ``priors`` is float32 ``(N, game.n_actions)`` over the actions,
+  zero on illegal actions and summing to 1 over the legal ones (all zeros when the game is
+  over). ``values`` is
   float32 ``(N,)`` in ``[-1, 1]``: the expected result for the side to move (+1 win, -1 loss).
 * ``has_priors`` says whether the priors carry information. The search uses the AlphaZero PUCT
   rule when they do and plain UCT when they are uniform, as for random rollouts.
@@ -22,13 +23,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-import numba
 import numpy as np
 
 from othellolab.core import Board
-from othellolab.core import animal_shogi as shogi
 from othellolab.core import kernels as _k
-from othellolab.core.games import ANIMAL_SHOGI
+from othellolab.core.games import Game, get_game, position_game, position_state, rules_playout
 from othellolab.core.numba_kernel import kernel
 
 __all__ = [
@@ -48,61 +47,45 @@ class Evaluator(Protocol):
     """True when the priors are informative (search with PUCT), False when uniform (UCT)."""
 
     def evaluate(
-        self, player: np.ndarray, opponent: np.ndarray, size: int
+        self, player: np.ndarray, opponent: np.ndarray, game: Game
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``(priors (N, n_actions) float32, values (N,) float32)`` for ``N`` positions of the
-        game whose kernel code is ``size`` (``core.games``: an Othello board's size, whose
-        ``n_actions`` is ``size*size+1``, or another game's code)."""
+        """``(priors (N, game.n_actions) float32, values (N,) float32)`` for ``N`` positions
+        of ``game`` (``core.games``)."""
         ...
 
 
-_write_mask = numba.njit(cache=True, nogil=True)(_k.write_action_mask.py_func)
-"""The one legal-action mask, compiled into this module (Numba does not inline another
-module's kernel; the call doubled the time of the uniform priors)."""
-
-
 @kernel
-def _legal_priors(player: np.ndarray, opponent: np.ndarray, size: int) -> np.ndarray:
-    n = player.shape[0]
-    npass = size * size
-    out = np.zeros((n, npass + 1), dtype=np.float32)
-    for i in range(n):
-        p = player[i]
-        o = opponent[i]
-        moves = _k.legal_mask(p, o, size)
-        live = moves != np.uint64(0) or _k.legal_mask(o, p, size) != np.uint64(0)
-        share = np.float32(1.0 / _k.popcount(moves)) if moves != np.uint64(0) else np.float32(0)
-        _write_mask(moves, live, npass, out, i, share)
-    return out
-
-
-def legal_priors(player: np.ndarray, opponent: np.ndarray, size: int) -> np.ndarray:
-    """Uniform priors over the legal actions of each position (pass alone when forced)."""
-    return _legal_priors(_as_bitboards(player), _as_bitboards(opponent), int(size))
-
-
-@kernel
-def _terminal_values(player: np.ndarray, opponent: np.ndarray, size: int) -> np.ndarray:
-    out = np.zeros(player.shape[0], dtype=np.float32)
-    for i in range(player.shape[0]):
-        if _k.is_game_over(player[i], opponent[i], size):
-            s = _k.final_score(player[i], opponent[i], size)
-            out[i] = 1.0 if s > 0 else (-1.0 if s < 0 else 0.0)
-    return out
-
-
-@kernel
-def _rollouts(
-    player: np.ndarray, opponent: np.ndarray, playouts: int, state: np.ndarray, size: int
-) -> tuple[np.ndarray, np.ndarray]:
+def _own_rollouts(
+    player: np.ndarray, opponent: np.ndarray, playouts: int, state: np.ndarray, own: tuple
+) -> np.ndarray:
     values = np.zeros(player.shape[0], dtype=np.float32)
     for i in range(player.shape[0]):
         total = 0
         for _ in range(playouts):
-            s = _k.random_playout(player[i], opponent[i], state, size)
+            s = own[0][0](own[1], player[i], opponent[i], state)
             total += (s > 0) - (s < 0)
         values[i] = total / playouts
-    return _legal_priors(player, opponent, size), values
+    return values
+
+
+@kernel
+def _rollouts(
+    player: np.ndarray, opponent: np.ndarray, playouts: int, state: np.ndarray, rules: tuple
+) -> np.ndarray:
+    values = np.zeros(player.shape[0], dtype=np.float32)
+    for i in range(player.shape[0]):
+        total = 0
+        for _ in range(playouts):
+            s = rules_playout(rules, player[i], opponent[i], state)
+            total += (s > 0) - (s < 0)
+        values[i] = total / playouts
+    return values
+
+
+def legal_priors(player: np.ndarray, opponent: np.ndarray, game: Game | str) -> np.ndarray:
+    """Uniform priors over the legal actions of each position of ``game`` (Othello: the pass
+    alone when forced)."""
+    return get_game(game).legal_priors(_as_bitboards(player), _as_bitboards(opponent))
 
 
 def _as_bitboards(x: np.ndarray | Sequence[int]) -> np.ndarray:
@@ -121,16 +104,10 @@ class UniformEvaluator:
     has_priors = False
 
     def evaluate(
-        self, player: np.ndarray, opponent: np.ndarray, size: int
+        self, player: np.ndarray, opponent: np.ndarray, game: Game
     ) -> tuple[np.ndarray, np.ndarray]:
         p, o = _as_bitboards(player), _as_bitboards(opponent)
-        if int(size) == ANIMAL_SHOGI:
-            legal = shogi.legal_mask_batch(p, o).astype(np.float32)
-            priors = legal / np.maximum(legal.sum(axis=1, keepdims=True), 1.0)
-            results = shogi.result_batch(p, o)
-            values = np.where(results == shogi.ONGOING, 0, results).astype(np.float32)
-            return priors, values
-        return _legal_priors(p, o, int(size)), _terminal_values(p, o, int(size))
+        return game.legal_priors(p, o), game.terminal_values(p, o)
 
     def __repr__(self) -> str:
         return "UniformEvaluator()"
@@ -141,11 +118,11 @@ class RandomRolloutEvaluator:
 
     The playouts run in a compiled kernel with its own seeded random stream, so a seeded
     evaluator gives the same values for the same sequence of calls. A finished game always
-    evaluates to its exact result. The playouts are Othello's.
+    evaluates to its exact result. Any game: its own playout kernel where it has one
+    (Othello's), else uniformly random moves through its rules (``core.games.rules_playout``).
     """
 
     has_priors = False
-    games = ("othello",)
 
     def __init__(self, playouts: int = 1, *, seed: int | None = None) -> None:
         if playouts < 1:
@@ -155,24 +132,30 @@ class RandomRolloutEvaluator:
         self._state = _k.rng_seed(int(np.random.default_rng(seed).integers(2**63)))
 
     def evaluate(
-        self, player: np.ndarray, opponent: np.ndarray, size: int
+        self, player: np.ndarray, opponent: np.ndarray, game: Game
     ) -> tuple[np.ndarray, np.ndarray]:
         p, o = _as_bitboards(player), _as_bitboards(opponent)
-        return _rollouts(p, o, self.playouts, self._state, int(size))
+        own = game.playout
+        if own is not None:
+            values = _own_rollouts(p, o, self.playouts, self._state, own)
+        else:
+            values = _rollouts(p, o, self.playouts, self._state, game.rules)
+        return game.legal_priors(p, o), values
 
     def __repr__(self) -> str:
         return f"RandomRolloutEvaluator({self.playouts}, seed={self.seed!r})"
 
 
 def evaluate_boards(evaluator: Evaluator, boards: Sequence[Board]) -> tuple[np.ndarray, np.ndarray]:
-    """Evaluate ``Board`` objects (all of one size) with any evaluator."""
+    """Evaluate positions (``Board`` objects or another game's, all of one game) with any
+    evaluator."""
     if not boards:
         raise ValueError("evaluate_boards: no boards given")
-    size = boards[0].size
-    if any(b.size != size for b in boards):
-        raise ValueError(
-            f"evaluate_boards: boards of mixed sizes {sorted({b.size for b in boards})}"
-        )
-    p = np.array([b.player for b in boards], dtype=np.uint64)
-    o = np.array([b.opponent for b in boards], dtype=np.uint64)
-    return evaluator.evaluate(p, o, size)
+    game = position_game(boards[0])
+    games = {position_game(b).key for b in boards}
+    if len(games) > 1:
+        raise ValueError(f"evaluate_boards: positions of several games {sorted(games)}")
+    states = [position_state(b) for b in boards]
+    p = np.array([s[0] for s in states], dtype=np.uint64)
+    o = np.array([s[1] for s in states], dtype=np.uint64)
+    return evaluator.evaluate(p, o, game)

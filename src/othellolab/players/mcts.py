@@ -7,7 +7,8 @@ scores those leaves in one batched call, and ``expand_backup`` adds their childr
 values up. The tree code never looks inside the evaluator, so random rollouts and networks
 search the same way. Finished games are never evaluated: a terminal node's value is the sign of
 its final score, exactly (mixed with the score itself by ``score_weight``, for networks whose
-value head predicts the disc difference, see ``terminal_value``). A pass is an ordinary edge (action ``size*size``).
+value head predicts the disc difference, see ``core.games.rules_value``). A pass is an ordinary
+edge (action ``size*size`` in Othello).
 
 Exact values travel up the tree as bounds (score-bounded MCTS, Cazenave and Saffidine 2010,
 after MCTS-Solver, Winands et al. 2008): every node holds a lower and an upper bound on its
@@ -38,17 +39,14 @@ import numpy as np
 
 from othellolab.core import Board, Limit, PlayResult, Score, Stop
 from othellolab.core.games import (
-    GAMES,
-    MAX_CHILDREN,
     Game,
-    game_child,
-    game_children,
-    game_result,
-    game_value,
     get_game,
-    n_actions_of,
     position_game,
     position_state,
+    rules_child,
+    rules_children,
+    rules_result,
+    rules_value,
 )
 from othellolab.core.numba_kernel import kernel
 from othellolab.players.base import Player
@@ -106,7 +104,7 @@ def _new_node(
     parent: int,
     action: int,
     prior: float,
-    size: int,
+    rules: tuple,
     score_weight: float,
 ) -> int:
     i = meta[0]
@@ -127,12 +125,12 @@ def _new_node(
     nd.lo = -1.0
     nd.hi = 1.0
     nd.tvalue = 0.0
-    finished, s = game_result(size, p, o)
+    finished, s = rules_result(rules, p, o)
     if finished:
         nd.terminal = 1
         nd.proven = 1
         nd.tvalue = s
-        v = game_value(size, s, score_weight)
+        v = rules_value(rules, s, score_weight)
         nd.lo = v
         nd.hi = v
     return i
@@ -241,12 +239,13 @@ def select_leaves(
 
 
 @kernel
-def _child_buffers() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Room for one node's children (actions and positions), allocated once per batch."""
+def _child_buffers(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Room for one node's ``n`` children at most (actions and positions), allocated once per
+    batch."""
     return (
-        np.empty(MAX_CHILDREN, dtype=np.int64),
-        np.empty(MAX_CHILDREN, dtype=np.uint64),
-        np.empty(MAX_CHILDREN, dtype=np.uint64),
+        np.empty(n, dtype=np.int64),
+        np.empty(n, dtype=np.uint64),
+        np.empty(n, dtype=np.uint64),
     )
 
 
@@ -256,19 +255,19 @@ def _expand(
     meta: np.ndarray,
     leaf: int,
     prior: np.ndarray,
-    size: int,
+    rules: tuple,
     score_weight: float,
     buffers: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> None:
     actions, cp, co = buffers
-    count = game_children(size, nodes[leaf].p, nodes[leaf].o, actions, cp, co)
+    count = rules_children(rules, nodes[leaf].p, nodes[leaf].o, actions, cp, co)
     first = meta[0]
     total = 0.0
     for i in range(count):
         total += prior[actions[i]]
     for i in range(count):
         pr = prior[actions[i]] / total if total > 0 else 1.0 / count
-        _new_node(nodes, meta, cp[i], co[i], leaf, actions[i], pr, size, score_weight)
+        _new_node(nodes, meta, cp[i], co[i], leaf, actions[i], pr, rules, score_weight)
     nodes[leaf].first = first
     nodes[leaf].nchild = count
 
@@ -280,15 +279,6 @@ def _score_weight(w: float) -> float:
 
 
 @kernel
-def terminal_value(score: float, size: int, score_weight: float) -> float:
-    """The value of a finished game for the side to move: the sign of its final disc
-    difference (a win 1, a draw 0, a loss -1), mixed with the difference itself divided by the
-    squares (``score_weight`` 0: the sign alone; 1: the disc difference alone). Othello's
-    ``core.games.game_value``."""
-    return game_value(size, score, score_weight)
-
-
-@kernel
 def _expand_backup_leaf(
     nodes: np.ndarray,
     meta: np.ndarray,
@@ -296,7 +286,7 @@ def _expand_backup_leaf(
     priors: np.ndarray,
     values: np.ndarray,
     k: int,
-    size: int,
+    rules: tuple,
     score_weight: float,
     solved: np.ndarray,
     buffers: tuple[np.ndarray, np.ndarray, np.ndarray],
@@ -317,7 +307,7 @@ def _expand_backup_leaf(
             nodes[leaf].lo = v
             nodes[leaf].hi = v
         elif nodes[leaf].first < 0:
-            _expand(nodes, meta, leaf, priors[k], size, score_weight, buffers)
+            _expand(nodes, meta, leaf, priors[k], rules, score_weight, buffers)
         k += 1
     changed = _update_bounds(nodes, leaf)
     node = leaf
@@ -339,7 +329,7 @@ def expand_backup(
     leaves: np.ndarray,
     priors: np.ndarray,
     values: np.ndarray,
-    size: int,
+    rules: tuple,
     score_weight: float = 0.0,
 ) -> None:
     """Expand each evaluated leaf and back its value up to the root, removing virtual losses.
@@ -350,10 +340,10 @@ def expand_backup(
     """
     k = 0
     none = np.zeros(0, dtype=np.bool_)
-    buffers = _child_buffers()
+    buffers = _child_buffers(rules[4])
     for b in range(leaves.shape[0]):
         k = _expand_backup_leaf(
-            nodes, meta, leaves[b], priors, values, k, size, score_weight, none, buffers
+            nodes, meta, leaves[b], priors, values, k, rules, score_weight, none, buffers
         )
 
 
@@ -479,7 +469,7 @@ def expand_backup_forest(
     leaves: np.ndarray,
     priors: np.ndarray,
     values: np.ndarray,
-    size: int,
+    rules: tuple,
     score_weight: float,
     solved: np.ndarray,
 ) -> None:
@@ -487,14 +477,14 @@ def expand_backup_forest(
     row of ``priors``/``values`` per unproven leaf, in its order; ``solved`` marks rows whose
     value is exact, as ``_expand_backup_leaf`` says)."""
     k = 0
-    buffers = _child_buffers()
+    buffers = _child_buffers(rules[4])
     for i in range(trees.shape[0]):
         t = trees[i]
         region = nodes[t * capacity : (t + 1) * capacity]
         meta = counters[t : t + 1]
         for j in range(counts[i]):
             k = _expand_backup_leaf(
-                region, meta, leaves[i, j], priors, values, k, size, score_weight, solved, buffers
+                region, meta, leaves[i, j], priors, values, k, rules, score_weight, solved, buffers
             )
 
 
@@ -506,7 +496,7 @@ def plant_forest(
     trees: np.ndarray,
     player: np.ndarray,
     opponent: np.ndarray,
-    size: int,
+    rules: tuple,
     score_weight: float,
 ) -> None:
     """Give each tree ``trees[i]`` a fresh root, the position ``(player[i], opponent[i])``."""
@@ -515,7 +505,7 @@ def plant_forest(
         region = nodes[t * capacity : (t + 1) * capacity]
         meta = counters[t : t + 1]
         meta[0] = 0
-        _new_node(region, meta, player[i], opponent[i], -1, -1, 1.0, size, score_weight)
+        _new_node(region, meta, player[i], opponent[i], -1, -1, 1.0, rules, score_weight)
 
 
 @kernel
@@ -526,12 +516,13 @@ def advance_forest(
     trees: np.ndarray,
     actions: np.ndarray,
     scratch: np.ndarray,
-    size: int,
+    rules: tuple,
     score_weight: float,
 ) -> None:
     """Play ``actions[i]`` at the root of tree ``trees[i]``: the child's subtree becomes the
     tree (moved to the front of its rows), or a fresh root when the root has no such child
     yet. The action must be legal at the root."""
+    buffers = _child_buffers(rules[4])
     for i in range(trees.shape[0]):
         t = trees[i]
         region = nodes[t * capacity : (t + 1) * capacity]
@@ -553,9 +544,9 @@ def advance_forest(
             region[0].action = -1
             region[0].prior = 1.0
         else:
-            np_, no_ = game_child(size, region[0].p, region[0].o, a)
+            np_, no_ = rules_child(rules, region[0].p, region[0].o, a, *buffers)
             meta[0] = 0
-            _new_node(region, meta, np_, no_, -1, -1, 1.0, size, score_weight)
+            _new_node(region, meta, np_, no_, -1, -1, 1.0, rules, score_weight)
 
 
 def evaluate_leaves(
@@ -563,14 +554,14 @@ def evaluate_leaves(
     player: np.ndarray,
     opponent: np.ndarray,
     n_open: int,
-    size: int,
+    game: Game,
     *,
     dedupe: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The evaluator's ``(priors, values)`` for the first ``n_open`` positions of the buffers,
     float32 and C-contiguous, shapes checked (a ``ValueError`` names a wrong evaluator).
     With ``dedupe`` a position listed several times is evaluated once."""
-    n_actions = n_actions_of(size)
+    n_actions = game.n_actions
     if n_open == 0:
         return np.zeros((0, n_actions), dtype=_F32), np.zeros(0, dtype=_F32)
     p = player if n_open == player.shape[0] else player[:n_open].copy()
@@ -584,7 +575,7 @@ def evaluate_leaves(
             inverse = None
         else:
             p, o = np.ascontiguousarray(unique[:, 0]), np.ascontiguousarray(unique[:, 1])
-    priors, values = _checked(evaluator, *evaluator.evaluate(p, o, size), p.shape[0], size)
+    priors, values = _checked(evaluator, *evaluator.evaluate(p, o, game), p.shape[0], game)
     if inverse is not None:
         inverse = inverse.reshape(-1)
         priors, values = priors[inverse], values[inverse]
@@ -592,31 +583,30 @@ def evaluate_leaves(
 
 
 def _checked(
-    evaluator: Evaluator, priors: np.ndarray, values: np.ndarray, n: int, size: int
+    evaluator: Evaluator, priors: np.ndarray, values: np.ndarray, n: int, game: Game
 ) -> tuple[np.ndarray, np.ndarray]:
     """An evaluator's output for ``n`` positions as float32, C-contiguous arrays of the right
     shapes, or a ``ValueError`` that names the evaluator."""
-    n_actions = n_actions_of(size)
+    n_actions = game.n_actions
     if priors.dtype != _F32 or values.dtype != _F32 or not priors.flags.c_contiguous:
         priors = np.ascontiguousarray(priors, dtype=_F32)
         values = np.ascontiguousarray(values, dtype=_F32)
     if priors.shape != (n, n_actions) or values.shape != (n,):
         raise ValueError(
             f"MCTS: {evaluator!r} returned priors of shape {priors.shape} and values of "
-            f"shape {values.shape} for {n} positions of size {size}; expected "
+            f"shape {values.shape} for {n} positions of {game.key}; expected "
             f"({n}, {n_actions}) and ({n},)"
         )
     return priors, values
 
 
 def root_summary(
-    nodes: np.ndarray, size: int
+    nodes: np.ndarray, n_actions: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
     """``(legal, visits, q, priors, value)`` at the root (row 0) of a tree, indexed by action,
     from the side to move's view: ``q`` NaN where unvisited, ``value`` the visit-weighted
     mean of the children's values (0 before any visit), each clamped into its node's bounds
     (so exact where proven)."""
-    n_actions = n_actions_of(size)
     root = nodes[0]
     first, k = int(root["first"]), int(root["nchild"])
     children = nodes[first : first + k] if first >= 0 else nodes[:0]
@@ -638,10 +628,10 @@ def root_summary(
     return legal, visits, q, priors, value
 
 
-def root_exact(nodes: np.ndarray, size: int) -> np.ndarray:
+def root_exact(nodes: np.ndarray, n_actions: int) -> np.ndarray:
     """The exact value of each root action whose child is proven, from the side to move's view
     (NaN where not proven), indexed by action."""
-    exact = np.full(n_actions_of(size), np.nan)
+    exact = np.full(n_actions, np.nan)
     root = nodes[0]
     first, k = int(root["first"]), int(root["nchild"])
     if first >= 0:
@@ -765,7 +755,7 @@ class MCTS:
         self.rng = np.random.default_rng(seeds[1])
         self._nodes = np.zeros(0, dtype=NODE_DTYPE)
         self._meta = np.zeros(1, dtype=np.int64)
-        self._size = 0
+        self._game: Game | None = None
         self._buffers: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     # ------------------------------------------------------------------------------------------
@@ -781,7 +771,7 @@ class MCTS:
         """Forget the tree."""
         self._nodes = np.zeros(0, dtype=NODE_DTYPE)
         self._meta[0] = 0
-        self._size = 0
+        self._game = None
 
     def _ensure_capacity(self, extra: int) -> None:
         need = int(self._meta[0]) + extra
@@ -795,7 +785,7 @@ class MCTS:
         known; True if reused."""
         game = position_game(board)
         p, o = position_state(board)
-        if self.reuse and self._size == game.code and self._meta[0] > 0:
+        if self.reuse and self._game == game and self._meta[0] > 0:
             found = _find_position(self._nodes, 0, p, o, 2)
             if found == 0:
                 return True
@@ -804,7 +794,7 @@ class MCTS:
                 self._meta[0] = _extract_subtree(self._nodes, found, out)
                 self._nodes = out
                 return True
-        self._size = game.code
+        self._game = game
         self._meta[0] = 0
         self._ensure_capacity(4096)
         _new_node(
@@ -815,13 +805,15 @@ class MCTS:
             -1,
             -1,
             1.0,
-            game.code,
+            game.rules,
             self.score_weight,
         )
         return False
 
     def _run(self, count: int) -> None:
-        self._ensure_capacity(count * n_actions_of(self._size))
+        game = self._game
+        assert game is not None
+        self._ensure_capacity(count * game.n_actions)
         buffers = self._buffers.get(count)
         if buffers is None:
             buffers = self._buffers[count] = (
@@ -840,19 +832,19 @@ class MCTS:
             self.use_prior,
         )
         if n_open == count:  # the common case, without the helper's call and copies
-            priors, values = self.evaluator.evaluate(player, opponent, self._size)
+            priors, values = self.evaluator.evaluate(player, opponent, game)
             if (
                 priors.dtype != _F32
                 or values.dtype != _F32
                 or not priors.flags.c_contiguous
-                or priors.shape != (count, n_actions_of(self._size))
+                or priors.shape != (count, game.n_actions)
                 or values.shape != (count,)
             ):
-                priors, values = _checked(self.evaluator, priors, values, count, self._size)
+                priors, values = _checked(self.evaluator, priors, values, count, game)
         else:
-            priors, values = evaluate_leaves(self.evaluator, player, opponent, n_open, self._size)
+            priors, values = evaluate_leaves(self.evaluator, player, opponent, n_open, game)
         expand_backup(
-            self._nodes, self._meta, leaves, priors, values, self._size, self.score_weight
+            self._nodes, self._meta, leaves, priors, values, game.rules, self.score_weight
         )
 
     def _add_noise(self) -> None:
@@ -909,8 +901,9 @@ class MCTS:
         return self._result(done, seconds, {"reused": reused, "reused_visits": reused_visits})
 
     def _result(self, simulations: int, seconds: float, info: dict[str, Any]) -> SearchResult:
-        legal, visits, q, priors, value = root_summary(self._nodes, self._size)
-        exact = root_exact(self._nodes, self._size)
+        n_actions = self._game.n_actions if self._game is not None else 0
+        legal, visits, q, priors, value = root_summary(self._nodes, n_actions)
+        exact = root_exact(self._nodes, n_actions)
         return SearchResult(
             legal=legal,
             visits=visits,
@@ -943,7 +936,7 @@ class Forest:
     def __init__(
         self,
         trees: int,
-        size: int | Game,
+        game: Game | str,
         *,
         capacity: int = 2048,
         score_weight: float = 0.0,
@@ -951,12 +944,9 @@ class Forest:
         if isinstance(trees, bool) or not isinstance(trees, int | np.integer) or trees < 1:
             raise ValueError(f"Forest: trees must be a positive integer, got {trees!r}")
         trees = int(trees)
-        if not isinstance(size, Game) and size not in (4, 6, 8):
-            raise ValueError(f"Forest: size must be 4, 6 or 8 or a Game, got {size!r}")
-        self.game = size if isinstance(size, Game) else get_game("othello", size)
+        self.game = get_game(game)
         self.trees = trees
-        self.size = self.game.code
-        """The kernels' game code (an Othello board's size)."""
+        self.rules = self.game.rules
         self.n_actions = self.game.n_actions
         self.capacity = max(int(capacity), 2 * self.n_actions)
         self.score_weight = _score_weight(score_weight)
@@ -980,7 +970,7 @@ class Forest:
             np.ascontiguousarray(trees, dtype=np.int64),
             np.ascontiguousarray(player, dtype=np.uint64),
             np.ascontiguousarray(opponent, dtype=np.uint64),
-            self.size,
+            self.rules,
             self.score_weight,
         )
 
@@ -994,7 +984,7 @@ class Forest:
             np.ascontiguousarray(trees, dtype=np.int64),
             np.ascontiguousarray(actions, dtype=np.int64),
             self._scratch,
-            self.size,
+            self.rules,
             self.score_weight,
         )
 
@@ -1013,7 +1003,7 @@ class Forest:
 
     def summary(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
         """``root_summary`` of tree ``t``: legal actions, visits, Q, priors and value."""
-        return root_summary(self.tree(t), self.size)
+        return root_summary(self.tree(t), self.n_actions)
 
     def _reserve(self, trees: np.ndarray, counts: np.ndarray) -> None:
         need = int((self.counters[trees] + counts * self.n_actions).max(initial=0))
@@ -1080,7 +1070,7 @@ class Forest:
         if solved.any():
             rest = np.flatnonzero(~solved)
             part_p, part_v = evaluate_leaves(
-                evaluator, player[rest], opponent[rest], rest.size, self.size, dedupe=dedupe
+                evaluator, player[rest], opponent[rest], rest.size, self.game, dedupe=dedupe
             )
             priors = np.zeros((opened, self.n_actions), dtype=_F32)
             values = np.asarray(exact_values, dtype=_F32).copy()
@@ -1088,7 +1078,7 @@ class Forest:
             opened = rest.size
         else:
             priors, values = evaluate_leaves(
-                evaluator, player, opponent, opened, self.size, dedupe=dedupe
+                evaluator, player, opponent, opened, self.game, dedupe=dedupe
             )
         expand_backup_forest(
             self.nodes,
@@ -1099,7 +1089,7 @@ class Forest:
             leaves,
             priors,
             values,
-            self.size,
+            self.rules,
             self.score_weight,
             solved,
         )
@@ -1156,7 +1146,7 @@ class MCTSPlayer(Player):
         seeds = np.random.SeedSequence(seed).spawn(3)
         if evaluator is None:
             evaluator = RandomRolloutEvaluator(playouts, seed=int(seeds[0].generate_state(1)[0]))
-        self.games = getattr(evaluator, "games", GAMES)  # the tree plays any game of the protocol
+        self.games = getattr(evaluator, "games", None)  # None: the tree plays any game
         self.tree = MCTS(
             evaluator,
             c=c,

@@ -160,7 +160,7 @@ class ValuePlayer(NetworkPlayer):
         p = np.full(len(actions), board.player, dtype=np.uint64)
         o = np.full(len(actions), board.opponent, dtype=np.uint64)
         cp, co = _k.play_batch(p, o, np.asarray(actions, dtype=np.int64), size)
-        ev = self.evaluator.evaluate_full(cp, co, size)
+        ev = self.evaluator.evaluate_full(cp, co, board.game)
         mine = -ev.values.astype(np.float64)
         best = mine.max()
         tied = [a for a, v in zip(actions, mine, strict=True) if v >= best - 1e-6]

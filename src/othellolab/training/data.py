@@ -19,9 +19,9 @@ import numpy as np
 
 from othellolab.core import ConfigError
 from othellolab.core import kernels as _k
+from othellolab.core.features import FeatureSpec, encode_batch, symmetry_table
 from othellolab.core.kernels import action_mask_batch
 from othellolab.datasets import batches as _ds
-from othellolab.datasets.features import FeatureSpec, encode_batch, symmetry_table
 from othellolab.datasets.replay import PositionArrays, positions_from_games
 from othellolab.datasets.shards import MissingDataError
 from othellolab.datasets.sources import read_wtb_arrays

@@ -19,8 +19,8 @@ import numpy as np
 
 from othellolab.core import ConfigError
 from othellolab.core import kernels as _k
+from othellolab.core.features import equivalent_actions
 from othellolab.core.progress import StepProgress
-from othellolab.datasets.features import equivalent_actions
 from othellolab.training.data import ArraySource
 from othellolab.training.heldout import EvalPositions
 
@@ -91,7 +91,7 @@ def measure_model(
     """Run the network of ``model_dir`` over every row and summarise (see ``summarise``).
 
     A predicted move counts as the expert's when a symmetry of the position maps one to the
-    other (``datasets.features.equivalent_actions``): they are the same move. Top-k and the
+    other (``core.features.equivalent_actions``): they are the same move. Top-k and the
     policy cross-entropy (of the equivalent moves' total probability) use that rule; without it
     every net scored a coin toss on the first move of every WTHOR game, all written from f5."""
     import torch

@@ -25,8 +25,8 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import load_file
 
+from othellolab.core.features import equivalent_actions
 from othellolab.core.files import replacing
-from othellolab.datasets.features import equivalent_actions
 from othellolab.nn.config import ModelConfig
 from othellolab.nn.io import ModelFileError, load_state, save_model, state_tensors
 from othellolab.nn.models import PolicyValueNet, build_model

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from othellolab.core.features import FeatureSpec, encode_batch
 from othellolab.core.kernels import action_mask_batch
-from othellolab.datasets.features import FeatureSpec, encode_batch
 
 
 def env_observations(player: np.ndarray, opponent: np.ndarray, size: int) -> dict[str, np.ndarray]:

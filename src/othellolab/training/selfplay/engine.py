@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from othellolab.core import BLACK
-from othellolab.core.games import Game, game_value, get_game
+from othellolab.core.games import Game, get_game
 from othellolab.players.evaluators import Evaluator
 from othellolab.training.selfplay.config import SelfPlayConfig
 from othellolab.training.selfplay.exact import ExactEndgame
@@ -173,7 +173,7 @@ class SelfPlay:
             raise ValueError(f"self-play: size must be 4, 6 or 8 or a Game, got {size!r}")
         self.evaluator = evaluator
         self.game = get_game(size)
-        self.size = self.game.code
+        self.size = getattr(self.game, "size", 0)
         self.config = config or SelfPlayConfig()
 
     def play(self, games: int, *, progress: Callable[[int], None] | None = None) -> SelfPlayRecords:
@@ -275,7 +275,7 @@ class SelfPlay:
             found = exact.solve(game.player, game.opponent)
             target = np.zeros(game_rules.n_actions, dtype=np.float32)
             target[list(found.optimal)] = 1.0 / len(found.optimal)
-            value = float(game_value(game_rules.code, float(found.score), cfg.score_value))
+            value = game_rules.value(float(found.score), cfg.score_value)
             row = (game.player, game.opponent, game.color, target, value, len(game.moves))
             game.rows.append((*row, True, 0, True))
             return int(found.optimal[int(rng.integers(len(found.optimal)))])
@@ -374,7 +374,7 @@ def _records(
         dtype=bool,
     )
     return SelfPlayRecords(
-        size=game.code,
+        size=getattr(game, "size", 0),
         game_key=game.key,
         player=player,
         opponent=opponent,

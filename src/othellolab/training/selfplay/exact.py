@@ -18,8 +18,7 @@ import numpy as np
 
 from othellolab.core import Board, ConfigError
 from othellolab.core import kernels as _k
-from othellolab.core.games import Game, Othello, get_game
-from othellolab.players.mcts import terminal_value
+from othellolab.core.games import Game, get_game
 from othellolab.players.search.endgame import solve
 from othellolab.players.search.table import TranspositionTable
 from othellolab.training.rl.solved6 import optimal_moves
@@ -43,12 +42,13 @@ class ExactEndgame:
 
     def __init__(self, size: int | Game, empties: int, *, table_bits: int = 20) -> None:
         game = get_game(size)
-        if not isinstance(game, Othello) and empties:
+        if not game.has_exact_endgame and empties:
             raise ConfigError(
                 f"the exact endgame solves Othello, not {game.name}: set it to 0",
                 option="solve_empties",
             )
-        self.size = game.code
+        self.game = game
+        self.size = int(getattr(game, "size", 0))
         self.empties = int(empties)
         self._table = TranspositionTable(table_bits) if self.empties > 0 else None
 
@@ -77,13 +77,13 @@ class ExactEndgame:
     def leaf_values(
         self, player: np.ndarray, opponent: np.ndarray, score_weight: float
     ) -> tuple[np.ndarray, np.ndarray]:
-        """For a search's leaves: which are solved, and their exact values (``terminal_value``
-        of the exact score with ``score_weight``; 0 where not solved)."""
+        """For a search's leaves: which are solved, and their exact values (``Game.value`` of
+        the exact score with ``score_weight``; 0 where not solved)."""
         covered = self.covered(player, opponent)
         values = np.zeros(len(player), dtype=np.float32)
         for i in np.flatnonzero(covered):
             score = float(self.score(player[i], opponent[i]))
-            values[i] = terminal_value(score, self.size, score_weight)
+            values[i] = self.game.value(score, score_weight)
         return covered, values
 
     def solve(self, player: int, opponent: int) -> ExactMove:

@@ -16,6 +16,7 @@ import numpy as np
 
 from othellolab.core import Board
 from othellolab.core import kernels as _k
+from othellolab.core.games import get_game
 from othellolab.players.base import Player
 from othellolab.players.evaluators import Evaluator
 from othellolab.records.obf import ObfEntry
@@ -39,12 +40,14 @@ Chooser = Callable[[np.ndarray, np.ndarray], np.ndarray]
 def policy_chooser(evaluator: Evaluator, size: int) -> Chooser:
     """The raw policy: the legal action of highest prior (the lowest among ties)."""
 
+    game = get_game("othello", size)
+
     def choose(player: np.ndarray, opponent: np.ndarray) -> np.ndarray:
         p = np.ascontiguousarray(player, dtype=np.uint64)
         o = np.ascontiguousarray(opponent, dtype=np.uint64)
         out = np.empty(p.shape[0], dtype=np.int64)
         for s in range(0, p.shape[0], 4096):
-            priors, _ = evaluator.evaluate(p[s : s + 4096], o[s : s + 4096], size)
+            priors, _ = evaluator.evaluate(p[s : s + 4096], o[s : s + 4096], game)
             out[s : s + 4096] = np.argmax(priors, axis=1)
         legal = _k.legal_mask_batch(p, o, size)
         bad = np.flatnonzero(((legal >> out.astype(np.uint64)) & np.uint64(1)) == 0)

@@ -167,7 +167,7 @@ class SelfPlayRun:
         evaluator = NetworkEvaluator.from_dir(self.model_dir(generation), cache_size=0)
         p, o = self.cfg.rules.start()
         _, values = evaluator.evaluate(
-            np.array([p], np.uint64), np.array([o], np.uint64), self.cfg.rules.code
+            np.array([p], np.uint64), np.array([o], np.uint64), self.cfg.rules
         )
         return float(values[0])
 

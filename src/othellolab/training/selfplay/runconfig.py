@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from othellolab.core import ConfigError
-from othellolab.core.games import GAMES, Game, game_for
+from othellolab.core.games import Game, game_for, game_names
 from othellolab.core.parsing import clip
 from othellolab.nn.config import ModelConfig
 from othellolab.players.options import Option
@@ -297,9 +297,9 @@ class SelfPlayRunConfig:
         name = run_name(data.get("name"), where)
         seed = Option(int, 0, 2**63 - 1).convert(data.get("seed", 0), "seed")
         game = data.get("game", "othello")
-        if game not in GAMES:
+        if game not in game_names():
             raise ConfigError(
-                f"expected one of {', '.join(GAMES)}, got {clip(game, 40)}",
+                f"expected one of {', '.join(game_names())}, got {clip(game, 40)}",
                 where=where,
                 option="game",
             )

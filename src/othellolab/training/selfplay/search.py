@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from othellolab.core.games import Game, game_value, get_game
+from othellolab.core.games import Game, get_game
 from othellolab.players.evaluators import Evaluator
 from othellolab.players.gumbel import (
     completed_q,
@@ -93,10 +93,10 @@ class _Counted:
         self.positions = 0
 
     def evaluate(
-        self, player: np.ndarray, opponent: np.ndarray, size: int
+        self, player: np.ndarray, opponent: np.ndarray, game: Game
     ) -> tuple[np.ndarray, np.ndarray]:
         self.positions += int(player.shape[0])
-        return self.inner.evaluate(player, opponent, size)
+        return self.inner.evaluate(player, opponent, game)
 
 
 class BatchSearch:
@@ -120,8 +120,6 @@ class BatchSearch:
         self.evaluator = evaluator
         self._counted = _Counted(evaluator)
         self.game = get_game(size)
-        self.size = self.game.code
-        """The kernels' game code (an Othello board's size)."""
         self.config = config
         self.rng = rng
         self.use_prior = bool(evaluator.has_priors)
@@ -310,7 +308,7 @@ class BatchSearch:
         best_value = float(np.nanmax(q)) if np.isfinite(q).any() else value
         root = self.roots[slot]
         tree = self.forest.tree(slot)
-        exact = root_exact(tree, self.size)
+        exact = root_exact(tree, self.game.n_actions)
         if tree[0]["proven"]:
             best = np.flatnonzero(exact == np.nanmax(exact))
             target[best] = 1.0 / best.size
@@ -385,7 +383,7 @@ def search_positions(
             found = exact.solve(player[i], opponent[i])
             moves[i] = found.optimal[0]
             targets[i, list(found.optimal)] = 1.0 / len(found.optimal)
-            values[i] = game_value(game.code, float(found.score), config.score_value)
+            values[i] = game.value(float(found.score), config.score_value)
             continue
         else:
             todo.append(i)

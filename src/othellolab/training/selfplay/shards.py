@@ -137,7 +137,7 @@ def read_shard(folder: str | Path, *, size: int | Game, games: bool = False) -> 
     where = str(folder / SHARD_FILE)
     game = get_game(size)
     mine = meta.get("game") or f"othello{meta.get('size')}"
-    if mine != game.key or meta.get("size") != game.code:
+    if mine != game.key:
         raise ShardError(f"the shard is {mine}, the run {game.key}", where=where)
     names = list(POSITION_FIELDS) + ([f"game_{n}" for n in GAME_FIELDS] if games else [])
     sums = meta.get("sha256") or {}

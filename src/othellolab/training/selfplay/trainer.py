@@ -23,7 +23,6 @@ import torch.nn.functional as F
 
 from othellolab.core.files import replace_dir
 from othellolab.core.games import Game, get_game
-from othellolab.datasets.games import action_masks, encode, transform_policies, transform_states
 from othellolab.nn.io import save_model
 from othellolab.nn.models import PolicyValueNet
 from othellolab.nn.precision import fast_bfloat16, training_layout
@@ -87,13 +86,13 @@ class Window:
         p, o, policy = a["player"][rows], a["opponent"][rows], a["policy"][rows]
         if symmetries:
             ks = rng.integers(0, self.game.symmetries, size=rows.shape[0])
-            p, o = transform_states(self.game, p, o, ks)
-            policy = transform_policies(self.game, policy, ks)
+            p, o = self.game.transform_states(p, o, ks)
+            policy = self.game.transform_policies(policy, ks)
         outcome = outcome_value(a["result"][rows], a["score"][rows], self.game, score_value)
         value = (1 - value_mix) * outcome + value_mix * a["value"][rows]
         return {
-            "planes": encode(self.game, p, o, planes),
-            "legal": action_masks(self.game, p, o),
+            "planes": self.game.encode(p, o, planes),
+            "legal": self.game.legal_mask_batch(p, o),
             "policy": np.ascontiguousarray(policy, dtype=np.float32),
             "value": value.astype(np.float32),
             "full": a["full_search"][rows].astype(np.float32),

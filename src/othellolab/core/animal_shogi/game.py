@@ -1,0 +1,122 @@
+"""Animal shogi behind the game protocol (``core.games``): its rules kernels for the compiled
+search, planes and the left-right mirror, and its registration as ``animal-shogi``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from othellolab.core import animal_shogi as _shogi
+from othellolab.core.errors import ConfigError
+from othellolab.core.games import (
+    CHILDREN_SIGNATURE,
+    RESULT_SIGNATURE,
+    Game,
+    register_game,
+    rules_kernel,
+)
+
+__all__ = ["AnimalShogiGame"]
+
+
+@rules_kernel(CHILDREN_SIGNATURE)
+def shogi_children(param, p, o, actions, cp, co):  # type: ignore[no-untyped-def]
+    """Animal shogi's ``children`` kernel (``param`` unused)."""
+    n = _shogi.legal_actions(p, o, actions)
+    for i in range(n):
+        a, b = _shogi.step(p, o, actions[i])
+        cp[i] = a
+        co[i] = b
+    return n
+
+
+@rules_kernel(RESULT_SIGNATURE)
+def shogi_result(param, p, o):  # type: ignore[no-untyped-def]
+    """Animal shogi's ``result`` kernel: +1/0/-1 for the side to move at the end, NaN before."""
+    r = _shogi.result(p, o)
+    if r == _shogi.ONGOING:
+        return np.nan
+    return float(r)
+
+
+def _bitboards(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(x, dtype=np.uint64).reshape(-1))
+
+
+class AnimalShogiGame(Game):
+    """Animal shogi (``core.animal_shogi``): a 4 x 3 board, 132 actions, results +1/0/-1, the
+    left-right mirror as its one symmetry."""
+
+    name = "animal-shogi"
+    key = "animal-shogi"
+    rows, cols = 4, 3
+    n_actions = _shogi.N_ACTIONS
+    score_scale = 1.0
+    symmetries = _shogi.SYMMETRIES
+    plane_names = _shogi.PLANE_NAMES
+    children_kernel = shogi_children
+    result_kernel = shogi_result
+    default_player = "alphazero:model=az-animal-shogi"
+
+    def start(self) -> tuple[int, int]:
+        p, o = _shogi.start_state()
+        return int(p), int(o)
+
+    def step(self, p: int, o: int, action: int) -> tuple[int, int]:
+        np_, no_ = _shogi.step(p, o, action)
+        return int(np_), int(no_)
+
+    def legal_mask_batch(self, p: np.ndarray, o: np.ndarray) -> np.ndarray:
+        return _shogi.legal_mask_batch(_bitboards(p), _bitboards(o))
+
+    def terminal_values(self, p: np.ndarray, o: np.ndarray) -> np.ndarray:
+        results = _shogi.result_batch(_bitboards(p), _bitboards(o))
+        return np.where(results == _shogi.ONGOING, 0, results).astype(np.float32)
+
+    def result(self, p: int, o: int) -> int | None:
+        r = int(_shogi.result(p, o))
+        return None if r == _shogi.ONGOING else r
+
+    def legal_actions(self, p: int, o: int) -> list[int]:
+        buf = np.empty(_shogi.MAX_LEGAL_ACTIONS, np.int64)
+        return buf[: _shogi.legal_actions(p, o, buf)].tolist()
+
+    def position(self, p: int, o: int, turn: int | None = None) -> _shogi.AnimalShogi:
+        """``turn`` defaults to the ply's parity (the first player moves at even plies)."""
+        side = int(o) % 2 if turn is None else int(turn)
+        return _shogi.AnimalShogi.from_state(int(p), int(o), side)
+
+    def action_name(self, action: int) -> str:
+        return f"action {int(action)}"
+
+    def encode(
+        self, p: np.ndarray, o: np.ndarray, planes: tuple[str, ...] | None = None
+    ) -> np.ndarray:
+        self.check_planes(planes)
+        return _shogi.encode_batch(_bitboards(p), _bitboards(o))
+
+    def transform_states(
+        self, p: np.ndarray, o: np.ndarray, ks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        ks = np.ascontiguousarray(ks, dtype=np.int64)
+        return _shogi.transform_states(_bitboards(p), _bitboards(o), ks)
+
+    def transform_policies(self, policy: np.ndarray, ks: np.ndarray) -> np.ndarray:
+        ks = np.ascontiguousarray(ks, dtype=np.int64)
+        return _shogi.transform_policies(np.ascontiguousarray(policy), ks)
+
+
+_GAME = AnimalShogiGame()
+
+
+def _make(size: int | None) -> AnimalShogiGame:
+    if size not in (None, 0, 3, 4):
+        raise ConfigError("animal shogi has one board (3 x 4); give no size", option="size")
+    return _GAME
+
+
+register_game(
+    "animal-shogi",
+    _make,
+    aliases=("animal_shogi", "dobutsu"),
+    position_types=(_shogi.AnimalShogi,),
+)

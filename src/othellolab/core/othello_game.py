@@ -1,0 +1,214 @@
+"""Othello behind the game protocol (``core.games``): its rules kernels for the compiled
+search, its batched masks, priors and values, its encoding (``core.features``) and symmetries,
+and its registration as ``othello`` at sizes 4, 6 and 8."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from othellolab.core import features as _f
+from othellolab.core import kernels as _k
+from othellolab.core.board import Board
+from othellolab.core.errors import ConfigError
+from othellolab.core.games import (
+    CHILDREN_SIGNATURE,
+    PLAYOUT_SIGNATURE,
+    RESULT_SIGNATURE,
+    Game,
+    register_game,
+    rules_kernel,
+)
+from othellolab.core.numba_kernel import kernel
+from othellolab.core.squares import BLACK, move_name, parse_move
+
+__all__ = ["Othello", "othello_children", "othello_result"]
+
+
+@rules_kernel(CHILDREN_SIGNATURE)
+def othello_children(size, p, o, actions, cp, co):  # type: ignore[no-untyped-def]
+    """Othello's ``children`` kernel: placing moves in increasing square order, or the pass
+    (action ``size*size``) alone when the side to move has none but its opponent has."""
+    moves = _k.legal_mask(p, o, size)
+    if moves == np.uint64(0):
+        if _k.legal_mask(o, p, size) == np.uint64(0):
+            return 0
+        actions[0] = size * size
+        cp[0] = o
+        co[0] = p
+        return 1
+    n = 0
+    for sq in range(size * size):
+        bit = np.uint64(1) << np.uint64(sq)
+        if moves & bit:
+            f = _k.flip_mask(p, o, sq, size)
+            actions[n] = sq
+            cp[n] = o & ~f
+            co[n] = p | f | bit
+            n += 1
+    return n
+
+
+@rules_kernel(RESULT_SIGNATURE)
+def othello_result(size, p, o):  # type: ignore[no-untyped-def]
+    """Othello's ``result`` kernel: the final disc difference (empties to the winner) once
+    neither side can move, NaN before."""
+    if _k.legal_mask(p, o, size) == np.uint64(0) and _k.legal_mask(o, p, size) == np.uint64(0):
+        return float(_k.final_score(p, o, size))
+    return np.nan
+
+
+@rules_kernel(PLAYOUT_SIGNATURE)
+def othello_playout(size, p, o, state):  # type: ignore[no-untyped-def]
+    """Othello's own random playout (``core.kernels.random_playout``: no random number is
+    drawn for a pass)."""
+    return float(_k.random_playout(p, o, state, size))
+
+
+_write_mask = numba.njit(cache=True, nogil=True)(_k.write_action_mask.py_func)
+"""The one legal-action mask, compiled into this module (Numba does not inline another
+module's kernel; the call doubled the time of the uniform priors)."""
+
+
+@kernel
+def _legal_priors(player: np.ndarray, opponent: np.ndarray, size: int) -> np.ndarray:
+    n = player.shape[0]
+    npass = size * size
+    out = np.zeros((n, npass + 1), dtype=np.float32)
+    for i in range(n):
+        p = player[i]
+        o = opponent[i]
+        moves = _k.legal_mask(p, o, size)
+        live = moves != np.uint64(0) or _k.legal_mask(o, p, size) != np.uint64(0)
+        share = np.float32(1.0 / _k.popcount(moves)) if moves != np.uint64(0) else np.float32(0)
+        _write_mask(moves, live, npass, out, i, share)
+    return out
+
+
+@kernel
+def _terminal_values(player: np.ndarray, opponent: np.ndarray, size: int) -> np.ndarray:
+    out = np.zeros(player.shape[0], dtype=np.float32)
+    for i in range(player.shape[0]):
+        if _k.is_game_over(player[i], opponent[i], size):
+            s = _k.final_score(player[i], opponent[i], size)
+            out[i] = 1.0 if s > 0 else (-1.0 if s < 0 else 0.0)
+    return out
+
+
+def _bitboards(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(x, dtype=np.uint64).reshape(-1))
+
+
+class Othello(Game):
+    """Othello on a ``size`` x ``size`` board (8, 6 or 4): bitboards, actions ``row*size+col``
+    and pass last, the disc difference as the final score, the 8 symmetries of the square."""
+
+    name = "othello"
+    symmetries = 8
+    plane_names = ("player", "opponent")
+    children_kernel = othello_children
+    result_kernel = othello_result
+    playout_kernel = othello_playout
+    has_exact_endgame = True
+
+    def __init__(self, size: int = 8) -> None:
+        if isinstance(size, bool) or size not in (4, 6, 8):
+            raise ConfigError(f"must be 4, 6 or 8, got {size!r}", option="size")
+        self.size = int(size)
+        self.key = f"othello{self.size}"
+        self.param = self.size
+        self.rows = self.cols = self.size
+        self.n_actions = self.size * self.size + 1
+        self.score_scale = float(self.size * self.size)
+        self.default_player = {8: "alphabeta", 6: "alphazero:model=az-6x6", 4: "endgame"}[self.size]
+
+    def start(self) -> tuple[int, int]:
+        p, o = _k.start_position(self.size)
+        return int(p), int(o)
+
+    def step(self, p: int, o: int, action: int) -> tuple[int, int]:
+        if action == self.size * self.size:
+            return int(o), int(p)
+        np_, no_ = _k.play(p, o, action, self.size)
+        return int(np_), int(no_)
+
+    def legal_mask_batch(self, p: np.ndarray, o: np.ndarray) -> np.ndarray:
+        return _k.action_mask_batch(_bitboards(p), _bitboards(o), self.size)
+
+    def legal_priors(self, p: np.ndarray, o: np.ndarray) -> np.ndarray:
+        return _legal_priors(_bitboards(p), _bitboards(o), self.size)
+
+    def terminal_values(self, p: np.ndarray, o: np.ndarray) -> np.ndarray:
+        return _terminal_values(_bitboards(p), _bitboards(o), self.size)
+
+    def result(self, p: int, o: int) -> int | None:
+        if _k.legal_mask(p, o, self.size) or _k.legal_mask(o, p, self.size):
+            return None
+        return int(_k.final_score(p, o, self.size))
+
+    def legal_actions(self, p: int, o: int) -> list[int]:
+        """From the bitboard alone (self-play asks it at every move)."""
+        moves = int(_k.legal_mask(p, o, self.size))
+        if moves == 0:
+            return [] if _k.legal_mask(o, p, self.size) == 0 else [self.size * self.size]
+        out = []
+        while moves:
+            low = moves & -moves
+            out.append(low.bit_length() - 1)
+            moves ^= low
+        return out
+
+    def position(self, p: int, o: int, turn: int = BLACK) -> Board:
+        return Board.from_bitboards(int(p), int(o), turn=turn, size=self.size)
+
+    def action_name(self, action: int) -> str:
+        return move_name(int(action), self.size)
+
+    def parse_action(self, text: str) -> int:
+        return parse_move(text, self.size)
+
+    def encode(
+        self, p: np.ndarray, o: np.ndarray, planes: tuple[str, ...] | None = None
+    ) -> np.ndarray:
+        """Othello's named planes (``core.features.PLANE_NAMES``), any of them in any order."""
+        names = self.plane_names if planes is None else tuple(planes)
+        return _f.encode_batch(_bitboards(p), _bitboards(o), _f.FeatureSpec(names, self.size))
+
+    def check_planes(self, planes: tuple[str, ...] | None) -> tuple[str, ...]:
+        """Any of ``core.features.PLANE_NAMES``, the first two ``player`` and ``opponent``."""
+        names = self.plane_names if planes is None else tuple(planes)
+        if names[:2] != ("player", "opponent"):
+            raise ConfigError("planes must start with 'player', 'opponent'", option="planes")
+        _f.FeatureSpec(names, self.size)
+        return names
+
+    def transform_states(
+        self, p: np.ndarray, o: np.ndarray, ks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        ks = np.ascontiguousarray(ks, dtype=np.int64)
+        return (
+            _f.transform_bitboards(p, ks, self.size),
+            _f.transform_bitboards(o, ks, self.size),
+        )
+
+    def transform_policies(self, policy: np.ndarray, ks: np.ndarray) -> np.ndarray:
+        return _f.transform_policy(policy, np.ascontiguousarray(ks, dtype=np.int64), self.size)
+
+
+_SIZES: dict[int, Othello] = {}
+
+
+def _make(size: int | None) -> Othello:
+    size = 8 if size is None else size
+    if size not in _SIZES:
+        _SIZES[size] = Othello(size)  # validates
+    return _SIZES[size]
+
+
+register_game(
+    "othello",
+    _make,
+    keys={"othello4": 4, "othello6": 6, "othello8": 8},
+    aliases=("reversi",),
+    position_types=(Board,),
+)
