@@ -27,117 +27,15 @@ from othellolab.core.games import Game, game_value, get_game
 from othellolab.players.evaluators import Evaluator
 from othellolab.training.selfplay.config import SelfPlayConfig
 from othellolab.training.selfplay.exact import ExactEndgame
+from othellolab.training.selfplay.records import (
+    GAME_DTYPES,
+    NO_SCORE,
+    SelfPlayRecords,
+    empty_positions,
+)
 from othellolab.training.selfplay.search import BatchSearch, SearchOutcome
 
-__all__ = ["NO_SCORE", "SelfPlay", "SelfPlayRecords", "play_games"]
-
-NO_SCORE = -128
-"""The disc difference of a position of a resigned game (the game was not played out)."""
-
-POSITION_FIELDS = (
-    "player",
-    "opponent",
-    "color",
-    "policy",
-    "value",
-    "result",
-    "score",
-    "game",
-    "ply",
-    "full_search",
-    "simulations",
-    "solved",
-)
-GAME_FIELDS = (
-    "moves",
-    "length",
-    "black_result",
-    "black_score",
-    "resigned",
-    "resign_ply",
-    "no_resign",
-    "would_resign",
-    "would_resign_ply",
-    "false_resignation",
-)
-
-
-@dataclass(frozen=True)
-class SelfPlayRecords:
-    """Self-play games as arrays.
-
-    One row per searched position (``N`` rows): ``player``/``opponent`` (uint64 bitboards of
-    the side to move and of its opponent), ``color`` (int8, ``BLACK`` 0 or ``WHITE`` 1, the
-    side to move), ``policy`` (float32 ``(N, size*size+1)``: the visit distribution, or for
-    Gumbel the improved policy), ``value`` (float32: the root's search value), ``result``
-    (int8 +1/0/-1: the game's result for the side to move), ``score`` (int8: its final disc
-    difference, empties to the winner; ``NO_SCORE`` if the game was resigned), ``game``
-    (int32 index), ``ply`` (int16: moves played before it, passes included),
-    ``full_search`` (bool: the policy target comes from a full search; playout-cap
-    randomisation's fast searches give values only), ``simulations`` (int32) and ``solved``
-    (bool: the search proved the root's exact value, so ``value`` is exact and ``policy`` is
-    uniform over the moves proven best).
-
-    One row per game (``G`` rows): ``moves`` (int16 ``(G, max plies)``, actions with passes,
-    -1 after the end), ``length`` (int16 plies), ``black_result`` (int8) and ``black_score``
-    (int8, ``NO_SCORE`` if resigned) for Black, ``resigned`` (int8: the colour that resigned,
-    -1 none) at ``resign_ply`` (int16, -1), ``no_resign`` (bool: resignation was off in this
-    game), and, for those, ``would_resign`` (int8: the first colour that would have resigned,
-    -1 none) at ``would_resign_ply``, and ``false_resignation`` (bool: that side then did not
-    lose).
-    """
-
-    size: int
-    player: np.ndarray
-    opponent: np.ndarray
-    color: np.ndarray
-    policy: np.ndarray
-    value: np.ndarray
-    result: np.ndarray
-    score: np.ndarray
-    game: np.ndarray
-    ply: np.ndarray
-    full_search: np.ndarray
-    simulations: np.ndarray
-    solved: np.ndarray
-    moves: np.ndarray
-    length: np.ndarray
-    black_result: np.ndarray
-    black_score: np.ndarray
-    resigned: np.ndarray
-    resign_ply: np.ndarray
-    no_resign: np.ndarray
-    would_resign: np.ndarray
-    would_resign_ply: np.ndarray
-    false_resignation: np.ndarray
-    evaluations: int = 0
-    seconds: float = 0.0
-    info: dict[str, float] = field(default_factory=dict)
-    game_key: str = ""
-    """The game's key (``core.games``: ``othello6``, ``animal-shogi``); ``size`` is its kernel
-    code (an Othello board's size)."""
-
-    def __len__(self) -> int:
-        return int(self.player.shape[0])
-
-    @property
-    def games(self) -> int:
-        """Number of games."""
-        return int(self.length.shape[0])
-
-    def position_arrays(self) -> dict[str, np.ndarray]:
-        """The per-position arrays by name (for a shard)."""
-        return {name: getattr(self, name) for name in POSITION_FIELDS}
-
-    def game_arrays(self) -> dict[str, np.ndarray]:
-        """The per-game arrays by name."""
-        return {name: getattr(self, name) for name in GAME_FIELDS}
-
-    def false_resignation_rate(self) -> float | None:
-        """Among the games played out with resignation off in which a side would have
-        resigned, the share in which that side did not lose (``None`` if there were none)."""
-        would = self.no_resign & (self.would_resign >= 0)
-        return float(self.false_resignation[would].mean()) if would.any() else None
+__all__ = ["SelfPlay", "play_games"]
 
 
 @dataclass
@@ -338,19 +236,10 @@ def _records(
     games = sorted(finished, key=lambda g: g.index)
     rows = [(g, r) for g in games for r in g.rows]
     n = len(rows)
-    n_actions = game.n_actions
-    policy = np.zeros((n, n_actions), dtype=np.float32)
-    player = np.zeros(n, dtype=np.uint64)
-    opponent = np.zeros(n, dtype=np.uint64)
-    color = np.zeros(n, dtype=np.int8)
-    value = np.zeros(n, dtype=np.float32)
-    result = np.zeros(n, dtype=np.int8)
-    score = np.zeros(n, dtype=np.int8)
-    game_index = np.zeros(n, dtype=np.int32)
-    ply = np.zeros(n, dtype=np.int16)
-    full = np.zeros(n, dtype=bool)
-    sims = np.zeros(n, dtype=np.int32)
-    solved = np.zeros(n, dtype=bool)
+    a = empty_positions(n, game.n_actions)
+    player, opponent, color, policy = a["player"], a["opponent"], a["color"], a["policy"]
+    value, result, score, game_index = a["value"], a["result"], a["score"], a["game"]
+    ply, full, sims, solved = a["ply"], a["full_search"], a["simulations"], a["solved"]
     for i, (g, (p, o, c, target, v, k, f, s, exact)) in enumerate(rows):
         black_result, black_score, _, _ = final[g.index]
         sign = 1 if c == BLACK else -1
@@ -359,13 +248,13 @@ def _records(
         score[i] = NO_SCORE if black_score == NO_SCORE else sign * black_score
         game_index[i], ply[i], full[i], sims[i], solved[i] = g.index, k, f, s, exact
     longest = max((len(g.moves) for g in games), default=0)
-    moves = np.full((len(games), max(longest, 1)), -1, dtype=np.int16)
+    moves = np.full((len(games), max(longest, 1)), -1, dtype=GAME_DTYPES["moves"])
     for j, g in enumerate(games):
         moves[j, : len(g.moves)] = g.moves
-    black_result = np.array([final[g.index][0] for g in games], dtype=np.int8)
-    black_score = np.array([final[g.index][1] for g in games], dtype=np.int8)
-    resigned = np.array([final[g.index][2] for g in games], dtype=np.int8)
-    would = np.array([g.would_resign for g in games], dtype=np.int8)
+    black_result = np.array([final[g.index][0] for g in games], dtype=GAME_DTYPES["black_result"])
+    black_score = np.array([final[g.index][1] for g in games], dtype=GAME_DTYPES["black_score"])
+    resigned = np.array([final[g.index][2] for g in games], dtype=GAME_DTYPES["resigned"])
+    would = np.array([g.would_resign for g in games], dtype=GAME_DTYPES["would_resign"])
     lost = np.array(
         [
             g.would_resign >= 0 and final[g.index][0] == (-1 if g.would_resign == BLACK else 1)
@@ -389,14 +278,16 @@ def _records(
         simulations=sims,
         solved=solved,
         moves=moves,
-        length=np.array([len(g.moves) for g in games], dtype=np.int16),
+        length=np.array([len(g.moves) for g in games], dtype=GAME_DTYPES["length"]),
         black_result=black_result,
         black_score=black_score,
         resigned=resigned,
-        resign_ply=np.array([final[g.index][3] for g in games], dtype=np.int16),
-        no_resign=np.array([g.no_resign for g in games], dtype=bool),
+        resign_ply=np.array([final[g.index][3] for g in games], dtype=GAME_DTYPES["resign_ply"]),
+        no_resign=np.array([g.no_resign for g in games], dtype=GAME_DTYPES["no_resign"]),
         would_resign=would,
-        would_resign_ply=np.array([g.would_resign_ply for g in games], dtype=np.int16),
+        would_resign_ply=np.array(
+            [g.would_resign_ply for g in games], dtype=GAME_DTYPES["would_resign_ply"]
+        ),
         false_resignation=(would >= 0) & ~lost,
         evaluations=evaluations,
         seconds=seconds,
