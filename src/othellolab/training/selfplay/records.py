@@ -3,7 +3,9 @@ the trainer reads, by name and dtype, and ``SelfPlayRecords``, which holds them.
 
 The format is named here once, so that the producer (``engine``) and the consumers
 (``shards``, ``trainer``, ``workers``) share it without importing one another. A score array
-(``score``, ``black_score``) holds ``NO_SCORE`` for a game that has none.
+(``score``, ``black_score``) holds ``NO_SCORE`` (``core.values``, -128) for a resigned game:
+int8 holds it as it is, so shards store it unconverted and every shard ever written reads
+back the same.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from othellolab.core.values import NO_SCORE
 
 __all__ = [
     "GAME_DTYPES",
@@ -22,9 +26,6 @@ __all__ = [
     "SelfPlayRecords",
     "empty_positions",
 ]
-
-NO_SCORE = -128
-"""The disc difference of a position of a resigned game (the game was not played out)."""
 
 POSITION_DTYPES: dict[str, np.dtype[Any]] = {
     "player": np.dtype(np.uint64),
