@@ -375,3 +375,36 @@ def test_interrupt_while_writing_splits_then_resume(small_wtb, tmp_path, monkeyp
     monkeypatch.setattr(build, "write_arrays", real)
     report = build_dataset(files, tmp_path / "ds", progress=False)
     assert report.reused_sources == 2 and report.manifest["counts"]["games"] == 200
+
+
+def test_resume_cache_of_an_older_build_reads_its_no_score(tmp_path, monkeypatch) -> None:
+    """A resume cache whose ``recorded_score`` holds ``OLD_NO_SCORE`` (as builds wrote it
+    before ``NO_SCORE`` was one constant) still reads as "no score": reused, it counts no
+    score mismatch and gives the dataset of a clean build."""
+    from othellolab.datasets import build
+    from othellolab.datasets.sources import OLD_NO_SCORE
+
+    games = games_to_arrays(
+        [Game.from_moves(["f5", "d6", "c3"]), Game.from_moves(["f5", "f6", "e6", "f4"])],
+        name="unscored",
+    )
+    real = build.write_arrays
+
+    def interrupted(folder, arrays):
+        if folder.parent.name == "ds.tmp":
+            raise KeyboardInterrupt
+        return real(folder, arrays)
+
+    monkeypatch.setattr(build, "write_arrays", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build_dataset([games], tmp_path / "ds", progress=False)
+    monkeypatch.setattr(build, "write_arrays", real)
+    (cached,) = (tmp_path / "ds.partial").glob("sources/*/recorded_score.npy")
+    np.save(cached, np.full(2, OLD_NO_SCORE, dtype=np.int16))
+    report = build_dataset([games], tmp_path / "ds", progress=False)
+    clean = build_dataset([games], tmp_path / "clean", progress=False)
+    assert report.reused_sources == 1 and report.manifest["counts"]["games_score_mismatch"] == 0
+    assert report.manifest["counts"] == clean.manifest["counts"]
+    for s in SPLITS:
+        x, y = load(tmp_path / "ds", s), load(tmp_path / "clean", s)
+        assert x.keys() == y.keys() and all(np.array_equal(x[n], y[n]) for n in x)

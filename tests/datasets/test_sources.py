@@ -60,6 +60,9 @@ def test_games_to_arrays_keeps_passes_start_and_headers() -> None:
     assert ga.year.tolist() == [1999, NO_YEAR] and ga.recorded_score.tolist() == [4, NO_SCORE]
     assert ga.start_color.tolist() == [0, 1] and int(ga.start_p[1]) == start.player
     assert sha256_arrays(ga) != sha256_arrays(games_to_arrays([g1], name="mine"))
+    # g2 records no score: the hash is the one it had when that was stored as OLD_NO_SCORE,
+    # so the cache keys and manifests of in-memory sources stay what they were
+    assert sha256_arrays(ga) == "078551fcea29cc490177d9fb680235d2554df560eac2064bb43800260646efd1"
     with pytest.raises(ValueError, match="game 2 is 6x6"):
         games_to_arrays([g1, GameRecord.from_moves([], start=Board(size=6))])
 

@@ -16,6 +16,12 @@ from othellolab.core.squares import BLACK, COLOR_NAMES, WHITE, Color
 
 T = TypeVar("T")
 
+NO_SCORE = -128
+"""The final disc difference of a game that has none: a self-play game that was resigned, a
+record that states no result. Below every real score (a board has at most 64 squares) and
+held as it is by every integer dtype that stores scores (int8 in self-play records, int16 in
+datasets' game arrays)."""
+
 
 def disc_score(own: int, other: int, empties: int) -> int:
     """Final disc difference for the side with ``own`` discs against ``other``, the ``empties``

@@ -40,6 +40,7 @@ from othellolab.datasets.shards import (
 )
 from othellolab.datasets.sources import (
     NO_SCORE,
+    OLD_NO_SCORE,
     GameArrays,
     expand_sources,
     load_source,
@@ -267,12 +268,18 @@ def _replay_source(games: GameArrays, strict: bool) -> dict[str, np.ndarray]:
 
 
 def _load_cached(folder: Path) -> dict[str, np.ndarray] | None:
+    """A source's cached replay, its ``recorded_score`` in ``NO_SCORE`` even when the cache
+    was written with ``OLD_NO_SCORE``."""
     if not (folder / "done").is_file():
         return None
     try:
-        return {f.stem: np.load(f, allow_pickle=False) for f in folder.glob("*.npy")}
+        cached = {f.stem: np.load(f, allow_pickle=False) for f in folder.glob("*.npy")}
     except (OSError, ValueError):
         return None
+    recorded = cached.get("recorded_score")
+    if recorded is not None:
+        recorded[recorded == OLD_NO_SCORE] = NO_SCORE
+    return cached
 
 
 def _save_cached(folder: Path, arrays: dict[str, np.ndarray]) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from othellolab.core import BLACK
+from othellolab.core.values import NO_SCORE
 from othellolab.datasets.shards import MissingDataError
 from othellolab.records.game import GameRecord
 from othellolab.records.report import RecordError
@@ -27,8 +28,11 @@ from othellolab.records.wthor import (
     score_of_discs,
 )
 
-NO_SCORE = -32768
-"""``recorded_score`` of a game whose record stores no result."""
+OLD_NO_SCORE = -32768
+"""What ``recorded_score`` held for "no result" before it held ``NO_SCORE`` (``core.values``,
+the one constant that self-play records share). A build's resume cache written then holds it
+(``build`` reads it as ``NO_SCORE``), and ``sha256_arrays`` hashes ``NO_SCORE`` as it, so that
+a source's hash (its cache key, the ``sha256`` in a dataset's manifest) stays what it was."""
 
 NO_YEAR = -1
 """``year`` of a game whose record does not say."""
@@ -71,7 +75,10 @@ def sha256_file(path: str | Path) -> str:
 def sha256_arrays(ga: GameArrays) -> str:
     """Hex SHA-256 of a ``GameArrays``' content (the cache key of an in-memory source)."""
     h = hashlib.sha256(f"{ga.size}".encode())
-    for a in (ga.moves, ga.start_p, ga.start_o, ga.start_color, ga.year, ga.recorded_score):
+    recorded = ga.recorded_score.astype(np.int64)
+    recorded[recorded == NO_SCORE] = OLD_NO_SCORE
+    recorded = recorded.astype(ga.recorded_score.dtype)
+    for a in (ga.moves, ga.start_p, ga.start_o, ga.start_color, ga.year, recorded):
         h.update(np.ascontiguousarray(a).tobytes())
         h.update(str(a.shape).encode())
     return h.hexdigest()

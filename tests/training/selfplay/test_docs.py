@@ -6,12 +6,14 @@ from __future__ import annotations
 import re
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from othellolab.players import UniformEvaluator
 from othellolab.training.selfplay import SelfPlayConfig, play_games
-from othellolab.training.selfplay.engine import GAME_FIELDS, POSITION_FIELDS
+from othellolab.training.selfplay.records import GAME_DTYPES, POSITION_DTYPES
 from othellolab.training.selfplay.runconfig import (
     GateConfig,
     GradeConfig,
@@ -51,16 +53,16 @@ def test_config_table() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "names"), [("positions", POSITION_FIELDS), ("games", GAME_FIELDS)]
+    ("name", "dtypes"), [("positions", POSITION_DTYPES), ("games", GAME_DTYPES)]
 )
-def test_record_tables(name: str, names: tuple[str, ...]) -> None:
+def test_record_tables(name: str, dtypes: dict[str, np.dtype[Any]]) -> None:
     table = rows(name)
-    assert tuple(table) == names
+    assert tuple(table) == tuple(dtypes)
     records = play_games(
         UniformEvaluator(), 2, size=4, config=SelfPlayConfig(simulations=4, seed=0)
     )
     for array, (kind, _) in table.items():
-        assert kind.split()[0] == str(getattr(records, array).dtype), array
+        assert kind.split()[0] == str(dtypes[array]) == str(getattr(records, array).dtype), array
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,10 @@
 """Self-play: the batched engine that plays many games at once with one evaluator
-(``engine``), its options (``config``) and the batched searches it drives (``search``)."""
+(``engine``), its options (``config``), the batched searches it drives (``search``) and the
+format of the records it produces (``records``)."""
 
 from othellolab.training.selfplay.config import VARIANTS, SelfPlayConfig
-from othellolab.training.selfplay.engine import NO_SCORE, SelfPlay, SelfPlayRecords, play_games
+from othellolab.training.selfplay.engine import SelfPlay, play_games
+from othellolab.training.selfplay.records import NO_SCORE, SelfPlayRecords
 from othellolab.training.selfplay.search import BatchSearch, SearchOutcome, search_positions
 
 __all__ = [

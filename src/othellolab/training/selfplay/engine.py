@@ -12,13 +12,19 @@ playout-cap randomisation, see ``SelfPlayConfig``), or solved when the position 
 the side to move, the policy target, the root value, and, once the game is over, its result
 and final disc difference from that side. A game that ends by resignation has the result of a
 loss for the side that resigned and no disc difference (``NO_SCORE``).
+
+``SelfPlay.play`` is a loop of ``_Batch.step``: the games in flight are per-slot arrays
+(position, colour, resignation counters) with each game's moves and rows, and each way a
+game moves on is one method (``begin``, ``move``, ``solve``, ``advance``, ``conclude``,
+``end``).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,135 +33,273 @@ from othellolab.core.games import Game, get_game
 from othellolab.players.evaluators import Evaluator
 from othellolab.training.selfplay.config import SelfPlayConfig
 from othellolab.training.selfplay.exact import ExactEndgame
+from othellolab.training.selfplay.records import (
+    GAME_DTYPES,
+    NO_SCORE,
+    SelfPlayRecords,
+    empty_positions,
+)
 from othellolab.training.selfplay.search import BatchSearch, SearchOutcome
 
-__all__ = ["NO_SCORE", "SelfPlay", "SelfPlayRecords", "play_games"]
-
-NO_SCORE = -128
-"""The disc difference of a position of a resigned game (the game was not played out)."""
-
-POSITION_FIELDS = (
-    "player",
-    "opponent",
-    "color",
-    "policy",
-    "value",
-    "result",
-    "score",
-    "game",
-    "ply",
-    "full_search",
-    "simulations",
-    "solved",
-)
-GAME_FIELDS = (
-    "moves",
-    "length",
-    "black_result",
-    "black_score",
-    "resigned",
-    "resign_ply",
-    "no_resign",
-    "would_resign",
-    "would_resign_ply",
-    "false_resignation",
-)
+__all__ = ["SelfPlay", "play_games"]
 
 
-@dataclass(frozen=True)
-class SelfPlayRecords:
-    """Self-play games as arrays.
+class _Row(NamedTuple):
+    """A searched or solved position of a game in flight, with its targets (a row of the
+    records once the game is over)."""
 
-    One row per searched position (``N`` rows): ``player``/``opponent`` (uint64 bitboards of
-    the side to move and of its opponent), ``color`` (int8, ``BLACK`` 0 or ``WHITE`` 1, the
-    side to move), ``policy`` (float32 ``(N, size*size+1)``: the visit distribution, or for
-    Gumbel the improved policy), ``value`` (float32: the root's search value), ``result``
-    (int8 +1/0/-1: the game's result for the side to move), ``score`` (int8: its final disc
-    difference, empties to the winner; ``NO_SCORE`` if the game was resigned), ``game``
-    (int32 index), ``ply`` (int16: moves played before it, passes included),
-    ``full_search`` (bool: the policy target comes from a full search; playout-cap
-    randomisation's fast searches give values only), ``simulations`` (int32) and ``solved``
-    (bool: the search proved the root's exact value, so ``value`` is exact and ``policy`` is
-    uniform over the moves proven best).
-
-    One row per game (``G`` rows): ``moves`` (int16 ``(G, max plies)``, actions with passes,
-    -1 after the end), ``length`` (int16 plies), ``black_result`` (int8) and ``black_score``
-    (int8, ``NO_SCORE`` if resigned) for Black, ``resigned`` (int8: the colour that resigned,
-    -1 none) at ``resign_ply`` (int16, -1), ``no_resign`` (bool: resignation was off in this
-    game), and, for those, ``would_resign`` (int8: the first colour that would have resigned,
-    -1 none) at ``would_resign_ply``, and ``false_resignation`` (bool: that side then did not
-    lose).
-    """
-
-    size: int
-    player: np.ndarray
-    opponent: np.ndarray
-    color: np.ndarray
-    policy: np.ndarray
-    value: np.ndarray
-    result: np.ndarray
-    score: np.ndarray
-    game: np.ndarray
-    ply: np.ndarray
-    full_search: np.ndarray
-    simulations: np.ndarray
-    solved: np.ndarray
-    moves: np.ndarray
-    length: np.ndarray
-    black_result: np.ndarray
-    black_score: np.ndarray
-    resigned: np.ndarray
-    resign_ply: np.ndarray
-    no_resign: np.ndarray
-    would_resign: np.ndarray
-    would_resign_ply: np.ndarray
-    false_resignation: np.ndarray
-    evaluations: int = 0
-    seconds: float = 0.0
-    info: dict[str, float] = field(default_factory=dict)
-    game_key: str = ""
-    """The game's key (``core.games``: ``othello6``, ``animal-shogi``); ``size`` is its kernel
-    code (an Othello board's size)."""
-
-    def __len__(self) -> int:
-        return int(self.player.shape[0])
-
-    @property
-    def games(self) -> int:
-        """Number of games."""
-        return int(self.length.shape[0])
-
-    def position_arrays(self) -> dict[str, np.ndarray]:
-        """The per-position arrays by name (for a shard)."""
-        return {name: getattr(self, name) for name in POSITION_FIELDS}
-
-    def game_arrays(self) -> dict[str, np.ndarray]:
-        """The per-game arrays by name."""
-        return {name: getattr(self, name) for name in GAME_FIELDS}
-
-    def false_resignation_rate(self) -> float | None:
-        """Among the games played out with resignation off in which a side would have
-        resigned, the share in which that side did not lose (``None`` if there were none)."""
-        would = self.no_resign & (self.would_resign >= 0)
-        return float(self.false_resignation[would].mean()) if would.any() else None
-
-
-@dataclass
-class _Game:
-    """A game under way in a slot."""
-
-    index: int
     player: int
     opponent: int
     color: int
+    target: np.ndarray
+    value: float
+    ply: int
+    full_search: bool
+    simulations: int
+    solved: bool
+
+
+@dataclass(frozen=True)
+class _Finished:
+    """A game that is over: its index, moves and rows, and how it ended, for Black."""
+
+    index: int
+    moves: list[int]
+    rows: list[_Row]
+    black_result: int
+    black_score: int
+    resigned: int
+    resign_ply: int
     no_resign: bool
-    moves: list[int] = field(default_factory=list)
-    rows: list[tuple[int, int, int, np.ndarray, float, int, bool, int, bool]] = field(
-        default_factory=list
-    )
-    low: list[int] = field(default_factory=lambda: [0, 0])
-    would_resign: int = -1
-    would_resign_ply: int = -1
+    would_resign: int
+    would_resign_ply: int
+
+    @property
+    def length(self) -> int:
+        """Plies played."""
+        return len(self.moves)
+
+    @property
+    def false_resignation(self) -> bool:
+        """A side would have resigned (resignation was off) and then did not lose."""
+        if self.would_resign < 0:
+            return False
+        return self.black_result != (-1 if self.would_resign == BLACK else 1)
+
+
+class _Batch:
+    """The games in flight, one per slot of the batched search, as arrays indexed by slot
+    (``index`` -1: an empty slot), with each game's moves and rows so far.
+
+    ``step`` advances the batch by one batched search step. The transitions of one slot:
+    ``begin`` a game, ``move`` (play an action), ``solve`` (an exact position's targets and
+    move), ``advance`` (through the moves that need no search, to the next search),
+    ``conclude`` (a finished search: its row, then resign or move), ``end`` (a game is over).
+    """
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        rules: Game,
+        config: SelfPlayConfig,
+        games: int,
+        progress: Callable[[int], None] | None,
+    ) -> None:
+        self.rules = rules
+        self.config = config
+        self.games = games
+        self.progress = progress
+        self.rng = np.random.default_rng(config.seed)
+        slots = min(config.parallel, games)
+        self.search = BatchSearch(evaluator, rules, slots, config, self.rng)
+        self.exact = ExactEndgame(rules, config.solve_empties)
+        self.start_position = rules.start()
+        self.reuse = config.reuse and config.variant == "puct"
+        self.started = 0
+        self.finished: list[_Finished] = []
+        self.index = np.full(slots, -1, dtype=np.int64)
+        self.player = np.zeros(slots, dtype=np.uint64)
+        self.opponent = np.zeros(slots, dtype=np.uint64)
+        self.color = np.zeros(slots, dtype=np.int8)
+        self.no_resign = np.zeros(slots, dtype=bool)
+        self.full = np.zeros(slots, dtype=bool)
+        """Whether the search under way is a full one (playout-cap randomisation)."""
+        self.low = np.zeros((slots, 2), dtype=np.int64)
+        """Consecutive searched moves of each colour with a value below the resign threshold."""
+        self.would_resign = np.full(slots, -1, dtype=np.int64)
+        self.would_resign_ply = np.full(slots, -1, dtype=np.int64)
+        self.moves: list[list[int]] = [[] for _ in range(slots)]
+        self.rows: list[list[_Row]] = [[] for _ in range(slots)]
+
+    def position(self, slot: int) -> tuple[int, int]:
+        """The position of ``slot``'s game, from the side to move."""
+        return int(self.player[slot]), int(self.opponent[slot])
+
+    def plant(self, slot: int) -> None:
+        """Make ``slot``'s position the root of a new search tree."""
+        p, o = self.position(slot)
+        self.search.forest.plant(
+            np.array([slot]), np.array([p], np.uint64), np.array([o], np.uint64)
+        )
+
+    # transitions -----------------------------------------------------------------------------
+
+    def fill(self) -> None:
+        """Start a game in every slot and advance each to its first search."""
+        for slot in range(self.index.shape[0]):
+            if self.begin(slot):
+                self.advance(slot)
+
+    def step(self) -> bool:
+        """One batched step of every search under way; each slot whose search finished plays
+        on to its next search. False, with nothing done, once every game is over."""
+        if not self.search.active():
+            return False
+        for slot in self.search.step():
+            self.conclude(int(slot))
+        return True
+
+    def begin(self, slot: int) -> bool:
+        """Start the next game in ``slot`` (whether it never resigns is drawn first); False,
+        and the slot is empty, when every game has started."""
+        if self.started >= self.games:
+            self.index[slot] = -1
+            return False
+        self.no_resign[slot] = self.rng.random() < self.config.no_resign_share
+        self.index[slot] = self.started
+        self.started += 1
+        self.player[slot], self.opponent[slot] = self.start_position
+        self.color[slot] = BLACK
+        self.low[slot] = 0
+        self.would_resign[slot] = self.would_resign_ply[slot] = -1
+        self.moves[slot] = []
+        self.rows[slot] = []
+        self.plant(slot)
+        return True
+
+    def move(self, slot: int, action: int) -> None:
+        """Play ``action`` in ``slot``'s game; its tree follows (the subtree kept with
+        ``reuse`` under PUCT, a new root otherwise)."""
+        if self.reuse:
+            self.search.forest.advance(np.array([slot]), np.array([action]))
+        self.player[slot], self.opponent[slot] = self.rules.step(*self.position(slot), action)
+        self.color[slot] ^= 1
+        self.moves[slot].append(action)
+        if not self.reuse:
+            self.plant(slot)
+
+    def solve(self, slot: int) -> int:
+        """Record the exact targets of ``slot``'s position; returns an optimal move, drawn
+        among the optimal ones."""
+        p, o = self.position(slot)
+        found = self.exact.solve(p, o)
+        target = np.zeros(self.rules.n_actions, dtype=np.float32)
+        target[list(found.optimal)] = 1.0 / len(found.optimal)
+        value = self.rules.value(float(found.score), self.config.score_value)
+        ply = len(self.moves[slot])
+        self.rows[slot].append(_Row(p, o, int(self.color[slot]), target, value, ply, True, 0, True))
+        return int(found.optimal[int(self.rng.integers(len(found.optimal)))])
+
+    def advance(self, slot: int) -> None:
+        """Play ``slot``'s moves that need no search (a single legal action, a forced pass
+        among them, or a solved position) until one does, then start its search; a game that
+        ends on the way makes way for the next one (none left: the slot empties).
+
+        That search starts once more for each game that ended on the way, each start drawing
+        its playout cap again: the order of random draws of the engine's first, recursive
+        form, kept so that a seed still plays the same games."""
+        cfg = self.config
+        starts = 1
+        while True:
+            p, o = self.position(slot)
+            legal = self.rules.legal_actions(p, o)
+            if not legal:
+                self.end(slot, -1)
+                if not self.begin(slot):
+                    return
+                starts += 1
+            elif len(legal) == 1:
+                self.move(slot, legal[0])
+            elif self.exact.covers(p, o):
+                self.move(slot, self.solve(slot))
+            else:
+                for _ in range(starts):
+                    full = cfg.full_share >= 1 or self.rng.random() < cfg.full_share
+                    self.full[slot] = full
+                    self.search.start(slot, cfg.simulations_for(full), noise=full)
+                return
+
+    def conclude(self, slot: int) -> None:
+        """Take ``slot``'s finished search (its move sampled within the temperature or
+        Gumbel-noise plies): record its row, then resign for the side to move or play the
+        move and advance to the next search."""
+        cfg = self.config
+        ply = len(self.moves[slot])
+        if cfg.variant == "puct":
+            sample = ply < cfg.temperature_plies
+        else:
+            sample = cfg.gumbel_noise_plies is None or ply < cfg.gumbel_noise_plies
+        out = self.search.outcome(slot, temperature=cfg.temperature if sample else 0.0)
+        color = int(self.color[slot])
+        p, o = self.position(slot)
+        full = bool(self.full[slot])
+        row = _Row(p, o, color, out.target, out.value, ply, full, out.simulations, out.solved)
+        self.rows[slot].append(row)
+        if self.resigns(slot, out, ply):
+            self.end(slot, color)
+            if self.begin(slot):
+                self.advance(slot)
+            return
+        self.move(slot, out.move)
+        self.advance(slot)
+
+    def resigns(self, slot: int, out: SearchOutcome, ply: int) -> bool:
+        """Count the searched move of the side to move against the resign threshold; whether
+        it resigns now (with resignation off, the first time it would have is noted)."""
+        cfg = self.config
+        if cfg.resign_threshold <= -1:
+            return False
+        color = int(self.color[slot])
+        if max(out.value, out.best_value) < cfg.resign_threshold:
+            self.low[slot, color] += 1
+        else:
+            self.low[slot, color] = 0
+        if self.low[slot, color] < cfg.resign_moves:
+            return False
+        if not self.no_resign[slot]:
+            return True
+        if self.would_resign[slot] < 0:
+            self.would_resign[slot], self.would_resign_ply[slot] = color, ply
+        return False
+
+    def end(self, slot: int, resigned: int) -> None:
+        """``slot``'s game is over: resigned by the colour ``resigned``, or (-1) played to
+        its end; it joins ``finished`` and ``progress`` hears of it."""
+        moves = self.moves[slot]
+        if resigned >= 0:
+            black_result = -1 if resigned == BLACK else 1
+            black_score = NO_SCORE
+        else:
+            s = self.rules.result(*self.position(slot))
+            assert s is not None
+            black_score = s if self.color[slot] == BLACK else -s
+            black_result = (black_score > 0) - (black_score < 0)
+        self.finished.append(
+            _Finished(
+                index=int(self.index[slot]),
+                moves=moves,
+                rows=self.rows[slot],
+                black_result=black_result,
+                black_score=black_score,
+                resigned=resigned,
+                resign_ply=len(moves) if resigned >= 0 else -1,
+                no_resign=bool(self.no_resign[slot]),
+                would_resign=int(self.would_resign[slot]),
+                would_resign_ply=int(self.would_resign_ply[slot]),
+            )
+        )
+        if self.progress is not None:
+            self.progress(len(self.finished))
 
 
 class SelfPlay:
@@ -181,198 +325,39 @@ class SelfPlay:
         if isinstance(games, bool) or not isinstance(games, int) or games < 1:
             raise ValueError(f"self-play: games must be a positive integer, got {games!r}")
         t0 = time.perf_counter()
-        cfg = self.config
-        game_rules = self.game
-        rng = np.random.default_rng(cfg.seed)
-        slots = min(cfg.parallel, games)
-        search = BatchSearch(self.evaluator, game_rules, slots, cfg, rng)
-        exact = ExactEndgame(game_rules, cfg.solve_empties)
-        running: list[_Game | None] = [None] * slots
-        finished: list[_Game] = []
-        final: dict[int, tuple[int, int, int, int]] = {}
-        started = 0
-        full_flags = np.zeros(slots, dtype=bool)
-        start_p, start_o = game_rules.start()
-
-        def new_game(slot: int) -> None:
-            nonlocal started
-            if started >= games:
-                running[slot] = None
-                return
-            game = _Game(
-                started, int(start_p), int(start_o), BLACK, rng.random() < cfg.no_resign_share
-            )
-            started += 1
-            running[slot] = game
-            search.forest.plant(
-                np.array([slot]),
-                np.array([game.player], np.uint64),
-                np.array([game.opponent], np.uint64),
-            )
-            advance(slot)
-
-        def end_game(slot: int, resigned: int) -> None:
-            game = running[slot]
-            assert game is not None
-            if resigned >= 0:
-                black_result = -1 if resigned == BLACK else 1
-                black_score = NO_SCORE
-            else:
-                s = game_rules.result(game.player, game.opponent)
-                assert s is not None
-                black_score = s if game.color == BLACK else -s
-                black_result = (black_score > 0) - (black_score < 0)
-            final[game.index] = (
-                black_result,
-                black_score,
-                resigned,
-                len(game.moves) if resigned >= 0 else -1,
-            )
-            finished.append(game)
-            if progress is not None:
-                progress(len(finished))
-            new_game(slot)
-
-        def play_move(slot: int, action: int) -> None:
-            game = running[slot]
-            assert game is not None
-            if cfg.reuse and cfg.variant == "puct":
-                search.forest.advance(np.array([slot]), np.array([action]))
-            game.player, game.opponent = game_rules.step(game.player, game.opponent, action)
-            game.color ^= 1
-            game.moves.append(action)
-            if not (cfg.reuse and cfg.variant == "puct"):
-                search.forest.plant(
-                    np.array([slot]),
-                    np.array([game.player], np.uint64),
-                    np.array([game.opponent], np.uint64),
-                )
-
-        def advance(slot: int) -> None:
-            """Play forced moves until a position needs a search (then start it) or the game
-            ends (then start the next game in the slot)."""
-            while True:
-                game = running[slot]
-                if game is None:
-                    return
-                legal = game_rules.legal_actions(game.player, game.opponent)
-                if not legal:
-                    end_game(slot, -1)
-                    continue
-                if len(legal) == 1:  # a forced move (an Othello pass among them)
-                    play_move(slot, legal[0])
-                    continue
-                if exact.covers(game.player, game.opponent):
-                    play_move(slot, solved_move(game))
-                    continue
-                full = cfg.full_share >= 1 or rng.random() < cfg.full_share
-                full_flags[slot] = full
-                search.start(slot, cfg.simulations_for(full), noise=full)
-                return
-
-        def solved_move(game: _Game) -> int:
-            """Record the exact targets of the game's position; returns an optimal move."""
-            found = exact.solve(game.player, game.opponent)
-            target = np.zeros(game_rules.n_actions, dtype=np.float32)
-            target[list(found.optimal)] = 1.0 / len(found.optimal)
-            value = game_rules.value(float(found.score), cfg.score_value)
-            row = (game.player, game.opponent, game.color, target, value, len(game.moves))
-            game.rows.append((*row, True, 0, True))
-            return int(found.optimal[int(rng.integers(len(found.optimal)))])
-
-        def finish_search(slot: int, out: SearchOutcome) -> None:
-            game = running[slot]
-            assert game is not None
-            ply = len(game.moves)
-            game.rows.append(
-                (
-                    game.player,
-                    game.opponent,
-                    game.color,
-                    out.target,
-                    out.value,
-                    ply,
-                    bool(full_flags[slot]),
-                    out.simulations,
-                    out.solved,
-                )
-            )
-            if cfg.resign_threshold > -1:
-                if max(out.value, out.best_value) < cfg.resign_threshold:
-                    game.low[game.color] += 1
-                else:
-                    game.low[game.color] = 0
-                if game.low[game.color] >= cfg.resign_moves:
-                    if not game.no_resign:
-                        end_game(slot, game.color)
-                        return
-                    if game.would_resign < 0:
-                        game.would_resign, game.would_resign_ply = game.color, ply
-            play_move(slot, out.move)
-            advance(slot)
-
-        for slot in range(slots):
-            new_game(slot)
-        while search.active():
-            for slot in search.step():
-                game = running[slot]
-                assert game is not None
-                ply = len(game.moves)
-                if cfg.variant == "puct":
-                    sample = ply < cfg.temperature_plies
-                else:
-                    sample = cfg.gumbel_noise_plies is None or ply < cfg.gumbel_noise_plies
-                out = search.outcome(int(slot), temperature=cfg.temperature if sample else 0.0)
-                finish_search(int(slot), out)
+        batch = _Batch(self.evaluator, self.game, self.config, games, progress)
+        batch.fill()
+        while batch.step():
+            pass
         seconds = time.perf_counter() - t0
-        return _records(finished, final, game_rules, search.evaluations, seconds)
+        return _records(batch.finished, self.game, batch.search.evaluations, seconds)
 
 
 def _records(
-    finished: list[_Game],
-    final: dict[int, tuple[int, int, int, int]],
-    game: Game,
-    evaluations: int,
-    seconds: float,
+    finished: list[_Finished], game: Game, evaluations: int, seconds: float
 ) -> SelfPlayRecords:
+    """The records of the finished games, in the order they started."""
     games = sorted(finished, key=lambda g: g.index)
     rows = [(g, r) for g in games for r in g.rows]
     n = len(rows)
-    n_actions = game.n_actions
-    policy = np.zeros((n, n_actions), dtype=np.float32)
-    player = np.zeros(n, dtype=np.uint64)
-    opponent = np.zeros(n, dtype=np.uint64)
-    color = np.zeros(n, dtype=np.int8)
-    value = np.zeros(n, dtype=np.float32)
-    result = np.zeros(n, dtype=np.int8)
-    score = np.zeros(n, dtype=np.int8)
-    game_index = np.zeros(n, dtype=np.int32)
-    ply = np.zeros(n, dtype=np.int16)
-    full = np.zeros(n, dtype=bool)
-    sims = np.zeros(n, dtype=np.int32)
-    solved = np.zeros(n, dtype=bool)
+    a = empty_positions(n, game.n_actions)
+    player, opponent, color, policy = a["player"], a["opponent"], a["color"], a["policy"]
+    value, result, score, game_index = a["value"], a["result"], a["score"], a["game"]
+    ply, full, sims, solved = a["ply"], a["full_search"], a["simulations"], a["solved"]
     for i, (g, (p, o, c, target, v, k, f, s, exact)) in enumerate(rows):
-        black_result, black_score, _, _ = final[g.index]
         sign = 1 if c == BLACK else -1
         player[i], opponent[i], color[i], policy[i], value[i] = p, o, c, target, v
-        result[i] = sign * black_result
-        score[i] = NO_SCORE if black_score == NO_SCORE else sign * black_score
+        result[i] = sign * g.black_result
+        score[i] = NO_SCORE if g.black_score == NO_SCORE else sign * g.black_score
         game_index[i], ply[i], full[i], sims[i], solved[i] = g.index, k, f, s, exact
     longest = max((len(g.moves) for g in games), default=0)
-    moves = np.full((len(games), max(longest, 1)), -1, dtype=np.int16)
+    moves = np.full((len(games), max(longest, 1)), -1, dtype=GAME_DTYPES["moves"])
     for j, g in enumerate(games):
         moves[j, : len(g.moves)] = g.moves
-    black_result = np.array([final[g.index][0] for g in games], dtype=np.int8)
-    black_score = np.array([final[g.index][1] for g in games], dtype=np.int8)
-    resigned = np.array([final[g.index][2] for g in games], dtype=np.int8)
-    would = np.array([g.would_resign for g in games], dtype=np.int8)
-    lost = np.array(
-        [
-            g.would_resign >= 0 and final[g.index][0] == (-1 if g.would_resign == BLACK else 1)
-            for g in games
-        ],
-        dtype=bool,
-    )
+
+    def column(name: str) -> np.ndarray:
+        return np.array([getattr(g, name) for g in games], dtype=GAME_DTYPES[name])
+
     return SelfPlayRecords(
         size=getattr(game, "size", 0),
         game_key=game.key,
@@ -389,15 +374,15 @@ def _records(
         simulations=sims,
         solved=solved,
         moves=moves,
-        length=np.array([len(g.moves) for g in games], dtype=np.int16),
-        black_result=black_result,
-        black_score=black_score,
-        resigned=resigned,
-        resign_ply=np.array([final[g.index][3] for g in games], dtype=np.int16),
-        no_resign=np.array([g.no_resign for g in games], dtype=bool),
-        would_resign=would,
-        would_resign_ply=np.array([g.would_resign_ply for g in games], dtype=np.int16),
-        false_resignation=(would >= 0) & ~lost,
+        length=column("length"),
+        black_result=column("black_result"),
+        black_score=column("black_score"),
+        resigned=column("resigned"),
+        resign_ply=column("resign_ply"),
+        no_resign=column("no_resign"),
+        would_resign=column("would_resign"),
+        would_resign_ply=column("would_resign_ply"),
+        false_resignation=column("false_resignation"),
         evaluations=evaluations,
         seconds=seconds,
         info={"positions_per_second": n / seconds if seconds > 0 else float("inf")},

@@ -1,12 +1,13 @@
 """Self-play shards: one folder of ``.npy`` arrays per batch of games, written whole.
 
 ``shards/gNNNN-KKK/`` holds the per-position arrays of ``SelfPlayRecords`` (``player.npy``,
-``policy.npy``, ...), the per-game arrays under the names ``game_<name>.npy``, and
-``shard.json``: format and version, board size, the generation of the model that played the
-games, the shard's index and seed, counts, the self-play statistics, and the SHA-256 of every
-array. The folder appears by one rename (``core.files.replace_dir``), so a shard is there
-whole or not at all; reading checks every checksum, so a corrupt or truncated file is an
-error that names it (``ShardError``).
+``policy.npy``, ...; their names and dtypes are the format of ``records``, stored as they are),
+the per-game arrays under the names ``game_<name>.npy``, and ``shard.json``: format and
+version, board size, the generation of the model that played the games, the shard's index and
+seed, counts, the self-play statistics, and the SHA-256 of every array. The folder appears by
+one rename (``core.files.replace_dir``), so a shard is there whole or not at all; reading
+checks every checksum, so a corrupt or truncated file is an error that names it
+(``ShardError``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ import numpy as np
 from othellolab.core import OthelloError
 from othellolab.core.files import recover_dir, replace_dir
 from othellolab.core.games import Game, get_game
-from othellolab.training.selfplay.engine import GAME_FIELDS, POSITION_FIELDS, SelfPlayRecords
+from othellolab.training.selfplay.records import (
+    GAME_FIELDS,
+    POSITION_DTYPES,
+    POSITION_FIELDS,
+    SelfPlayRecords,
+)
 
 __all__ = [
     "SHARD_FILE",
@@ -39,7 +45,7 @@ FORMAT = "othellolab.selfplay-shard"
 FORMAT_VERSION = 1
 SHARD_FILE = "shard.json"
 _NAME = re.compile(r"g(\d{4,})-(\d{3,})")
-OPTIONAL = {"solved": np.bool_}
+OPTIONAL = {"solved": POSITION_DTYPES["solved"]}
 """Position arrays added after format version 1 was first written: a shard without one reads
 it as zeros (``solved``: no search proved its root)."""
 
@@ -72,8 +78,8 @@ def write_shard(
 ) -> Path:
     """Write ``records`` as the shard ``folder`` (atomically, whole); returns its path."""
     folder = Path(folder)
-    arrays = {name: getattr(records, name) for name in POSITION_FIELDS}
-    arrays.update({f"game_{name}": getattr(records, name) for name in GAME_FIELDS})
+    arrays = records.position_arrays()
+    arrays.update({f"game_{name}": a for name, a in records.game_arrays().items()})
     with replace_dir(folder, overwrite=True) as tmp:
         checksums = {}
         for name, a in arrays.items():

@@ -27,7 +27,7 @@ from othellolab.nn.io import save_model
 from othellolab.nn.models import PolicyValueNet
 from othellolab.nn.precision import fast_bfloat16, training_layout
 from othellolab.training.rundir import RunDir
-from othellolab.training.selfplay.engine import NO_SCORE
+from othellolab.training.selfplay.records import NO_SCORE
 from othellolab.training.selfplay.runconfig import SelfPlayRunConfig
 from othellolab.training.selfplay.shards import Shard
 from othellolab.training.supervised import (

@@ -19,7 +19,7 @@ from typing import Any
 
 from othellolab.core import ConfigError
 from othellolab.training.selfplay.config import SelfPlayConfig
-from othellolab.training.selfplay.engine import SelfPlayRecords
+from othellolab.training.selfplay.records import SelfPlayRecords
 
 __all__ = ["Executor", "ShardTask", "make_executor", "model_files", "play_shard"]
 
