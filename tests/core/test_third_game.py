@@ -16,6 +16,7 @@ from othellolab.core.games import (
     RESULT_SIGNATURE,
     Game,
     GamePosition,
+    game_names,
     get_game,
     position_game,
     register_game,
@@ -90,7 +91,8 @@ class TicTacToe(Game):
 
 @pytest.fixture(scope="module")
 def game():  # type: ignore[no-untyped-def]
-    register_game("tic-tac-toe", lambda size: TicTacToe(), position_types=())
+    the = TicTacToe()
+    register_game("tic-tac-toe", lambda size: the)
     yield get_game("tic-tac-toe")
     unregister_game("tic-tac-toe")
 
@@ -103,11 +105,7 @@ def _solve(game: Game, p: int, o: int) -> int:
 
 
 def test_the_rules_and_the_registry(game) -> None:  # type: ignore[no-untyped-def]
-    assert (
-        get_game("tic-tac-toe") is game
-        and "tic-tac-toe"
-        in __import__("othellolab.core.games", fromlist=["game_names"]).game_names()
-    )
+    assert get_game("tic-tac-toe") == game and "tic-tac-toe" in game_names()
     assert game.legal_actions(*game.start()) == list(range(9))
     assert _solve(game, *game.start()) == 0  # perfect play draws
     pos = game.new_position()
@@ -143,13 +141,14 @@ def test_batched_self_play_and_the_arena(game) -> None:  # type: ignore[no-untyp
     from othellolab.players.mcts import MCTSPlayer
     from othellolab.training.selfplay import SelfPlayConfig, play_games
 
-    records = play_games(
-        UniformEvaluator(), 12, size=game, config=SelfPlayConfig(simulations=200, seed=3)
+    config = SelfPlayConfig(
+        simulations=200, temperature_plies=0, dirichlet_alpha=0, resign_threshold=-1, seed=3
     )
+    records = play_games(UniformEvaluator(), 12, size=game, config=config)
     assert records.games == 12 and records.policy.shape[1] == 9
     assert set(np.unique(records.black_result)) <= {-1, 0, 1}
-    # a 200-simulation search that sees the end never loses a solved draw: most games draw
-    assert (records.black_result == 0).mean() >= 0.5
+    # without noise, a 200-simulation search that sees the end keeps the solved draw
+    assert (records.black_result == 0).mean() >= 0.75
     for i in range(len(records)):
         p, o = int(records.player[i]), int(records.opponent[i])
         legal = game.legal_actions(p, o)
