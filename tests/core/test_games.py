@@ -8,15 +8,15 @@ import pytest
 
 from othellolab.core import Board, ConfigError
 from othellolab.core import animal_shogi as shogi
+from othellolab.core.animal_shogi.game import AnimalShogiGame
 from othellolab.core.games import (
-    AnimalShogiGame,
-    Othello,
     get_game,
     rules_child,
     rules_children,
     rules_result,
     rules_value,
 )
+from othellolab.core.othello_game import Othello
 from othellolab.testing import random_game
 
 

@@ -385,7 +385,10 @@ def test_resume_cache_of_an_older_build_reads_its_no_score(tmp_path, monkeypatch
     from othellolab.datasets.sources import OLD_NO_SCORE
 
     games = games_to_arrays(
-        [GameRecord.from_moves(["f5", "d6", "c3"]), GameRecord.from_moves(["f5", "f6", "e6", "f4"])],
+        [
+            GameRecord.from_moves(["f5", "d6", "c3"]),
+            GameRecord.from_moves(["f5", "f6", "e6", "f4"]),
+        ],
         name="unscored",
     )
     real = build.write_arrays

@@ -92,7 +92,7 @@ def test_follows_the_evaluator_protocol_and_checks_the_size() -> None:
     )
     assert priors.shape == (1, 37) and priors.dtype == np.float32
     assert values.shape == (1,) and values.dtype == np.float32
-    with pytest.raises(ValueError, match="plays 6x6, not 8x8"):
+    with pytest.raises(ValueError, match="plays othello 6x6, not othello 8x8"):
         ev.evaluate(np.array([1], np.uint64), np.array([2], np.uint64), 8)
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 from othellolab.core import BLACK, Board, Limit
 from othellolab.core.games import Game as Rules
-from othellolab.core.games import Othello, game_for
+from othellolab.core.games import game_for
+from othellolab.core.othello_game import Othello
 from othellolab.players.base import Player
 from othellolab.records.game import GameRecord
 

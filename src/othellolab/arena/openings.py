@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from othellolab.core import Board, ConfigError, OthelloError
-from othellolab.core.games import Game, Othello, game_for
+from othellolab.core.games import Game, game_for
+from othellolab.core.othello_game import Othello
 from othellolab.records.transcript import read_transcripts
 
 MAX_RANDOM_PLIES = 20

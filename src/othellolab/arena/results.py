@@ -36,7 +36,7 @@ from othellolab.core import (
 from othellolab.core.errors import MoveError
 from othellolab.core.files import atomic_writer
 from othellolab.core.games import Game as Rules
-from othellolab.core.games import Othello
+from othellolab.core.othello_game import Othello
 from othellolab.records.game import GameRecord
 from othellolab.records.ggf import format_ggf
 

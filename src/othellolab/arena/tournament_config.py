@@ -25,7 +25,8 @@ from othellolab.core import (
     OthelloError,
 )
 from othellolab.core import games as _games
-from othellolab.core.games import Othello, game_for
+from othellolab.core.games import game_for
+from othellolab.core.othello_game import Othello
 
 RESULTS = "results.jsonl"
 GAMES = "games.ggf"

@@ -65,3 +65,7 @@ __all__ = [
     "run_stoppable",
     "square_name",
 ]
+
+# The built-in games register themselves (``core.games``) when their modules load.
+from othellolab.core import othello_game as _othello_game  # noqa: F401
+from othellolab.core.animal_shogi import game as _animal_shogi_game  # noqa: F401

@@ -23,10 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from othellolab.core import Board, ConfigError, move_name, num_actions, parse_move
 from othellolab.core import kernels as _k
+from othellolab.core.board import Board
+from othellolab.core.errors import ConfigError
 from othellolab.core.kernels import INVERSE_SYMMETRY, ONE, SYMMETRY_NAMES, U64, ZERO, transform_grid
 from othellolab.core.numba_kernel import kernel
+from othellolab.core.squares import move_name, num_actions, parse_move
 
 __all__ = [
     "INVERSE_SYMMETRY",

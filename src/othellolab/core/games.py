@@ -485,11 +485,3 @@ def position_game(position: Any) -> Game:
 def position_state(position: Any) -> tuple[int, int]:
     """The kernels' ``(p, o)`` of a people's position object."""
     return tuple(position.state)  # type: ignore[return-value]
-
-
-# The built-in games register themselves when their modules load.
-from othellolab.core import othello_game as _othello  # noqa: E402
-from othellolab.core.animal_shogi import game as _animal_shogi  # noqa: E402
-
-Othello = _othello.Othello
-AnimalShogiGame = _animal_shogi.AnimalShogiGame

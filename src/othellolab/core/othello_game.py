@@ -106,6 +106,7 @@ class Othello(Game):
     name = "othello"
     symmetries = 8
     plane_names = ("player", "opponent")
+    plane_choices = _f.PLANE_NAMES
     children_kernel = othello_children
     result_kernel = othello_result
     playout_kernel = othello_playout

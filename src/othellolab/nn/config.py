@@ -117,6 +117,9 @@ class ModelConfig:
         try:
             rules.check_planes(self.planes)
         except (ConfigError, ValueError) as e:
+            known = getattr(rules, "plane_choices", rules.plane_names)
+            for plane in self.planes:
+                _choice("planes", plane, known)
             raise ModelConfigError(
                 f"{getattr(e, 'what', str(e))}; got {clip(list(self.planes), 80)}",
                 where="model config",

@@ -14,7 +14,8 @@ import numpy as np
 
 from othellolab.core import Board, ConfigError, Limit, OthelloError, PlayResult, Score
 from othellolab.core import kernels as _k
-from othellolab.core.games import Game, Othello, position_game
+from othellolab.core.games import Game, position_game
+from othellolab.core.othello_game import Othello
 from othellolab.nn.pretrained import DEFAULT_MODEL, resolve
 from othellolab.players.base import Player, uniform_policy
 from othellolab.players.options import SEED, Option, checked_options, device_option
