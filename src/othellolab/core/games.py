@@ -60,6 +60,7 @@ __all__ = [
     "rules_playout",
     "rules_result",
     "rules_value",
+    "unregister_game",
 ]
 
 warnings.filterwarnings(
@@ -102,11 +103,17 @@ def rules_kernel(signature: Any) -> Callable[[Callable[..., Any]], Any]:
 
 def _compiled(dispatcher: Any) -> Any:
     """The dispatcher with its protocol signature compiled, and that one alone."""
-    if getattr(dispatcher, "_protocol_signature", None) is None:
+    signature = getattr(dispatcher, "_protocol_signature", None)
+    if signature is None:
         raise ConfigError(f"{dispatcher!r} is not a rules kernel: decorate it with rules_kernel")
     if not dispatcher.signatures:
-        dispatcher.compile(dispatcher._protocol_signature.args)
+        dispatcher.compile(signature.args)
         dispatcher.disable_compile()
+    if dispatcher.signatures != [signature.args]:
+        raise ConfigError(
+            f"rules kernel {dispatcher.__name__} was compiled for {dispatcher.signatures}, not "
+            f"only for the protocol's {signature}: call it only through its game"
+        )
     return dispatcher
 
 
@@ -232,15 +239,20 @@ class Game:
         for a in range(self.n_actions):
             if self.action_name(a) == text.strip():
                 return a
-        raise ValueError(f"{self.name}: no action named {text!r}")
+        raise IllegalMoveError(f"{self.name}: no move named {text[:40]!r}")
 
     def new_position(self) -> Any:
         """The people's object of the start position."""
         return self.position(*self.start(), 0)
 
     def render(self, p: int, o: int, turn: int) -> str:
-        """The position as text."""
-        return str(self.position(p, o, turn))
+        """The position as text: its people's object's, or the two words for a game with
+        neither a position class nor a ``render`` of its own."""
+        position = self.position(p, o, turn)
+        if isinstance(position, GamePosition):
+            side = "first" if turn == 0 else "second"
+            return f"{self.name} position {int(p):#x} {int(o):#x}, {side} player to move"
+        return str(position)
 
     # learning tier ---------------------------------------------------------------------------
 
@@ -372,7 +384,12 @@ class GamePosition:
         return mask
 
     def play(self, action: int | str) -> GamePosition:
-        a = self.game.parse_action(action) if isinstance(action, str) else int(action)
+        if isinstance(action, str):
+            a = self.game.parse_action(action)
+        elif isinstance(action, int | np.integer) and not isinstance(action, bool):
+            a = int(action)
+        else:
+            raise IllegalMoveError(f"a move is an action number or a name, got {action!r}")
         legal = self.legal_actions()
         if a not in legal:
             names = ", ".join(self.game.action_name(x) for x in legal) or "none (the game is over)"
@@ -423,6 +440,8 @@ def register_game(
     Registering a name again replaces it (a test may register and remove a game)."""
     if not isinstance(name, str) or not name or name != name.strip().lower():
         raise ConfigError(f"a game's name is lower case without spaces, got {name!r}")
+    if not callable(make):
+        raise ConfigError(f"register_game({name!r}): make must be callable, got {make!r}")
     _REGISTRY[name] = _Entry(make, dict(keys or {name: None}), tuple(aliases), position_types)
 
 
