@@ -37,6 +37,9 @@ from typing import Any
 import numba
 import numpy as np
 from numba import types as nt
+from numba.core import cgutils
+from numba.experimental.function_type import _get_wrapper_address
+from numba.extending import intrinsic
 
 from othellolab.core import kernels as _k
 from othellolab.core.errors import ConfigError, IllegalMoveError
@@ -51,6 +54,7 @@ __all__ = [
     "game_for",
     "game_names",
     "get_game",
+    "playout_at",
     "position_game",
     "position_state",
     "register_game",
@@ -101,6 +105,11 @@ def rules_kernel(signature: Any) -> Callable[[Callable[..., Any]], Any]:
     return wrap
 
 
+def _address(dispatcher: Any) -> int:
+    """The address of a compiled rules kernel's C wrapper."""
+    return int(_get_wrapper_address(dispatcher, dispatcher._protocol_signature))
+
+
 def _compiled(dispatcher: Any) -> Any:
     """The dispatcher with its protocol signature compiled, and that one alone."""
     signature = getattr(dispatcher, "_protocol_signature", None)
@@ -115,6 +124,34 @@ def _compiled(dispatcher: Any) -> Any:
             f"only for the protocol's {signature}: call it only through its game"
         )
     return dispatcher
+
+
+def _function_at(signature: Any) -> Any:
+    """A compiled intrinsic: the first-class function of ``signature`` whose C wrapper lies at
+    an address (an int64). The search receives a game's kernels as addresses, plain numbers,
+    so a call from Python costs what a call with integers costs; passing the functions
+    themselves costs a Python lookup of each address on every call (about 120 us)."""
+    fn_type = nt.FunctionType(signature)
+
+    @intrinsic
+    def at(typingctx: Any, addr: Any) -> Any:
+        def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+            fn = cgutils.create_struct_proxy(fn_type)(context, builder)
+            voidptr = context.get_value_type(nt.voidptr)
+            fn.c_addr = builder.inttoptr(args[0], voidptr)
+            fn.py_addr = cgutils.get_null_value(voidptr)
+            fn.jit_addr = cgutils.get_null_value(voidptr)
+            return fn._getvalue()
+
+        return fn_type(nt.int64), codegen
+
+    return at
+
+
+_children_at = _function_at(CHILDREN_SIGNATURE)
+_result_at = _function_at(RESULT_SIGNATURE)
+playout_at = _function_at(PLAYOUT_SIGNATURE)
+"""A game's own playout kernel (``Game.playout``) from its address."""
 
 
 class Game:
@@ -168,14 +205,15 @@ class Game:
 
     @property
     def rules(self) -> tuple[Any, ...]:
-        """What the compiled search takes: ``((children,), (result,), param, score_scale,
-        max_children)`` (one-element tuples make Numba type the functions as first-class
-        functions, so one compiled search serves every game)."""
+        """What the compiled search takes: ``(children, result, param, score_scale,
+        max_children)``, the kernels as the addresses of their compiled C wrappers (so one
+        compiled search serves every game). The game keeps the kernels, so the addresses
+        stay valid while it lives."""
         cached = self.__dict__.get("_rules")
         if cached is None:
             cached = (
-                (self._kernel("children_kernel"),),
-                (self._kernel("result_kernel"),),
+                _address(self._kernel("children_kernel")),
+                _address(self._kernel("result_kernel")),
                 int(self.param),
                 float(self.score_scale),
                 int(self.max_children),
@@ -185,10 +223,13 @@ class Game:
 
     @property
     def playout(self) -> tuple[Any, ...] | None:
-        """``((playout,), param)`` for the game's own playout kernel, or ``None``."""
-        if inspect.getattr_static(self, "playout_kernel") is None:
-            return None
-        return ((self._kernel("playout_kernel"),), int(self.param))
+        """``(playout, param)`` for the game's own playout kernel, or ``None``."""
+        if "_playout" not in self.__dict__:
+            own = inspect.getattr_static(self, "playout_kernel") is not None
+            self.__dict__["_playout"] = (
+                (_address(self._kernel("playout_kernel")), int(self.param)) if own else None
+            )
+        return self.__dict__["_playout"]
 
     def children(self, p: int, o: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(actions, cp, co)``: the legal actions of a position and the positions they lead
@@ -301,14 +342,14 @@ class Game:
 @numba.njit(cache=True, nogil=True)
 def rules_children(rules, p, o, actions, cp, co):  # type: ignore[no-untyped-def]
     """The game's ``children`` kernel (see ``CHILDREN_SIGNATURE``)."""
-    return rules[0][0](rules[2], p, o, actions, cp, co)
+    return _children_at(rules[0])(rules[2], p, o, actions, cp, co)
 
 
 @numba.njit(cache=True, nogil=True)
 def rules_result(rules, p, o):  # type: ignore[no-untyped-def]
     """``(finished, score)``: whether the game is over at this position, and its final score
     for the side to move."""
-    r = rules[1][0](rules[2], p, o)
+    r = _result_at(rules[1])(rules[2], p, o)
     if np.isnan(r):
         return False, 0.0
     return True, r
@@ -326,7 +367,7 @@ def rules_value(rules, score, score_weight):  # type: ignore[no-untyped-def]
 def rules_child(rules, p, o, action, actions, cp, co):  # type: ignore[no-untyped-def]
     """The position a legal ``action`` leads to (``actions``, ``cp``, ``co``: room for the
     children, ``rules[4]`` long); ``(o, p)`` if the action is not legal."""
-    n = rules[0][0](rules[2], p, o, actions, cp, co)
+    n = _children_at(rules[0])(rules[2], p, o, actions, cp, co)
     for i in range(n):
         if actions[i] == action:
             return cp[i], co[i]
@@ -343,9 +384,9 @@ def rules_playout(rules, p, o, state):  # type: ignore[no-untyped-def]
     co = np.empty(n_max, np.uint64)
     sign = 1.0
     while True:
-        n = rules[0][0](rules[2], p, o, actions, cp, co)
+        n = _children_at(rules[0])(rules[2], p, o, actions, cp, co)
         if n == 0:
-            return sign * rules[1][0](rules[2], p, o)
+            return sign * _result_at(rules[1])(rules[2], p, o)
         k = _k.rng_below(state, n)
         p = cp[k]
         o = co[k]

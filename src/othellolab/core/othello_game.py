@@ -96,6 +96,8 @@ def _terminal_values(player: np.ndarray, opponent: np.ndarray, size: int) -> np.
 
 
 def _bitboards(x: np.ndarray) -> np.ndarray:
+    if isinstance(x, np.ndarray) and x.dtype == np.uint64 and x.ndim == 1 and x.flags.c_contiguous:
+        return x
     return np.ascontiguousarray(np.asarray(x, dtype=np.uint64).reshape(-1))
 
 

@@ -27,7 +27,14 @@ import numpy as np
 
 from othellolab.core import Board
 from othellolab.core import kernels as _k
-from othellolab.core.games import Game, get_game, position_game, position_state, rules_playout
+from othellolab.core.games import (
+    Game,
+    get_game,
+    playout_at,
+    position_game,
+    position_state,
+    rules_playout,
+)
 from othellolab.core.numba_kernel import kernel
 
 __all__ = [
@@ -62,7 +69,7 @@ def _own_rollouts(
     for i in range(player.shape[0]):
         total = 0
         for _ in range(playouts):
-            s = own[0][0](own[1], player[i], opponent[i], state)
+            s = playout_at(own[0])(own[1], player[i], opponent[i], state)
             total += (s > 0) - (s < 0)
         values[i] = total / playouts
     return values
