@@ -1,7 +1,8 @@
 """What the game protocol costs Othello's self-play: this tree against a commit from before it.
 
-The protocol (``core.games``) put a dispatch on the game's code into the search kernels and
-sends the self-play engine's rules through a ``Game``. This benchmark checks out the baseline
+The protocol (``core.games``) hands the search kernels a game's rules as the addresses of
+its compiled kernels (one indirect call per expansion) and sends the self-play engine's rules
+through a ``Game``. This benchmark checks out the baseline
 commit (default: the one before the protocol) into a temporary git worktree and plays the
 same self-play workload with both trees in alternating subprocesses (the same Python, the
 same installed packages, one core each, the best of ``--rounds``): the ratio of their
