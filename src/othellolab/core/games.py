@@ -111,18 +111,13 @@ def _address(dispatcher: Any) -> int:
 
 
 def _compiled(dispatcher: Any) -> Any:
-    """The dispatcher with its protocol signature compiled, and that one alone."""
+    """The dispatcher with its protocol signature compiled (the search calls that one, by
+    address; others may exist, as when another kernel calls it)."""
     signature = getattr(dispatcher, "_protocol_signature", None)
     if signature is None:
         raise ConfigError(f"{dispatcher!r} is not a rules kernel: decorate it with rules_kernel")
-    if not dispatcher.signatures:
+    if tuple(signature.args) not in dispatcher.signatures:
         dispatcher.compile(signature.args)
-        dispatcher.disable_compile()
-    if dispatcher.signatures != [signature.args]:
-        raise ConfigError(
-            f"rules kernel {dispatcher.__name__} was compiled for {dispatcher.signatures}, not "
-            f"only for the protocol's {signature}: call it only through its game"
-        )
     return dispatcher
 
 
@@ -193,7 +188,7 @@ class Game:
 
     def result(self, p: int, o: int) -> int | float | None:
         """``None`` while the game goes on, else its final score for the side to move."""
-        r = float(self._kernel("result_kernel")(self.param, p, o))
+        r = float(self._kernel("result_kernel")(self.param, np.uint64(p), np.uint64(o)))
         return None if r != r else (int(r) if r.is_integer() else r)
 
     # derived ---------------------------------------------------------------------------------
