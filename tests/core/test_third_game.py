@@ -155,3 +155,27 @@ def test_batched_self_play_and_the_arena(game) -> None:  # type: ignore[no-untyp
         assert np.isclose(records.policy[i].sum(), 1) and records.policy[i][legal].sum() > 0.99
     record = play_game(MCTSPlayer(sims=400, seed=1), MCTSPlayer(sims=400, seed=2), game=game)
     assert record.game == "tic-tac-toe" and record.result == 0  # two searches draw
+
+
+def test_the_generic_alpha_beta_solves_it(game) -> None:  # type: ignore[no-untyped-def]
+    """``negamax`` (``players.search.negamax``) plays tic-tac-toe through its rules kernels
+    alone (no heuristic: 0 until the end): it takes the win, blocks, sees the solved draw from
+    the start (``_solve`` above) and never loses to a weak search."""
+    from othellolab.arena.match import play_match
+    from othellolab.players import make_game_player
+    from othellolab.players.mcts import MCTSPlayer
+    from othellolab.players.search.negamax import WIN, search
+
+    pos = game.new_position()
+    for a in (0, 4, 1, 8):
+        pos = pos.play(a)
+    player = make_game_player("negamax:depth=9,seed=1", "tic-tac-toe")
+    win = player.choose(pos)
+    assert win.move == 2 and win.info["score"] == WIN - 1 and win.info["best_moves"] == ["c1"]
+    assert win.score is not None and win.score.exact and win.score.value == 1.0
+    block = game.new_position().play(0).play(4).play(1)  # X a1, O b2, X b1: O must block c1
+    assert player.choose(block).info["best_moves"] == ["c1"]
+    start = search(game.new_position(), depth=9)
+    assert start.score == 0 and start.depth == 9 and len(start.best_moves) == 9  # all draw
+    result = play_match(player, MCTSPlayer(sims=8, seed=2), games=20, game=game)
+    assert result.losses == 0 and result.wins > 0, str(result)

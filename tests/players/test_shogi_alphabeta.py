@@ -1,4 +1,4 @@
-"""The ``shogi-alphabeta`` player and its search (``players.search.animal_shogi``): tactics on
+"""The ``shogi-alphabeta`` player and its search (the generic ``players.search.negamax``): tactics on
 hand-made positions, strength against random, limits, options, and the search's values against
 a plain minimax over ``AnimalShogi`` positions written here."""
 
@@ -16,8 +16,9 @@ import pytest
 from othellolab.arena.match import play_match
 from othellolab.core import Board, ConfigError, Limit, Stop
 from othellolab.core.animal_shogi import AnimalShogi
+from othellolab.core.animal_shogi.heuristic import MATERIAL
 from othellolab.players import RandomPlayer, make_player
-from othellolab.players.search.animal_shogi import MATERIAL, WIN, search
+from othellolab.players.search.negamax import WIN, search
 from othellolab.players.shogi_alphabeta import ShogiAlphaBetaPlayer
 
 # The giraffe on c1 can take the lion on b1; the elephant on b2 can take a giraffe on a1.
@@ -247,7 +248,7 @@ def test_the_compiled_search_loads_from_numba_s_cache() -> None:
     whatever the first had to compile."""
     code = (
         "from othellolab.core.animal_shogi import AnimalShogi\n"
-        "from othellolab.players.search.animal_shogi import search\n"
+        "from othellolab.players.search.negamax import search\n"
         f"print(search(AnimalShogi.from_sfen({MATE_IN_3!r}), depth=3).score)\n"
     )
     for _ in range(2):

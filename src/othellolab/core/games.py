@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,18 +42,25 @@ from numba.experimental.function_type import _get_wrapper_address
 from numba.extending import intrinsic
 
 from othellolab.core import kernels as _k
-from othellolab.core.errors import ConfigError, IllegalMoveError
+from othellolab.core.errors import ConfigError, IllegalMoveError, MoveError
 
 __all__ = [
     "CHILDREN_SIGNATURE",
+    "DEFAULT_GAME",
+    "HEURISTIC_BOUND",
+    "HEURISTIC_SIGNATURE",
     "MAX_CHILDREN",
+    "ORDER_SIGNATURE",
     "PLAYOUT_SIGNATURE",
     "RESULT_SIGNATURE",
     "Game",
     "GamePosition",
     "game_for",
+    "game_from_fields",
     "game_names",
     "get_game",
+    "heuristic_at",
+    "order_at",
     "playout_at",
     "position_game",
     "position_state",
@@ -147,6 +154,31 @@ _children_at = _function_at(CHILDREN_SIGNATURE)
 _result_at = _function_at(RESULT_SIGNATURE)
 playout_at = _function_at(PLAYOUT_SIGNATURE)
 """A game's own playout kernel (``Game.playout``) from its address."""
+
+# The evaluation kernels of the generic alpha-beta (``players.search.negamax``; issue 37).
+
+HEURISTIC_SIGNATURE = nt.int64(nt.int64, nt.uint64, nt.uint64)
+"""``heuristic(param, p, o) -> estimate``: an integer estimate of a position that goes on, for
+the side to move (animal shogi: its material lead in chicks), under ``HEURISTIC_BOUND`` in
+size. Optional: a game without one is searched with 0 everywhere but at its ends."""
+
+HEURISTIC_BOUND = 8_999
+"""The largest estimate a heuristic may give: the alpha-beta search clamps to it, below the
+scores it gives finished games."""
+
+ORDER_SIGNATURE = nt.int64(nt.int64, nt.uint64, nt.uint64, nt.int64)
+"""``order(param, p, o, action) -> key``: the alpha-beta search tries a position's actions by
+decreasing key (ties in the rules' order; animal shogi: captures of the most valuable piece
+first). Optional: without one the rules' order is kept."""
+
+heuristic_at = _function_at(HEURISTIC_SIGNATURE)
+"""A game's heuristic kernel (``Game.search_kernels``) from its address."""
+order_at = _function_at(ORDER_SIGNATURE)
+"""A game's move-ordering kernel (``Game.search_kernels``) from its address."""
+
+DEFAULT_GAME = "othello"
+"""The game ``get_game`` makes when none is named, and that a results record without a
+``game`` field was played in (records written before other games joined)."""
 
 
 class Game:
@@ -320,6 +352,90 @@ class Game:
             raise ValueError(f"{self.name} reads its planes {self.plane_names}, not {planes}")
         return planes
 
+    # options, records, openings, reports and search (issue 37) -------------------------------
+
+    title: str = ""
+    """The game's name for people in messages (``Othello``); empty: its ``name``."""
+    record_format: str | None = None
+    """The records format (``records``) a tournament also writes its games in, beside its
+    ``results.jsonl`` (Othello: ``ggf``); ``None``: the results file alone."""
+    opening_format: str | None = None
+    """The records format of the game's opening lists (Othello: ``transcript``, the XOT lists);
+    ``None``: its openings are ``random:N`` or ``none`` only."""
+    score_name: str | None = None
+    """What a final score counts, for reports (Othello: ``disc difference``); ``None``: a final
+    score is a result, +1, 0 or -1."""
+    heuristic_kernel: Any = None
+    """The alpha-beta search's estimate of a position (``HEURISTIC_SIGNATURE``), or ``None``."""
+    order_kernel: Any = None
+    """The alpha-beta search's move-ordering key (``ORDER_SIGNATURE``), or ``None``."""
+    heuristic_scale: float = 1.0
+    """An estimate ``h`` reads as the expected result ``tanh(h / heuristic_scale)``."""
+
+    @property
+    def options(self) -> dict[str, int]:
+        """The options that make this game again with ``get_game(name, **options)`` (Othello:
+        its ``size``); none by default."""
+        return {}
+
+    def record_fields(self) -> dict[str, Any]:
+        """The fields that name this game in a results record: ``game`` and its ``options``
+        (``game_from_record`` reads them back)."""
+        return {"game": self.name, **self.options}
+
+    @property
+    def search_kernels(self) -> tuple[int, int]:
+        """``(heuristic, order)``: the addresses of the alpha-beta search's kernels, 0 for one
+        the game has not."""
+        cached = self.__dict__.get("_search_kernels")
+        if cached is None:
+            cached = tuple(
+                0 if inspect.getattr_static(self, name) is None else _address(self._kernel(name))
+                for name in ("heuristic_kernel", "order_kernel")
+            )
+            self.__dict__["_search_kernels"] = cached
+        return cached  # type: ignore[no-any-return]
+
+    def move_name(self, position: Any, action: int) -> str:
+        """The name of ``action`` in a people's ``position`` (its ``action_name`` unless a
+        move's name depends on the position, as in animal shogi)."""
+        return self.action_name(action)
+
+    def parse_move(self, position: Any, text: str) -> int:
+        """The action a move's name stands for in ``position`` (``move_name``'s inverse)."""
+        return self.parse_action(text)
+
+    def format_moves(self, actions: Sequence[int], *, start: Sequence[int] = ()) -> str:
+        """``actions``, played after ``start`` from the start position, as records write them:
+        the moves' names separated by spaces (``parse_moves`` reads them back)."""
+        position = self._after(start)
+        names = []
+        for a in actions:
+            names.append(self.move_name(position, a))
+            position = position.play(a)
+        return " ".join(names)
+
+    def parse_moves(self, text: str, *, start: Sequence[int] = ()) -> list[int]:
+        """The actions of ``format_moves``'s text, each checked against the rules after
+        ``start``; a bad one raises a ``MoveError`` with its 1-based number."""
+        position = self._after(start)
+        out = []
+        for number, name in enumerate(text.split(), 1):
+            try:
+                a = self.parse_move(position, name)
+                position = position.play(a)
+            except MoveError as e:
+                raise e.at(f"move {number}", number=number) from None
+            out.append(a)
+        return out
+
+    def _after(self, start: Sequence[int]) -> Any:
+        """The people's position after the actions ``start`` from the start."""
+        position = self.new_position()
+        for a in start:
+            position = position.play(a)
+        return position
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and other.key == self.key
 
@@ -491,14 +607,23 @@ def game_names() -> tuple[str, ...]:
     return tuple(_REGISTRY)
 
 
-def get_game(name: str | int | Game = "othello", size: int | None = None) -> Game:
-    """A game by name (``othello`` with its ``size``, default 8; ``animal-shogi``), by key
-    (``othello6``), or an Othello board's size alone (``6``); a ``ConfigError`` names what is
-    unknown."""
+def get_game(name: str | Game = DEFAULT_GAME, size: int | None = None) -> Game:
+    """A game by name (``othello`` with its ``size`` option, default 8; ``animal-shogi``) or
+    by key (``othello6``); a ``Game`` passes through. A ``ConfigError`` names what is unknown.
+
+    An int standing for an Othello board's size (``get_game(6)``) is deprecated: it still
+    works, with a ``DeprecationWarning``; write ``get_game("othello", size=6)``.
+    """
     if isinstance(name, Game):
         return name
     if isinstance(name, int | np.integer) and not isinstance(name, bool):
-        return get_game("othello", int(name))
+        warnings.warn(
+            f"get_game({int(name)}): a board size is not a game name; "
+            f"use get_game({DEFAULT_GAME!r}, size={int(name)})",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return get_game(DEFAULT_GAME, int(name))
     if not isinstance(name, str):
         raise ConfigError(f"expected a game name ({', '.join(game_names())}), got {name!r}")
     key = name.strip().lower()
@@ -513,11 +638,19 @@ def get_game(name: str | int | Game = "othello", size: int | None = None) -> Gam
     )
 
 
+def game_from_fields(fields: Mapping[str, Any]) -> Game:
+    """The game that ``Game.record_fields`` wrote into ``fields`` (a results record): its
+    ``game`` (``DEFAULT_GAME`` when absent) with the options that game takes."""
+    name = fields.get("game", DEFAULT_GAME)
+    options = {k: fields[k] for k in get_game(name).options if k in fields}
+    return get_game(name, **options)
+
+
 def game_for(game: str | Game | None, size: int = 8) -> Game:
     """The game an API call means: ``game`` (a name, key or ``Game``), with ``size`` for a
     game of several sizes named without one; Othello on ``size`` when ``game`` is None."""
     if game is None:
-        return get_game("othello", size)
+        return get_game(DEFAULT_GAME, size)
     if isinstance(game, str):
         key = game.strip().lower()
         for entry_name, entry in _REGISTRY.items():

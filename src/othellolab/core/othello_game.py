@@ -4,12 +4,14 @@ and its registration as ``othello`` at sizes 4, 6 and 8."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numba
 import numpy as np
 
 from othellolab.core import features as _f
 from othellolab.core import kernels as _k
-from othellolab.core.board import Board
+from othellolab.core.board import Board, format_transcript, parse_transcript
 from othellolab.core.errors import ConfigError
 from othellolab.core.games import (
     CHILDREN_SIGNATURE,
@@ -113,6 +115,10 @@ class Othello(Game):
     result_kernel = othello_result
     playout_kernel = othello_playout
     has_exact_endgame = True
+    title = "Othello"
+    record_format = "ggf"
+    opening_format = "transcript"
+    score_name = "disc difference"
 
     def __init__(self, size: int = 8) -> None:
         if isinstance(size, bool) or size not in (4, 6, 8):
@@ -169,6 +175,23 @@ class Othello(Game):
 
     def parse_action(self, text: str) -> int:
         return parse_move(text, self.size)
+
+    @property
+    def options(self) -> dict[str, int]:
+        return {"size": self.size}
+
+    def record_fields(self) -> dict[str, int]:
+        """``{"size": ...}`` alone: Othello's results records predate the ``game`` field (a
+        record without one is ``core.games.DEFAULT_GAME``'s)."""
+        return {"size": self.size}
+
+    def format_moves(self, actions: Sequence[int], *, start: Sequence[int] = ()) -> str:
+        """A transcript with passes as ``PA`` (``"f5d6PA"``)."""
+        return format_transcript(actions, size=self.size, passes=True)
+
+    def parse_moves(self, text: str, *, start: Sequence[int] = ()) -> list[int]:
+        """A transcript (passes written or left out) checked after ``start``."""
+        return parse_transcript(text, start=self._after(start))
 
     def encode(
         self, p: np.ndarray, o: np.ndarray, planes: tuple[str, ...] | None = None

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from othellolab.core import ConfigError
-from othellolab.core.games import get_game
+from othellolab.core.games import game_names, get_game
 from othellolab.core.parsing import parse_number
 from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players.base import Player
@@ -54,8 +54,10 @@ class PlayerEntry:
         return dict(getattr(self.factory, "OPTIONS", {}))
 
     def games(self) -> tuple[str, ...]:
-        """The games (``core.games`` names) the player plays: its class's ``games``."""
-        return tuple(getattr(self.factory, "games", Player.games))
+        """The games (``core.games`` names) the player plays: its class's ``games``, every
+        registered game for a player of any game (``games = None``)."""
+        games = getattr(self.factory, "games", Player.games)
+        return game_names() if games is None else tuple(games)
 
     def spec_options(self) -> dict[str, Any]:
         """The options a spec string may set, with their defaults (Python-only ones left out)."""
@@ -206,7 +208,7 @@ def make_game_player(
     spec, the games it plays and the players of ``game``."""
     rules = get_game(game).name
     if isinstance(spec, Player):
-        name, games = spec.name, tuple(spec.games)
+        name, games = spec.name, game_names() if spec.games is None else tuple(spec.games)
     else:
         name, _ = parse_spec(spec)
         games = get_entry(name).games()
@@ -248,6 +250,7 @@ def _load_builtin() -> None:
         external,
         mcts,
         montecarlo,
+        negamax,
         network,
         shogi_alphabeta,
         simple,
@@ -310,13 +313,19 @@ def _load_builtin() -> None:
         "one-ply search on a value network; shipped model or model=DIR",
         strength=25,
     )
-    # Animal shogi only (games = ("animal-shogi",)); ranked below every Othello player so that
-    # it is never "the strongest" that Othello's boards pick by default.
+    # Ranked below every Othello player so that neither is ever "the strongest" that Othello's
+    # boards pick by default.
+    register_player(
+        "negamax",
+        negamax.NegamaxPlayer,
+        "any game: iterative-deepening alpha-beta over the game's rules, on the game's "
+        "heuristic (0 until the end for a game without one), fastest wins first",
+        strength=-1,
+    )
     register_player(
         "shogi-alphabeta",
         shogi_alphabeta.ShogiAlphaBetaPlayer,
-        "animal shogi: iterative-deepening alpha-beta on material (chick 1, elephant 3, "
-        "giraffe 4, hen 5), fastest wins first",
+        "animal shogi: negamax on material (chick 1, elephant 3, giraffe 4, hen 5), depth 1..12",
         strength=-1,
     )
     register_player(

@@ -1,5 +1,6 @@
-"""The ``shogi-alphabeta`` player: material alpha-beta for animal shogi, a thin adapter over
-``search.animal_shogi``.
+"""The ``shogi-alphabeta`` player: the generic alpha-beta (``players.negamax``) for animal
+shogi alone, on the game's material (``core.animal_shogi.heuristic``), with its depth capped at
+12 plies as before.
 
 >>> from othellolab.core.animal_shogi import AnimalShogi
 >>> result = ShogiAlphaBetaPlayer(depth=2, seed=0).choose(AnimalShogi())
@@ -9,33 +10,17 @@
 
 from __future__ import annotations
 
-import math
 from typing import ClassVar
 
-import numpy as np
-
-from othellolab.core import Board, Limit, PlayResult, Score
-from othellolab.core.animal_shogi import AnimalShogi
-from othellolab.players.base import Player
-from othellolab.players.options import SEED, Option, checked_options
-from othellolab.players.search.animal_shogi import MAX_DEPTH, is_win_score, search
+from othellolab.players.negamax import NegamaxPlayer
+from othellolab.players.options import SEED, Option
 
 __all__ = ["ShogiAlphaBetaPlayer"]
 
-MATERIAL_SCALE = 10.0
-"""A material lead of ``m`` chicks is reported as the expected result ``tanh(m / 10)``."""
 
-
-class ShogiAlphaBetaPlayer(Player):
-    """Iterative-deepening alpha-beta on material (``search.animal_shogi``) for animal shogi.
-
-    ``depth`` plies and ``time`` seconds per move bound the search unless the ``Limit`` of a
-    call says otherwise (``max_time``, ``max_nodes`` and ``stop`` always apply); ``seed`` breaks
-    ties between equally good moves. The policy is uniform over the equally good moves; the
-    ``Score`` is an expected result (``unit="result"``): +1 or -1 and exact for a proven win
-    or loss, else ``tanh(material / 10)``; ``info`` has the raw search score (``score``),
-    ``mate_in`` (plies to a proven end), ``depth``, ``nodes``, ``seconds`` and the best moves.
-    """
+class ShogiAlphaBetaPlayer(NegamaxPlayer):
+    """``NegamaxPlayer`` named ``shogi-alphabeta``, playing animal shogi only: material (chick
+    1, elephant 3, giraffe 4, hen 5) at the horizon, captures first, fastest wins first."""
 
     name = "shogi-alphabeta"
     games = ("animal-shogi",)
@@ -44,52 +29,3 @@ class ShogiAlphaBetaPlayer(Player):
         "time": Option(float, 0.001, 3600, optional=True, unit="seconds", help="time per move"),
         "seed": SEED,
     }
-
-    @checked_options
-    def __init__(
-        self, *, depth: int = 4, time: float | None = None, seed: int | None = None
-    ) -> None:
-        self.depth = depth
-        self.time = time
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self) -> None:
-        """Keep the tie-break stream going: a new game must not replay the previous one."""
-
-    def choose(self, board: Board | AnimalShogi, limit: Limit | None = None) -> PlayResult:
-        if board.is_game_over():
-            raise ValueError(f"no legal move: the game is over\n{board}")
-        limit = limit or Limit()
-        use_own = limit.time is None and limit.depth is None and limit.nodes is None
-        depth = self.depth if use_own else limit.depth
-        time_limit = limit.capped_time(self.time if use_own else limit.time)
-        nodes = limit.capped_nodes(None if use_own else limit.nodes)
-        result = search(
-            board,
-            depth=None if depth is None else min(int(depth), MAX_DEPTH),
-            time_limit=time_limit,
-            max_nodes=nodes,
-            stop=limit.stop,
-        )
-        tied = list(result.best_moves)
-        move = tied[int(self.rng.integers(len(tied)))]
-        policy = np.zeros(board.n_actions, dtype=np.float32)
-        policy[tied] = 1.0 / len(tied)
-        proven = is_win_score(result.score)
-        value = math.tanh(result.score / MATERIAL_SCALE)
-        if proven:
-            value = math.copysign(1.0, result.score)
-        return PlayResult(
-            move,
-            policy=policy,
-            score=Score(value, exact=proven, win_prob=(value + 1) / 2, unit="result"),
-            info={
-                "score": result.score,
-                "mate_in": result.mate_in,
-                "depth": result.depth,
-                "nodes": result.nodes,
-                "seconds": result.seconds,
-                "best_moves": [board.move_name(a) for a in tied],
-            },
-        )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from othellolab.core import animal_shogi as _shogi
+from othellolab.core.animal_shogi.heuristic import shogi_heuristic, shogi_order
 from othellolab.core.errors import ConfigError
 from othellolab.core.games import (
     CHILDREN_SIGNATURE,
@@ -56,6 +57,11 @@ class AnimalShogiGame(Game):
     children_kernel = shogi_children
     result_kernel = shogi_result
     default_player = "alphazero:model=az-animal-shogi"
+    title = "animal shogi"
+    heuristic_kernel = shogi_heuristic
+    order_kernel = shogi_order
+    heuristic_scale = 10.0
+    """A material lead of ``m`` chicks reads as the expected result ``tanh(m / 10)``."""
 
     def start(self) -> tuple[int, int]:
         p, o = _shogi.start_state()
@@ -87,6 +93,13 @@ class AnimalShogiGame(Game):
 
     def action_name(self, action: int) -> str:
         return f"action {int(action)}"
+
+    def move_name(self, position: _shogi.AnimalShogi, action: int) -> str:
+        """The position's name of the move (``"b3b2"``, ``"b2b1+"``, ``"C*b3"``)."""
+        return position.move_name(action)
+
+    def parse_move(self, position: _shogi.AnimalShogi, text: str) -> int:
+        return position.parse_move(text)
 
     def encode(
         self, p: np.ndarray, o: np.ndarray, planes: tuple[str, ...] | None = None
