@@ -1,7 +1,8 @@
 """The match kernel: one game between two players, and a match of colour-swapped pairs.
 
 Othello by default; any game of the protocol (``core.games``) with ``game=``: the players get
-that game's positions, and a game of it is recorded as a ``MoveRecord``.
+that game's positions, and a game is recorded as its ``record_format`` says (a ``GameRecord``
+for GGF, Othello's), else as a ``MoveRecord``.
 """
 
 from __future__ import annotations
@@ -10,18 +11,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from othellolab.core import BLACK, Board, Limit
+from othellolab.core import Limit
+from othellolab.core.games import DEFAULT_GAME, game_for, get_game
 from othellolab.core.games import Game as Rules
-from othellolab.core.games import game_for
-from othellolab.core.othello_game import Othello
 from othellolab.players.base import Player
 from othellolab.records.game import GameRecord
 
 
 @dataclass(frozen=True)
 class MoveRecord:
-    """A finished game of another game than Othello: the actions played from its start, the
-    result for the first player (+1, 0, -1) and the headers."""
+    """A finished game of a game without a records format of its own: the actions played from
+    its start, the result for the first player (+1, 0, -1) and the headers."""
 
     game: str
     moves: tuple[int, ...]
@@ -43,49 +43,47 @@ def play_game(
     headers: dict[str, object] | None = None,
     game: str | Rules | None = None,
 ) -> GameRecord | MoveRecord:
-    """Play one game from the start position after ``opening``; returns the full record.
-    ``black`` moves first (the first player of any ``game``)."""
+    """Play one game from the start position after ``opening``; returns the full record (a
+    ``GameRecord`` for a game whose records are GGF, else a ``MoveRecord``). ``black`` moves
+    first (the first player of any ``game``)."""
     rules = game_for(game, size)
     for p in (black, white):
         p.reset()
-    if not isinstance(rules, Othello):
-        return _play_other(black, white, rules, opening, limit, headers)
-    board = Board(size=rules.size)
-    moves: list[int] = []
-    for a in opening:
-        board = board.play(a)
-        moves.append(a)
-    while not board.is_game_over():
-        player = black if board.turn == BLACK else white
-        move = player.choose(board, limit).move
-        board = board.play(move)
-        moves.append(move)
-    head = {"black": black.name, "white": white.name, **(headers or {})}
-    return GameRecord(tuple(moves), Board(size=rules.size), head)
-
-
-def _play_other(
-    first: Player,
-    second: Player,
-    rules: Rules,
-    opening: Sequence[int],
-    limit: Limit | None,
-    headers: dict[str, object] | None,
-) -> MoveRecord:
-    position: Any = rules.new_position()
+    start: Any = rules.new_position()
+    position = start
     moves: list[int] = []
     for a in opening:
         position = position.play(a)
         moves.append(a)
     while not position.is_game_over():
-        player = first if position.turn == 0 else second
+        player = black if position.turn == start.turn else white
         move = player.choose(position, limit).move
         position = position.play(move)
         moves.append(move)
-    result = position.result()  # for the side to move at the end
-    first_result = result if position.turn == 0 else -result
-    head = {"first": first.name, "second": second.name, **(headers or {})}
-    return MoveRecord(rules.key, tuple(moves), int(first_result), head)
+    make = _RECORDS.get(rules.record_format, _move_record)
+    return make(rules, start, position, tuple(moves), black.name, white.name, headers or {})
+
+
+def _game_record(
+    rules: Rules, start: Any, end: Any, moves: tuple[int, ...], first: str, second: str,
+    headers: dict[str, object],
+) -> GameRecord:  # fmt: skip
+    """The records layer's ``GameRecord`` (what GGF and the other Othello formats hold)."""
+    return GameRecord(moves, start, {"black": first, "white": second, **headers})
+
+
+def _move_record(
+    rules: Rules, start: Any, end: Any, moves: tuple[int, ...], first: str, second: str,
+    headers: dict[str, object],
+) -> MoveRecord:  # fmt: skip
+    result = end.result()  # for the side to move at the end
+    first_result = result if end.turn == start.turn else -result
+    head = {"first": first, "second": second, **headers}
+    return MoveRecord(rules.key, moves, int(first_result), head)
+
+
+_RECORDS = {"ggf": _game_record}
+"""The record a finished game is kept as, by its game's ``record_format``."""
 
 
 @dataclass
@@ -100,7 +98,7 @@ class MatchResult:
     losses: int = 0
     disc_diff: int = 0
     games: list[GameRecord | MoveRecord] = field(default_factory=list)
-    game: str = "othello"
+    game: str = DEFAULT_GAME
 
     @property
     def n(self) -> int:
@@ -126,10 +124,11 @@ class MatchResult:
 
     def __str__(self) -> str:
         head = f"{self.a} vs {self.b}: +{self.wins} ={self.draws} -{self.losses} "
-        if self.game != "othello":
+        score_name = get_game(self.game).score_name
+        if score_name is None:  # a final score is a result: its mean is the score above
             return head + f"({100 * self.score:.1f}%)"
         return head + (
-            f"({100 * self.score:.1f}%, mean disc difference {self.disc_diff / max(self.n, 1):+.1f})"
+            f"({100 * self.score:.1f}%, mean {score_name} {self.disc_diff / max(self.n, 1):+.1f})"
         )
 
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from othellolab.core import Board, ConfigError, OthelloError
+from othellolab.core import ConfigError, OthelloError
 from othellolab.core.games import Game, game_for
-from othellolab.core.othello_game import Othello
 from othellolab.records.transcript import read_transcripts
 
 MAX_RANDOM_PLIES = 20
@@ -53,7 +52,7 @@ def random_openings(
     attempts = 0
     while len(out) < count:
         attempts += 1
-        board = Board(size=size) if game is None else game_for(game, size).new_position()
+        board = game_for(game, size).new_position()
         moves: list[int] = []
         while len(moves) < plies and not board.is_game_over():
             actions = board.legal_actions()
@@ -75,7 +74,7 @@ def random_openings(
 
 def is_opening_list(text: str) -> bool:
     """Whether an ``opening_set`` name is the path of an opening list (not ``none`` or
-    ``random:N``): lists are Othello transcripts, so only Othello plays them."""
+    ``random:N``): only a game with an ``opening_format`` takes one."""
     name = text.strip().lower()
     return name not in _START_NAMES and not name.startswith("random:")
 
@@ -92,8 +91,9 @@ def opening_set(
     """``count`` openings named by ``text``: ``none`` (the start position), ``random:N``
     (random openings of N plies) or the path of an opening list (XOT format), from which
     ``count`` are drawn without replacement (with replacement only when the list is shorter),
-    in an order fixed by ``seed``. Othello on ``size``, or another ``game`` of the protocol,
-    which takes ``none`` and ``random:N`` only.
+    in an order fixed by ``seed``. Othello on ``size``, or another ``game`` of the protocol;
+    a list is read in the game's ``opening_format`` (a game without one takes ``none`` and
+    ``random:N`` only).
 
     Raises ``ConfigError`` (option ``where``) for a bad name or a missing file.
     """
@@ -108,12 +108,12 @@ def opening_set(
             raise ConfigError(
                 f"{name!r}: random:N needs N in 0..{MAX_RANDOM_PLIES} plies", option=where
             )
-        other = None if isinstance(rules, Othello) else rules
-        return random_openings(count, int(value), size=size, rng=rng, game=other)
-    if not isinstance(rules, Othello):
+        return random_openings(count, int(value), size=size, rng=rng, game=rules)
+    reader = _LIST_READERS.get(rules.opening_format or "")
+    if reader is None:
         raise ConfigError(
-            f"{name!r}: an opening list holds Othello transcripts; {rules.name} takes "
-            "random:N or none",
+            f"{name!r}: {rules.title or rules.name} has no opening lists; it takes random:N "
+            "or none",
             option=where,
             allowed="random:N or none",
         )
@@ -125,12 +125,16 @@ def opening_set(
             allowed="a path to an opening list (one transcript a line), random:N or none",
         )
     try:
-        pool = read_openings(path, size=size)
+        pool = reader(path, **rules.options)
     except OthelloError as e:
         raise ConfigError(str(e), option=where) from None
     if not pool:
         raise ConfigError(f"{path} holds no openings", option=where)
     return _draw(pool, count, rng)
+
+
+_LIST_READERS = {"transcript": read_openings}
+"""The reader of an opening list, by its game's ``opening_format``."""
 
 
 def _draw(

@@ -1,10 +1,10 @@
 """A tournament's results file: ``results.jsonl``, one JSON object per finished game appended as
 it ends (the record of truth; a line cut short by a kill is dropped and its game replayed), with
-``games.ggf`` rewritten beside it for Othello, a lock that keeps two runs out of one folder, and
+the games in their game's ``record_format`` rewritten beside it (Othello's ``games.ggf``), a lock that keeps two runs out of one folder, and
 the check that results already there were played under the same terms (the same game first).
 
-A record's moves are text: an Othello transcript (passes as ``PA``), or another game's move
-names separated by spaces (``format_moves`` and ``parse_moves``).
+A record's moves are text in the game's ``format_moves``: an Othello transcript (passes as
+``PA``), or another game's move names separated by spaces (``parse_moves`` reads them).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -28,15 +28,9 @@ from othellolab.arena.tournament_config import (
     record_key,
     record_rules,
 )
-from othellolab.core import (
-    Board,
-    format_transcript,
-    parse_transcript,
-)
-from othellolab.core.errors import MoveError
 from othellolab.core.files import atomic_writer
+from othellolab.core.games import DEFAULT_GAME, get_game
 from othellolab.core.games import Game as Rules
-from othellolab.core.othello_game import Othello
 from othellolab.records.game import GameRecord
 from othellolab.records.ggf import format_ggf
 
@@ -46,40 +40,15 @@ from othellolab.records.ggf import format_ggf
 
 def format_moves(rules: Rules, actions: Sequence[int], *, start: Sequence[int] = ()) -> str:
     """``actions``, played after ``start`` from the game's start position, as a record writes
-    them: an Othello transcript with passes as ``PA`` (``"f5d6PA"``), or the move names of
-    another game separated by spaces (animal shogi: ``"b3b2 b2b1+ C*b3"``)."""
-    if isinstance(rules, Othello):
-        return format_transcript(actions, size=rules.size, passes=True)
-    position = _after(rules, start)
-    names = []
-    for a in actions:
-        names.append(position.move_name(a))
-        position = position.play(a)
-    return " ".join(names)
+    them (``Game.format_moves``: an Othello transcript with passes as ``PA``, ``"f5d6PA"``; the
+    move names of another game separated by spaces, animal shogi's ``"b3b2 b2b1+ C*b3"``)."""
+    return rules.format_moves(actions, start=start)
 
 
 def parse_moves(rules: Rules, text: str, *, start: Sequence[int] = ()) -> list[int]:
     """The actions of ``format_moves``'s text, checked against the rules after ``start``; a
     bad move raises the game's ``MoveError`` with its 1-based number."""
-    if isinstance(rules, Othello):
-        return parse_transcript(text, start=_after(rules, start))
-    position = _after(rules, start)
-    out = []
-    for number, name in enumerate(text.split(), 1):
-        try:
-            a = position.parse_move(name)
-            position = position.play(a)
-        except MoveError as e:
-            raise e.at(f"move {number}", number=number) from None
-        out.append(a)
-    return out
-
-
-def _after(rules: Rules, start: Sequence[int]) -> Any:
-    position = rules.new_position()
-    for a in start:
-        position = position.play(a)
-    return position
+    return rules.parse_moves(text, start=start)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -87,13 +56,15 @@ def _after(rules: Rules, start: Sequence[int]) -> Any:
 
 
 def record_game(record: dict[str, Any]) -> GameRecord:
-    """The ``GameRecord`` of a results record (opening and moves replayed and checked), with its
-    players, date and score as headers, as ``games.ggf`` writes it."""
-    size = int(record["size"])
-    moves = parse_transcript(record["opening"] + record["moves"], size=size)
+    """The ``GameRecord`` of a results record of a game recorded as GGF (Othello; opening and
+    moves replayed and checked), with its players, date and score as headers, as ``games.ggf``
+    writes it."""
+    rules = record_rules(record)
+    opening = parse_moves(rules, record["opening"])
+    moves = parse_moves(rules, record["moves"], start=opening)
     return GameRecord(
-        tuple(moves),
-        Board(size=size),
+        (*opening, *moves),
+        rules.new_position(),
         {
             "black": record["black"],
             "white": record["white"],
@@ -105,11 +76,9 @@ def record_game(record: dict[str, Any]) -> GameRecord:
 
 
 def record_moves(record: dict[str, Any]) -> MoveRecord:
-    """The ``MoveRecord`` of a results record of another game than Othello (opening and moves
-    replayed and checked), with its players, date and score (the first player's result)."""
+    """The ``MoveRecord`` of a results record (opening and moves replayed and checked), with its
+    players, date and score (the first player's result; Othello's: black's disc difference)."""
     rules = record_rules(record)
-    if isinstance(rules, Othello):
-        raise TournamentError("an Othello record: read it with record_game")
     opening = parse_moves(rules, record["opening"])
     moves = parse_moves(rules, record["moves"], start=opening)
     return MoveRecord(
@@ -125,22 +94,34 @@ def record_moves(record: dict[str, Any]) -> MoveRecord:
     )
 
 
+def _ggf_line(record: dict[str, Any]) -> str:
+    return format_ggf(record_game(record))
+
+
+_RECORD_FILES: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {"ggf": (GAMES, _ggf_line)}
+"""The file a tournament keeps beside its results, and the line of a record in it, by the
+game's ``record_format``."""
+
+
 class ResultsFile:
     """An append-only ``results.jsonl`` in a folder, of the games of ``game`` (a
-    ``core.games`` name), with ``games.ggf`` kept beside it for Othello.
+    ``core.games`` name), with the games also in their game's ``record_format`` beside it
+    (Othello's ``games.ggf``).
 
     Opening it takes an exclusive lock on the folder (one writer at a time), drops a last line
     cut short by a kill (the game is played again), refuses records of another game and
-    rewrites ``games.ggf`` from the records. Each record is appended with one write and flushed
+    rewrites that file (``ggf_path``) from the records. Each record is appended with one write and flushed
     to disk before the next game starts.
     """
 
-    def __init__(self, folder: str | Path, *, game: str = "othello") -> None:
+    def __init__(self, folder: str | Path, *, game: str = DEFAULT_GAME) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / RESULTS
         self.game = game
-        self.ggf_path = self.folder / GAMES if game == "othello" else None
+        kept = _RECORD_FILES.get(get_game(game).record_format or "")
+        self.ggf_path = None if kept is None else self.folder / kept[0]
+        self._line = None if kept is None else kept[1]
         self._lock_fd = _lock(self.folder)
         try:  # a refusal leaves the folder unlocked, as it found it
             self.records = _read_records(self.path, repair=True)
@@ -155,20 +136,21 @@ class ResultsFile:
             self._ggf = self.ggf_path.open("a", encoding="utf-8")
 
     def _write_ggf(self) -> None:
-        if self.ggf_path is None:
+        if self.ggf_path is None or self._line is None:
             return
         with atomic_writer(self.ggf_path) as f:
             for record in self.records:
-                f.write(format_ggf(record_game(record)) + "\n")
+                f.write(self._line(record) + "\n")
 
     def append(self, record: dict[str, Any]) -> None:
-        """Add one finished game: its JSON line (durably), then its GGF line (Othello)."""
+        """Add one finished game: its JSON line (durably), then its line in the game's own
+        format (GGF for Othello)."""
         line = (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
         os.write(self._fd, line)
         os.fsync(self._fd)
         self.records.append(record)
-        if self._ggf is not None:
-            self._ggf.write(format_ggf(record_game(record)) + "\n")
+        if self._ggf is not None and self._line is not None:
+            self._ggf.write(self._line(record) + "\n")
             self._ggf.flush()
 
     def close(self) -> None:
@@ -271,7 +253,7 @@ def check_consistent(
     check_game(records, config.game, folder / RESULTS)
     by_key = {j.key: j for j in jobs}
     limit = limit_dict(config.limit)
-    othello = isinstance(config.rules, Othello)
+    rules = config.rules
     for record in records:
         where = _where(folder / RESULTS, record)
         for label, spec in (
@@ -284,16 +266,11 @@ def check_consistent(
                     "give it a new label or use a new output folder",
                     where=where,
                 )
-        if othello and (int(record["size"]) != config.size or record.get("limit") != limit):
+        played = record_rules(record)
+        if played != rules or record.get("limit") != limit:
             raise TournamentError(
-                f"played on {record['size']}x{record['size']} with limit {record.get('limit')}, "
-                f"the config says {config.size}x{config.size} with limit {limit}; use a new output folder",
-                where=where,
-            )
-        if not othello and record.get("limit") != limit:
-            raise TournamentError(
-                f"played with limit {record.get('limit')}, the config says {limit}; use a new "
-                "output folder",
+                f"played {played.key} with limit {record.get('limit')}, the config says "
+                f"{rules.key} with limit {limit}; use a new output folder",
                 where=where,
             )
         job = by_key.get(record_key(record))

@@ -48,6 +48,7 @@ from othellolab.core import (
     PlayResult,
 )
 from othellolab.core.files import atomic_writer
+from othellolab.core.games import DEFAULT_GAME
 from othellolab.core.progress import StepProgress
 from othellolab.players.base import Player
 from othellolab.players.registry import get_entry, make_game_player, parse_spec
@@ -90,7 +91,7 @@ class PlayerCache:
     def __init__(self) -> None:
         self._cache: dict[tuple[str, str, str], _Timed] = {}
 
-    def get(self, label: str, spec: str, game: str = "othello") -> _Timed:
+    def get(self, label: str, spec: str, game: str = DEFAULT_GAME) -> _Timed:
         key = (label, spec, game)
         if key not in self._cache:
             self._cache[key] = _Timed(make_game_player(spec, game))
@@ -104,8 +105,9 @@ class PlayerCache:
 
 
 def play_job(job: GameJob, players: PlayerCache) -> dict[str, Any]:
-    """Play one scheduled game and return its results record: an Othello record has the board
-    ``size``, another game's has its ``game`` name instead (and move names, not a transcript)."""
+    """Play one scheduled game and return its results record, its game named by the game's
+    ``record_fields`` (an Othello record has the board ``size``, another game's its ``game``
+    name) and its moves in the game's ``format_moves``."""
     rules = job.rules
     try:
         black = players.get(job.black, job.black_spec, job.game)
@@ -119,7 +121,7 @@ def play_job(job: GameJob, players: PlayerCache) -> dict[str, Any]:
         raise TournamentError(f"{type(e).__name__}: {e}", where=job.describe()) from e
     seconds = time.perf_counter() - t0
     n = len(job.opening)
-    board = {"size": job.size} if job.game == "othello" else {"game": job.game}
+    board = rules.record_fields()
     return {
         "v": RECORD_VERSION,
         "tournament": job.tournament,

@@ -19,18 +19,17 @@ from typing import Any
 
 from othellolab.arena.openings import is_opening_list, opening_set
 from othellolab.core import (
-    SIZES,
     ConfigError,
     Limit,
     OthelloError,
 )
 from othellolab.core import games as _games
 from othellolab.core.games import game_for
-from othellolab.core.othello_game import Othello
 
 RESULTS = "results.jsonl"
 GAMES = "games.ggf"
-"""Othello's games as GGF beside the results (other games have no such file)."""
+"""The games as GGF beside the results, for a game whose ``record_format`` is GGF (Othello;
+other games have no such file)."""
 CONFIG = "tournament.json"
 MODES = ("round-robin", "gauntlet")
 MAX_GAMES = 100_000
@@ -71,7 +70,7 @@ class TournamentConfig:
     mutual: bool = False
     openings: str = "none"
     seed: int = 0
-    game: str = "othello"
+    game: str = _games.DEFAULT_GAME
     size: int = 8
     limit: Limit | None = None
     workers: int = 1
@@ -122,23 +121,32 @@ class TournamentConfig:
                 option="game",
                 allowed=" or ".join(_games.game_names()),
             )
-        if self.size not in SIZES:
-            raise ConfigError(f"{self.size!r}", where=where, option="size", allowed="8, 6 or 4")
-        if self.game != "othello":
+        rules = _games.get_game(self.game)
+        if "size" not in rules.options:
             if self.size != 8:
+                owners = " and ".join(
+                    g.title or g.name
+                    for g in map(_games.get_game, _games.game_names())
+                    if "size" in g.options
+                )
                 raise ConfigError(
-                    f"{self.size!r}: the size is Othello's; leave it out for {self.game}",
+                    f"{self.size!r}: the size is {owners}'s; leave it out for {self.game}",
                     where=where,
                     option="size",
                 )
-            if is_opening_list(self.openings):
-                raise ConfigError(
-                    f"{self.openings!r}: opening lists hold Othello transcripts; {self.game} "
-                    "takes random:N or none",
-                    where=where,
-                    option="openings",
-                    allowed="random:N or none",
-                )
+        else:
+            try:
+                game_for(self.game, self.size)
+            except ConfigError as e:
+                raise ConfigError(e.what, where=where, option="size", allowed=e.allowed) from None
+        if is_opening_list(self.openings) and rules.opening_format is None:
+            raise ConfigError(
+                f"{self.openings!r}: {rules.title or rules.name} has no opening lists; it takes "
+                "random:N or none",
+                where=where,
+                option="openings",
+                allowed="random:N or none",
+            )
         check_int(self.workers, 1, MAX_WORKERS, where, "workers")
         check_int(self.seed, 0, 2**63 - 1, where, "seed")
 
@@ -151,7 +159,7 @@ class TournamentConfig:
 
     @property
     def rules(self) -> _games.Game:
-        """The game played (``core.games``): Othello on ``size``, or animal shogi."""
+        """The game played (``core.games``), with ``size`` for a game that has that option."""
         return game_for(self.game, self.size)
 
     def pairings(self) -> list[tuple[str, str]]:
@@ -168,9 +176,9 @@ class TournamentConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """The config as plain JSON-able data (what ``tournament.json`` holds; no ``size``
-        for another game than Othello)."""
+        for a game without that option)."""
         out = asdict(self)
-        if self.game != "othello":
+        if "size" not in self.rules.options:
             del out["size"]
         out["players"] = {e.label: e.spec for e in self.players}
         out["gauntlet"] = list(self.gauntlet)
@@ -307,11 +315,11 @@ class GameJob:
     size: int = 8
     limit: Limit | None = None
     tournament: str = "tournament"
-    game: str = "othello"
+    game: str = _games.DEFAULT_GAME
 
     @property
     def rules(self) -> _games.Game:
-        """The game played: Othello on ``size``, or another game of ``core.games``."""
+        """The game played (``core.games``), with ``size`` for a game that has that option."""
         return game_for(self.game, self.size)
 
     @property
@@ -360,11 +368,10 @@ def record_key(record: dict[str, Any]) -> tuple[str, str, int, str]:
 
 def record_game_name(record: dict[str, Any]) -> str:
     """The game a results record was played in (``core.games`` name): its ``game`` field, or
-    ``othello`` for a record without one (every Othello record)."""
-    return str(record.get("game", "othello"))
+    ``core.games.DEFAULT_GAME`` for a record without one (every Othello record)."""
+    return str(record.get("game", _games.DEFAULT_GAME))
 
 
 def record_rules(record: dict[str, Any]) -> _games.Game:
-    """The rules of a results record's game: Othello on its ``size``, or its ``game``."""
-    name = record_game_name(record)
-    return Othello(int(record["size"])) if name == "othello" else game_for(name)
+    """The rules of a results record's game, with its options (``Game.record_fields``)."""
+    return _games.game_from_fields(record)

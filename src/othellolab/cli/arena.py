@@ -37,9 +37,15 @@ def match(
         ),
     ] = "random:8",
     game: Annotated[
-        str, typer.Option(help="The game: othello or animal-shogi (openings random:N or none).")
+        str,
+        typer.Option(
+            help="The game, by its registered name (othello, animal-shogi); one without "
+            "opening lists takes openings random:N or none."
+        ),
     ] = "othello",
-    size: Annotated[int, typer.Option(help="Othello's board size: 8, 6 or 4.")] = 8,
+    size: Annotated[
+        int, typer.Option(help="The board size of a game that has one (Othello: 8, 6 or 4).")
+    ] = 8,
     seed: Annotated[int, typer.Option(help="Seed of the opening draw.")] = 0,
     time: Annotated[
         float | None, typer.Option(help="Seconds per move for both (default: their own).")
