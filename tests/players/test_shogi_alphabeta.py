@@ -1,6 +1,7 @@
-"""The ``shogi-alphabeta`` player and its search (the generic ``players.search.negamax``): tactics on
-hand-made positions, strength against random, limits, options, and the search's values against
-a plain minimax over ``AnimalShogi`` positions written here."""
+"""The ``shogi-alphabeta`` player and its search (the generic ``players.search.negamax`` on
+animal shogi's material): tactics on hand-made positions, strength against random, limits,
+options, and the search's values against a plain minimax over ``AnimalShogi`` positions written
+here."""
 
 from __future__ import annotations
 

@@ -380,7 +380,7 @@ class Game:
 
     def record_fields(self) -> dict[str, Any]:
         """The fields that name this game in a results record: ``game`` and its ``options``
-        (``game_from_record`` reads them back)."""
+        (``game_from_fields`` reads them back)."""
         return {"game": self.name, **self.options}
 
     @property
