@@ -179,3 +179,35 @@ def test_the_generic_alpha_beta_solves_it(game) -> None:  # type: ignore[no-unty
     assert start.score == 0 and start.depth == 9 and len(start.best_moves) == 9  # all draw
     result = play_match(player, MCTSPlayer(sims=8, seed=2), games=20, game=game)
     assert result.losses == 0 and result.wins > 0, str(result)
+
+
+def test_a_tournament_records_it_and_reads_it_back(game, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The arena's tournaments take the game by name alone: records name it by its
+    ``record_fields``, hold its moves in ``format_moves`` (its action names), and replay."""
+    from othellolab.arena.results import load_results, record_moves
+    from othellolab.arena.tournament import pairing_results, run_tournament
+    from othellolab.arena.tournament_config import Entrant, TournamentConfig
+
+    config = TournamentConfig(
+        players=(Entrant("deep", "negamax:depth=9,seed=1"), Entrant("one", "negamax:depth=1")),
+        games=4, game="tic-tac-toe", openings="random:1",
+    )  # fmt: skip
+    assert run_tournament(config, tmp_path).complete
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".lock",
+        "results.jsonl",
+        "tournament.json",
+    ]
+    records = load_results(tmp_path)
+    for r in records:
+        assert r["game"] == "tic-tac-toe" and "size" not in r
+        played = record_moves(r)
+        end = game.new_position()
+        for a in played.moves:
+            end = end.play(a)
+        assert (
+            end.is_game_over()
+            and " ".join(game.action_name(a) for a in played.moves[1:]) == r["moves"]
+        )
+    result = pairing_results(records)[("deep", "one")]
+    assert result.n == 4 and result.losses == 0 and str(result).endswith("%)")
