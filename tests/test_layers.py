@@ -71,7 +71,7 @@ SEARCH_ORDER = (
     "ordering",
     "endgame",
     "midgame",
-    "animal_shogi",
+    "negamax",
 )
 """The modules of ``players/search`` in the order their docstring gives: each imports only those
 before it."""

@@ -19,8 +19,9 @@ One module per concern, each importing only those listed before it:
   searches);
 - ``endgame``: the exact solver (``solve``);
 - ``midgame``: iterative-deepening alpha-beta (``search``);
-- ``animal_shogi``: the second game's search, material alpha-beta over the rules' kernels
-  (``core.animal_shogi``), for the ``shogi-alphabeta`` player.
+- ``negamax``: alpha-beta for any game of the protocol (``core.games``) over its rules
+  kernels, on the heuristic the game provides, for the ``negamax`` and ``shogi-alphabeta``
+  players.
 
 The small kernels called once per node (``solve1``, ``solve2``, ``order_moves``, ``pick_best``,
 ``tt_store``, the table helpers) are inlined by Numba (``inline="always"``): a call between
