@@ -71,6 +71,7 @@ SEARCH_ORDER = (
     "ordering",
     "endgame",
     "midgame",
+    "book",
     "animal_shogi",
 )
 """The modules of ``players/search`` in the order their docstring gives: each imports only those

@@ -19,6 +19,8 @@ One module per concern, each importing only those listed before it:
   searches);
 - ``endgame``: the exact solver (``solve``);
 - ``midgame``: iterative-deepening alpha-beta (``search``);
+- ``book``: the opening book (canonical positions with negamax values, built by
+  ``training.book``);
 - ``animal_shogi``: the second game's search, material alpha-beta over the rules' kernels
   (``core.animal_shogi``), for the ``shogi-alphabeta`` player.
 
