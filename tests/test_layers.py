@@ -67,6 +67,7 @@ SEARCH_ORDER = (
     "patterns",
     "evaluation",
     "table",
+    "probcut",
     "lastempties",
     "ordering",
     "endgame",

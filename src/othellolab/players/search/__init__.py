@@ -14,6 +14,7 @@ One module per concern, each importing only those listed before it:
 - ``evaluation``: every evaluation behind one signature (``evaluate(kind, weights, p, o, n)``,
   ``Evaluation``, ``named_evaluation``);
 - ``table``: the transposition table;
+- ``probcut``: multi-ProbCut's fitted table for the midgame search (``data/probcut.json``);
 - ``lastempties``: the exact search's last few empties;
 - ``ordering``: the exact search's move ordering (fastest first, table probes, shallow
   searches);
