@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from othellolab.cli import app
 from othellolab.core.animal_shogi import AnimalShogi
-from othellolab.players import make_player
 from othellolab.core.games import get_game
+from othellolab.players import make_player
 from othellolab.ui.terminal import help_text, play_terminal
 
 runner = CliRunner()
