@@ -155,3 +155,71 @@ def test_batched_self_play_and_the_arena(game) -> None:  # type: ignore[no-untyp
         assert np.isclose(records.policy[i].sum(), 1) and records.policy[i][legal].sum() > 0.99
     record = play_game(MCTSPlayer(sims=400, seed=1), MCTSPlayer(sims=400, seed=2), game=game)
     assert record.game == "tic-tac-toe" and record.result == 0  # two searches draw
+
+
+# ----------------------------------------------------------------------------------------------
+# The environments: one class of each kind takes the game by its registered name.
+
+
+class TicTacToePlanes(TicTacToe):
+    """Tic-tac-toe with its two input planes (the marks of the side to move, then the other's)."""
+
+    def encode(self, p, o, planes=None):  # type: ignore[no-untyped-def]
+        bits = np.arange(9, dtype=np.uint64)
+        words = np.stack([np.asarray(p, np.uint64), np.asarray(o, np.uint64)], axis=1)
+        return ((words[:, :, None] >> bits) & np.uint64(1)).astype(np.float32).reshape(-1, 2, 3, 3)
+
+
+@pytest.fixture()
+def env_game():  # type: ignore[no-untyped-def]
+    register_game("tic-tac-toe-planes", lambda size: TicTacToePlanes())
+    yield "tic-tac-toe-planes"
+    unregister_game("tic-tac-toe-planes")
+
+
+def _random_move(position, rng):  # type: ignore[no-untyped-def]
+    legal = position.legal_actions()
+    return legal[int(rng.integers(len(legal)))]
+
+
+def test_gymnasium_pettingzoo_and_vector_envs(env_game) -> None:  # type: ignore[no-untyped-def]
+    from gymnasium.utils.env_checker import check_env
+    from pettingzoo.test import api_test
+
+    from othellolab.envs import GameEnv, GameVectorEnv
+    from othellolab.envs.pettingzoo import env as aec_env
+
+    env = GameEnv(env_game, opponent=_random_move, illegal_action_mode="lose", render_mode="ansi")
+    check_env(env, skip_render_check=False)
+    rng = np.random.default_rng(0)
+    results = set()
+    for seed in range(12):
+        obs, info = env.reset(seed=seed, options={"player_color": "random"})
+        done = False
+        while not done:
+            pos, side = env.position, env.agent_color
+            assert pos.turn == side and info["legal_actions"] == pos.legal_actions()
+            mine, theirs = obs["observation"]  # the agent's marks, then the opponent's
+            assert int(sum(2**i for i in np.flatnonzero(mine.ravel()))) == pos.player
+            assert int(sum(2**i for i in np.flatnonzero(theirs.ravel()))) == pos.opponent
+            legal = np.flatnonzero(obs["action_mask"])
+            obs, reward, done, _, info = env.step(int(rng.choice(legal)))
+        assert env.position.is_game_over() and reward == info["result"]
+        results.add(reward)
+    assert results == {-1.0, 0.0, 1.0}  # random play wins, draws and loses
+
+    api_test(aec_env(game=env_game), num_cycles=100)
+
+    envs = GameVectorEnv(8, game=env_game, player_color="random", autoreset_mode="same_step")
+    obs, info = envs.reset(seed=1)
+    ended = 0
+    for _ in range(30):
+        assert envs.observation_space.contains(obs)
+        for pos, side in zip(envs.positions(), info["agent_color"], strict=True):
+            assert pos.turn == side and not pos.is_game_over()  # same-step: always live
+        actions = (rng.random(obs["action_mask"].shape) * obs["action_mask"]).argmax(axis=1)
+        obs, reward, terminated, _, info = envs.step(actions)
+        for i in np.flatnonzero(terminated):
+            assert reward[i] in (-1.0, 0.0, 1.0) and not info["final_obs"]["action_mask"][i].any()
+            ended += 1
+    assert ended >= 8  # a game lasts at most 5 agent moves

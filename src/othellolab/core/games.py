@@ -320,6 +320,95 @@ class Game:
             raise ValueError(f"{self.name} reads its planes {self.plane_names}, not {planes}")
         return planes
 
+    # environments and the terminal (``envs``, ``ui.terminal``) ------------------------------
+
+    side_names: tuple[str, str] = ("first", "second")
+    """What the two sides are called in envs' infos, agents and prompts, the first player's
+    first (Othello: black, white)."""
+    side_choices: tuple[str, str] = ("first", "second")
+    """The names a user gives a side by (an env's ``player_color``, the terminal's colour);
+    ``side_names`` are accepted too."""
+    pass_action: int | None = None
+    """The action that passes, if the game has one: an env plays it itself for the side it
+    moves when it is the only legal action."""
+    observation_dtype: Any = np.float32
+    """The dtype of an env's observation planes (the values lie in [0, 1])."""
+    renders_images: bool = False
+    """Whether ``render_image`` draws the position (envs' ``rgb_array`` render mode)."""
+
+    def env_planes(self, legal_plane: bool | None) -> tuple[str, ...]:
+        """The planes an env observes: ``plane_names`` (``legal_plane`` None: the game's
+        default; True asks for a plane of the legal moves, which this game's encoding lacks)."""
+        if legal_plane:
+            raise ConfigError(f"{self.name} has no legal-move plane", option="legal_plane")
+        return self.plane_names
+
+    def observe(self, p: int, o: int, planes: tuple[str, ...], *, legal: bool = True) -> Any:
+        """The planes ``(C, rows, cols)`` in ``observation_dtype`` of one position from the
+        side to move (``legal`` False: a plane of legal moves, if any, is zero)."""
+        one = self.encode(np.array([p], np.uint64), np.array([o], np.uint64), planes)[0]
+        return one.astype(self.observation_dtype, copy=False)
+
+    def turned(self, p: int, o: int) -> tuple[int, int]:
+        """The same position seen by the side not to move (an env's view of a game that ended
+        on the other side's turn): ``(o, p)`` where the two words are the two sides' pieces."""
+        return int(o), int(p)
+
+    def move_name(self, position: Any, action: int) -> str:
+        """The name of ``action`` played in ``position`` (``action_name`` unless the name
+        depends on the position)."""
+        return self.action_name(action)
+
+    def env_info(self, position: Any, side: int) -> dict[str, Any]:
+        """What an env's ``info`` tells ``side`` about ``position`` beyond masks and actions:
+        by default, once the game is over, its ``result`` (+1/0/-1) and final ``score``."""
+        p, o = position.state
+        score = self.result(p, o)
+        if score is None:
+            return {}
+        score = score if position.turn == side else -score
+        return {"result": (score > 0) - (score < 0), "score": score}
+
+    def render_position(
+        self, position: Any, *, last: int | None = None, last_name: str | None = None,
+        legend: bool = False,
+    ) -> str:  # fmt: skip
+        """``position`` as text for envs and the terminal: its ``str``, then the last move
+        (``last_name``: its name, taken before it was played); ``legend`` adds what the
+        letters mean, for games that have one to give."""
+        text = str(position)
+        return text if last_name is None else f"{text}\nlast move: {last_name}"
+
+    def render_image(self, position: Any, *, last: int | None = None) -> Any:
+        """``position`` as an RGB image (``renders_images`` games only)."""
+        raise NotImplementedError(f"{self.name} has no image rendering")
+
+    def describe_side(self, side: int) -> str:
+        """A side for a greeting: ``first (sente)``, ``black (X)``."""
+        order = ("first", "second")[side]
+        name = self.side_names[side]
+        return order if name == order else f"{order} ({name})"
+
+    def describe_end(self, position: Any) -> str:
+        """How a finished game ended, for people."""
+        p, o = position.state
+        score = self.result(p, o)
+        if not score:
+            return "a draw"
+        winner = position.turn if score > 0 else 1 - position.turn
+        return f"{self.side_names[winner]} wins"
+
+    def move_help(self) -> str:
+        """How a person types a move, for the terminal's help."""
+        names = [self.action_name(a) for a in self.legal_actions(*self.start())][:3]
+        return f"Type a move by its name, like {', '.join(names)}."
+
+    def vector_kernels(self) -> Any:
+        """The game's own batched env (``envs.vector``'s fast path: an object with the
+        interface of ``core.othello_vector.OthelloVectorKernels``), or None for the generic
+        path over ``step`` and ``legal_actions``."""
+        return None
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and other.key == self.key
 
