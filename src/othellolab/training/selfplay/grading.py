@@ -23,7 +23,7 @@ from othellolab.records.obf import ObfEntry
 from othellolab.training.rl.exact4 import Grade, Solution4
 from othellolab.training.rl.solved6 import PositionGrade, grade_positions, load_graded_set
 from othellolab.training.selfplay.config import SelfPlayConfig
-from othellolab.training.selfplay.search import search_positions
+from othellolab.training.selfplay.exact import search_positions
 
 __all__ = [
     "Chooser",
