@@ -113,6 +113,7 @@ class Othello(Game):
     result_kernel = othello_result
     playout_kernel = othello_playout
     has_exact_endgame = True
+    sizes = (4, 6, 8)
 
     def __init__(self, size: int = 8) -> None:
         if isinstance(size, bool) or size not in (4, 6, 8):
@@ -124,6 +125,15 @@ class Othello(Game):
         self.n_actions = self.size * self.size + 1
         self.score_scale = float(self.size * self.size)
         self.default_player = {8: "alphabeta", 6: "alphazero:model=az-6x6", 4: "endgame"}[self.size]
+        self.has_exact_grading = self.size in (4, 6)
+
+    @property
+    def label(self) -> str:
+        return f"{self.size}x{self.size} boards"
+
+    @property
+    def params(self) -> dict[str, int]:
+        return {"size": self.size}
 
     def start(self) -> tuple[int, int]:
         p, o = _k.start_position(self.size)
