@@ -550,3 +550,5 @@ def test_gumbel_root_options_are_checked() -> None:
         make_player("mcts:root=gumbel,gumbel_actions=0")
     with pytest.raises(ConfigError, match="option dirichlet"):
         make_player("mcts:root=gumbel,dirichlet=0.3")
+    with pytest.raises(ConfigError, match="option batch"):
+        make_player("mcts:root=gumbel,batch=300")

@@ -354,6 +354,13 @@ class MCTSPlayer(Player):
         gumbel_actions: int = 16,
         evaluator: Evaluator | None = None,
     ) -> None:
+        most = SearchConfig.OPTIONS["leaves"].high
+        if root == "gumbel" and most is not None and batch > most:
+            raise ConfigError(
+                f"a Gumbel root evaluates at most {most:g} leaves a step, got batch={batch}",
+                where=f"player {self.name!r}",
+                option="batch",
+            )
         if root == "gumbel" and dirichlet > 0:
             raise ConfigError(
                 f"Dirichlet noise belongs to the PUCT root, got {dirichlet} with root=gumbel "
