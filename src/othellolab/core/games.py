@@ -409,6 +409,27 @@ class Game:
         path over ``step`` and ``legal_actions``."""
         return None
 
+    # what self-play runs, their files and the network players ask of a game ---------------
+
+    sizes: tuple[int, ...] = ()
+    """The board sizes the game is played at (``get_game(name, size)``); empty: one board,
+    no size to give."""
+    has_exact_grading: bool = False
+    """Whether training's graders know perfect play for this game (``training.selfplay.
+    grading``: Othello's 6x6 graded set and full 4x4 solution), so a self-play run grades."""
+
+    @property
+    def label(self) -> str:
+        """The game in words, for people and messages (``6x6 boards``, ``animal-shogi``)."""
+        return self.name
+
+    @property
+    def params(self) -> dict[str, int]:
+        """The options that make this game from its registered name, ``get_game(name,
+        **params)`` (Othello: ``{"size": 6}``; a game of one board: none). Files that name a
+        game store ``name`` and these."""
+        return {}
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and other.key == self.key
 

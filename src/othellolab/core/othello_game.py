@@ -116,6 +116,7 @@ class Othello(Game):
     result_kernel = othello_result
     playout_kernel = othello_playout
     has_exact_endgame = True
+    sizes = (4, 6, 8)
 
     def __init__(self, size: int = 8) -> None:
         if isinstance(size, bool) or size not in (4, 6, 8):
@@ -128,6 +129,15 @@ class Othello(Game):
         self.pass_action = self.size * self.size
         self.score_scale = float(self.size * self.size)
         self.default_player = {8: "alphabeta", 6: "alphazero:model=az-6x6", 4: "endgame"}[self.size]
+        self.has_exact_grading = self.size in (4, 6)
+
+    @property
+    def label(self) -> str:
+        return f"{self.size}x{self.size} boards"
+
+    @property
+    def params(self) -> dict[str, int]:
+        return {"size": self.size}
 
     def start(self) -> tuple[int, int]:
         p, o = _k.start_position(self.size)

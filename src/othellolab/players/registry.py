@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from othellolab.core import ConfigError
-from othellolab.core.games import get_game
+from othellolab.core.games import game_names, get_game
 from othellolab.core.parsing import parse_number
 from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players.base import Player
@@ -54,8 +54,10 @@ class PlayerEntry:
         return dict(getattr(self.factory, "OPTIONS", {}))
 
     def games(self) -> tuple[str, ...]:
-        """The games (``core.games`` names) the player plays: its class's ``games``."""
-        return tuple(getattr(self.factory, "games", Player.games))
+        """The games (``core.games`` names) the player plays: its class's ``games`` (``None``:
+        every registered game)."""
+        games = getattr(self.factory, "games", Player.games)
+        return game_names() if games is None else tuple(games)
 
     def spec_options(self) -> dict[str, Any]:
         """The options a spec string may set, with their defaults (Python-only ones left out)."""
@@ -206,7 +208,7 @@ def make_game_player(
     spec, the games it plays and the players of ``game``."""
     rules = get_game(game).name
     if isinstance(spec, Player):
-        name, games = spec.name, tuple(spec.games)
+        name, games = spec.name, game_names() if spec.games is None else tuple(spec.games)
     else:
         name, _ = parse_spec(spec)
         games = get_entry(name).games()
