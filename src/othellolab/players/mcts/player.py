@@ -322,6 +322,7 @@ class MCTSPlayer(Player):
     """
 
     name = "mcts"
+    games = None
     OPTIONS: ClassVar[dict[str, Option]] = {
         "sims": Option(int, 1, 10_000_000, help="simulations per move"),
         "time": Option(float, 0.001, 3600, optional=True, unit="seconds", help="time per move"),
