@@ -67,10 +67,12 @@ SEARCH_ORDER = (
     "patterns",
     "evaluation",
     "table",
+    "probcut",
     "lastempties",
     "ordering",
     "endgame",
     "midgame",
+    "book",
     "negamax",
 )
 """The modules of ``players/search`` in the order their docstring gives: each imports only those

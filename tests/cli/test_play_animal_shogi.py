@@ -9,8 +9,9 @@ from typer.testing import CliRunner
 
 from othellolab.cli import app
 from othellolab.core.animal_shogi import AnimalShogi
+from othellolab.core.games import get_game
 from othellolab.players import make_player
-from othellolab.ui.terminal import SHOGI_HELP, play_terminal_shogi
+from othellolab.ui.terminal import help_text, play_terminal
 
 runner = CliRunner()
 
@@ -29,7 +30,7 @@ def test_typos_illegal_moves_help_and_quit_are_answered() -> None:
         input="help\nzz\nb3b1\nC*b2\nb4b3\nb3b2\nquit\n",
     )  # fmt: skip
     assert out.startswith("You play first (sente) against shogi-alphabeta.")
-    assert SHOGI_HELP in out.split("\n", 1)[1]  # help, once more after the greeting
+    assert help_text(get_game("animal-shogi")) in out.split("\n", 1)[1]  # help, once more
     assert f"sente to move ({START_MOVES}) > " in out
     assert (
         "Not a move: invalid move 'zz': expected a move like 'b3b2' (or 'b2b1+') or a drop "
@@ -55,7 +56,7 @@ def test_playing_second_the_opponent_opens() -> None:
     assert opening is not None and opening[1] in AnimalShogi().legal_moves()
     assert "gote to move (" in out and "Bye." in out
     out = play("--color", "white", input="")  # white is the second player too; stdin closes
-    assert out.startswith("You play second (gote) against shogi-alphabeta.")
+    assert out.startswith("You play second (gote) against alphazero.")  # its default player
     assert out.rstrip().endswith("Input closed; leaving the game.")
 
 
@@ -65,11 +66,14 @@ def test_a_whole_game_ends_with_the_result() -> None:
     def first_legal(prompt: str) -> str:
         return prompt.split("(")[1].split(",")[0].rstrip(") >")
 
-    final = play_terminal_shogi(
-        make_player("shogi-alphabeta:depth=2,seed=0"), input_fn=first_legal, print_fn=outputs.append
+    final = play_terminal(
+        make_player("shogi-alphabeta:depth=2,seed=0"),
+        game="animal-shogi",
+        input_fn=first_legal,
+        print_fn=outputs.append,
     )
     assert final.is_game_over()
-    assert outputs[-2] == str(final)
+    assert outputs[-2].startswith(str(final)) and "C chick, E elephant" in outputs[-2]
     verdict = {None: "A draw.", 0: "You win!", 1: "You lose."}[final.winner]
     assert outputs[-1] == f"Game over: {final.termination()}. {verdict}"
 
@@ -110,3 +114,13 @@ def test_players_lists_the_games_of_each_player() -> None:
     shogi = lines.index(next(x for x in lines if x.startswith("shogi-alphabeta ")))
     assert lines[shogi + 1] == "    games: animal-shogi"
     assert "depth          int 1..12 (default 4)" in lines[shogi + 2]
+
+
+def test_hint_gives_the_move_and_its_evaluation_and_undo_goes_back() -> None:
+    out = play(
+        "--opponent", "shogi-alphabeta:depth=2,seed=1", input="hint\nb3b2\nundo\nquit\n"
+    )  # fmt: skip
+    hint = re.search(r"Hint: (\S+) \(evaluation for you: [+-]\d\.\d\d\)", out)
+    assert hint is not None and hint[1] in START_MOVES.split(", ")
+    assert "L lion" in out  # the board's legend
+    assert out.count(f"sente to move ({START_MOVES}) > ") == 3  # start, after hint, after undo

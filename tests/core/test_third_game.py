@@ -1,6 +1,7 @@
 """A third game defined here alone: tic-tac-toe, registered by this test, runs through the
-search kernels, the MCTS player, batched self-play and the arena's match kernel with no edit
-anywhere else (the proof that the game protocol of ``core.games`` is the only way in).
+search kernels, the MCTS player, batched self-play and the arena's match kernel, the network
+players and the AlphaZero loop, with no edit anywhere else (the proof that the game protocol of
+``core.games`` is the only way in).
 
 Tic-tac-toe is solved: with perfect play it is a draw (Knuth's and every textbook's figure), and
 from the position below the side to move wins at once by completing its row.
@@ -81,6 +82,17 @@ class TicTacToe(Game):
     def action_name(self, action: int) -> str:
         return "abc"[action % 3] + str(action // 3 + 1)
 
+    def encode(self, p, o, planes=None):  # type: ignore[no-untyped-def]
+        """Two 3 x 3 planes: the marks of the side to move, then of its opponent."""
+        self.check_planes(planes)
+        bits = np.arange(9, dtype=np.uint64)
+
+        def marks(x):  # type: ignore[no-untyped-def]
+            column = np.asarray(x, dtype=np.uint64).reshape(-1, 1)
+            return ((column >> bits) & np.uint64(1)).reshape(-1, 3, 3)
+
+        return np.stack([marks(p), marks(o)], axis=1).astype(np.float32)
+
     def render(self, p: int, o: int, turn: int) -> str:
         x, y = (p, o) if turn == 0 else (o, p)
         return "\n".join(
@@ -144,7 +156,7 @@ def test_batched_self_play_and_the_arena(game) -> None:  # type: ignore[no-untyp
     config = SelfPlayConfig(
         simulations=200, temperature_plies=0, dirichlet_alpha=0, resign_threshold=-1, seed=3
     )
-    records = play_games(UniformEvaluator(), 12, size=game, config=config)
+    records = play_games(UniformEvaluator(), 12, game=game, config=config)
     assert records.games == 12 and records.policy.shape[1] == 9
     assert set(np.unique(records.black_result)) <= {-1, 0, 1}
     # without noise, a 200-simulation search that sees the end keeps the solved draw
@@ -155,6 +167,132 @@ def test_batched_self_play_and_the_arena(game) -> None:  # type: ignore[no-untyp
         assert np.isclose(records.policy[i].sum(), 1) and records.policy[i][legal].sum() > 0.99
     record = play_game(MCTSPlayer(sims=400, seed=1), MCTSPlayer(sims=400, seed=2), game=game)
     assert record.game == "tic-tac-toe" and record.result == 0  # two searches draw
+
+
+# ----------------------------------------------------------------------------------------------
+# The environments: one class of each kind takes the game by its registered name.
+
+
+def test_gymnasium_pettingzoo_and_vector_envs(game) -> None:  # type: ignore[no-untyped-def]
+    from gymnasium.utils.env_checker import check_env
+    from pettingzoo.test import api_test
+
+    from othellolab.envs import GameEnv, GameVectorEnv
+    from othellolab.envs.pettingzoo import env as aec_env
+
+    env = GameEnv(game.name, opponent="random", illegal_action_mode="lose", render_mode="ansi")
+    check_env(env, skip_render_check=False)
+    rng = np.random.default_rng(0)
+    results = set()
+    for seed in range(12):
+        obs, info = env.reset(seed=seed, options={"player_color": "random"})
+        done = False
+        while not done:
+            pos, side = env.position, env.agent_color
+            assert pos.turn == side and info["legal_actions"] == pos.legal_actions()
+            mine, theirs = obs["observation"]  # the agent's marks, then the opponent's
+            assert int(sum(2**i for i in np.flatnonzero(mine.ravel()))) == pos.player
+            assert int(sum(2**i for i in np.flatnonzero(theirs.ravel()))) == pos.opponent
+            legal = np.flatnonzero(obs["action_mask"])
+            obs, reward, done, _, info = env.step(int(rng.choice(legal)))
+        assert env.position.is_game_over() and reward == info["result"]
+        results.add(reward)
+    assert results == {-1.0, 0.0, 1.0}  # random play wins, draws and loses
+
+    api_test(aec_env(game=game.name), num_cycles=100)
+
+    envs = GameVectorEnv(8, game=game.name, player_color="random", autoreset_mode="same_step")
+    obs, info = envs.reset(seed=1)
+    ended = 0
+    for _ in range(30):
+        assert envs.observation_space.contains(obs)
+        for pos, side in zip(envs.positions(), info["agent_color"], strict=True):
+            assert pos.turn == side and not pos.is_game_over()  # same-step: always live
+        actions = (rng.random(obs["action_mask"].shape) * obs["action_mask"]).argmax(axis=1)
+        obs, reward, terminated, _, info = envs.step(actions)
+        for i in np.flatnonzero(terminated):
+            assert reward[i] in (-1.0, 0.0, 1.0) and not info["final_obs"]["action_mask"][i].any()
+            ended += 1
+    assert ended >= 8  # a game lasts at most 5 agent moves
+
+
+def _tiny_network(game: Game, folder):  # type: ignore[no-untyped-def]
+    """A one-block residual network for ``game`` through the normal model config, random
+    weights (seeded)."""
+    import torch
+
+    from othellolab.nn.config import model_config
+    from othellolab.nn.io import save_model
+    from othellolab.nn.models import build_model
+
+    torch.manual_seed(0)
+    config = model_config("resnet-b1c8", game=game.name)
+    assert config.policy_size == 9 and config.input_shape == (2, 3, 3)
+    return save_model(build_model(config).eval(), folder)
+
+
+def test_network_players_on_a_network_of_the_game(game, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The policy, value and alphazero players (PUCT and Gumbel roots) play a network trained
+    for tic-tac-toe; the searches find the win that the rules alone prove."""
+    pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
+    from othellolab.core import ConfigError
+    from othellolab.players import make_player
+
+    model = _tiny_network(game, tmp_path / "net")
+    pos = game.new_position()
+    for a in (0, 4, 1, 8):  # X to move, c1 (2) completes the top row
+        pos = pos.play(a)
+    policy = make_player(f"policy:model={model}").choose(pos)
+    assert policy.move in pos.legal_actions() and policy.policy.shape == (9,)
+    assert make_player(f"value:model={model},seed=0").choose(pos).move == 2
+    for root in ("puct", "gumbel"):
+        az = make_player(f"alphazero:model={model},sims=48,root={root},seed=1")
+        result = az.choose(pos)
+        assert result.move == 2, root
+        assert result.policy[[0, 1, 4, 8]].sum() == 0 and result.policy.sum() == pytest.approx(1)
+        assert az.choose(game.new_position()).move in range(9)
+    with pytest.raises(ConfigError, match="no exact endgame"):
+        make_player(f"alphazero:model={model},endgame=4")
+
+
+def test_the_alphazero_loop_runs_generations(game, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Two generations of the self-play pipeline (self-play shards, training, rating against
+    an MCTS player in the arena) on tic-tac-toe, ending with a model of the game."""
+    pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
+    import json
+
+    from othellolab.nn.io import read_model_info
+    from othellolab.training.selfplay.pipeline import read_metrics, train_selfplay
+    from othellolab.training.selfplay.runconfig import SelfPlayRunConfig
+    from othellolab.training.selfplay.shards import list_shards, read_shard
+
+    cfg = SelfPlayRunConfig.from_dict(
+        {
+            "name": "ttt",
+            "game": "tic-tac-toe",
+            "seed": 1,
+            "runs_dir": str(tmp_path),
+            "model": {"preset": "resnet-b1c8"},
+            "selfplay": {"simulations": 8, "parallel": 16, "resign_threshold": -1.0},
+            "loop": {"generations": 2, "games": 16, "shards": 1},
+            "train": {"batch_size": 32, "samples_per_position": 1.0},
+            "rate": {"every": 2, "games": 2, "simulations": 8, "opponents": ["mcts:sims=8"]},
+        }
+    )
+    assert cfg.rules is game
+    summary = train_selfplay(cfg, progress=False)
+    root = tmp_path / "ttt"
+    assert summary.generation == 2 and (root / "models/gen0002/model.safetensors").is_file()
+    assert read_model_info(root / "models/gen0002").config.game == "tic-tac-toe"
+    shards = list_shards(root / "shards")
+    assert [(g, k) for g, k, _ in shards] == [(0, 0), (1, 0)]
+    shard = read_shard(shards[-1][2], size=game, games=True)
+    assert shard.meta["game"] == "tic-tac-toe" and shard.meta["game_params"] == {}
+    assert shard.meta["games"] == 16 and set(shard.arrays["result"].tolist()) <= {-1, 0, 1}
+    kinds = [r["kind"] for r in read_metrics(root)]
+    assert kinds.count("train") == 2 and kinds.count("selfplay") == 2 and "grade" not in kinds
+    rate = json.loads((root / "rates/gen0002.json").read_text())
+    assert sum(rate["matches"][0][k] for k in ("wins", "draws", "losses")) == 2
 
 
 def test_the_generic_alpha_beta_solves_it(game) -> None:  # type: ignore[no-untyped-def]

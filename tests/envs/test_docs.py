@@ -13,7 +13,8 @@ from othellolab.envs import (
     ANIMAL_SHOGI_ENV_ID,
     ENV_IDS,
     AnimalShogiEnv,
-    OthelloEnv,
+    GameEnv,
+    GameVectorEnv,
     OthelloVectorEnv,
 )
 from othellolab.envs.pettingzoo import raw_env
@@ -61,12 +62,16 @@ def test_spaces_and_versions_table() -> None:
             env = gym.make(key).unwrapped
             assert str(env.spec.version) == version
             obs_space, act_space = env.observation_space, env.action_space
-        elif key == "othellolab_othello_v0":
-            env = raw_env()
+        elif key in ("othellolab_othello_v0", "othellolab_animal_shogi_v0"):
+            env = raw_env(key.removeprefix("othellolab_").removesuffix("_v0").replace("_", "-"))
             assert env.metadata["name"] == key and key.endswith(f"_v{version}")
-            obs_space, act_space = env.observation_space("black"), env.action_space("white")
+            first, second = env.possible_agents
+            obs_space, act_space = env.observation_space(first), env.action_space(second)
         elif key == "OthelloVectorEnv":
             env = OthelloVectorEnv()
+            obs_space, act_space = env.single_observation_space, env.single_action_space
+        elif key == "GameVectorEnv":
+            env = GameVectorEnv(2, game=re.search(r"game=\"([^\"]+)\"", name)[1])
             obs_space, act_space = env.single_observation_space, env.single_action_space
         else:
             raise AssertionError(f"unknown env in docs/envs.md: {key}")
@@ -78,9 +83,9 @@ def test_spaces_and_versions_table() -> None:
 @pytest.mark.parametrize(
     ("heading", "cls"),
     [
-        ("`OthelloEnv`", OthelloEnv),
+        ("`GameEnv`", GameEnv),
         ("PettingZoo `raw_env` (`env()` adds PettingZoo's bounds and order wrappers)", raw_env),
-        ("`OthelloVectorEnv`", OthelloVectorEnv),
+        ("`GameVectorEnv`", GameVectorEnv),
         ("`AnimalShogiEnv`", AnimalShogiEnv),
     ],
 )

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from othellolab.players.gumbel import (
+from othellolab.players.mcts.gumbel import (
     completed_q,
     gumbel_top_k,
     halving_phases,

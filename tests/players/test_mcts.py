@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from othellolab import Board, Limit
+from othellolab.core import ConfigError
 from othellolab.core.games import get_game
 from othellolab.players import (
     MCTS,
@@ -506,3 +507,48 @@ def test_every_expansion_gets_its_own_evaluation() -> None:
             assert got == pytest.approx(want[0, kids["action"].astype(int)], rel=1e-5)
             checked += 1
     assert checked > 100
+
+
+class _Leaning(UniformEvaluator):
+    """Uniform priors except at the start of 8x8, where the prior leans on f5 (37) and then
+    e6 (44): the moves a one-simulation Gumbel root must follow."""
+
+    has_priors = True
+
+    def evaluate(self, player, opponent, game):  # type: ignore[no-untyped-def]
+        priors, values = super().evaluate(player, opponent, game)
+        start = Board()
+        here = (player == start.player) & (opponent == start.opponent)
+        priors[here] = 0.0
+        priors[here, 37], priors[here, 44], priors[here, 19], priors[here, 26] = 0.5, 0.3, 0.1, 0.1
+        return priors, values
+
+
+def test_gumbel_root_with_one_simulation_plays_the_priors_best_move() -> None:
+    player = MCTSPlayer(sims=1, root="gumbel", evaluator=_Leaning())
+    result = player.choose(Board())
+    assert result.move == 37 and result.info["simulations"] == 1
+    assert result.policy.sum() == pytest.approx(1.0) and result.policy.argmax() == 37
+    check_player(MCTSPlayer(sims=16, root="gumbel", seed=1), sizes=(6,), games=2, seed=1)
+
+
+def test_gumbel_root_finds_the_win_and_spends_its_budget() -> None:
+    boards = [b for s in range(40) for b in random_game(6, seed=s) if b.num_empties == 3]
+    wins = [b for b in boards if _result(b) == 1 and len(b.legal_actions()) >= 2][:5]
+    assert wins
+    for board in wins:
+        result = make_player("mcts:root=gumbel,sims=64,seed=3").choose(board)
+        assert -_result(board.play(result.move)) == 1
+    result = MCTSPlayer(sims=40, root="gumbel", gumbel_actions=2, seed=0).choose(Board())
+    assert result.info["root_visits"] == 40 and result.info["simulations"] == 40
+
+
+def test_gumbel_root_options_are_checked() -> None:
+    with pytest.raises(ConfigError, match="option root"):
+        make_player("mcts:root=uct")
+    with pytest.raises(ConfigError, match="option gumbel_actions"):
+        make_player("mcts:root=gumbel,gumbel_actions=0")
+    with pytest.raises(ConfigError, match="option dirichlet"):
+        make_player("mcts:root=gumbel,dirichlet=0.3")
+    with pytest.raises(ConfigError, match="option batch"):
+        make_player("mcts:root=gumbel,batch=300")

@@ -122,3 +122,20 @@ def test_alphazero_solves_the_endgame_when_asked() -> None:
         scores = dict(move_scores(board))
         assert scores[result.move] == max(scores.values())
         assert result.score.exact and result.score.value == solve(board).score
+
+
+def test_alphazero_with_a_gumbel_root(model_dirs: dict[int, Path]) -> None:
+    """With one simulation a Gumbel root plays the policy head's choice (the policy player's);
+    with more it searches and returns the improved policy over the legal moves."""
+    for board in list(random_game(6, seed=4))[2:8]:
+        if len(board.legal_actions()) < 2:
+            continue
+        policy = make_player(f"policy:model={model_dirs[6]}").choose(board).move
+        az = make_player(f"alphazero:model={model_dirs[6]},root=gumbel,sims=1")
+        assert az.choose(board).move == policy
+    deep = make_player(f"alphazero:model={model_dirs[6]},root=gumbel,sims=24,seed=1")
+    result = deep.choose(Board(size=6))
+    assert result.info["root"] == "gumbel" and result.info["simulations"] == 24
+    assert result.policy[~Board(size=6).legal_action_mask()].sum() == 0
+    with pytest.raises(ConfigError, match="option root"):
+        make_player(f"alphazero:model={model_dirs[6]},root=best")

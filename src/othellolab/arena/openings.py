@@ -125,7 +125,7 @@ def opening_set(
             allowed="a path to an opening list (one transcript a line), random:N or none",
         )
     try:
-        pool = reader(path, **rules.options)
+        pool = reader(path, **rules.params)
     except OthelloError as e:
         raise ConfigError(str(e), option=where) from None
     if not pool:

@@ -122,12 +122,12 @@ class TournamentConfig:
                 allowed=" or ".join(_games.game_names()),
             )
         rules = _games.get_game(self.game)
-        if "size" not in rules.options:
+        if "size" not in rules.params:
             if self.size != 8:
                 owners = " and ".join(
                     g.title or g.name
                     for g in map(_games.get_game, _games.game_names())
-                    if "size" in g.options
+                    if "size" in g.params
                 )
                 raise ConfigError(
                     f"{self.size!r}: the size is {owners}'s; leave it out for {self.game}",
@@ -178,7 +178,7 @@ class TournamentConfig:
         """The config as plain JSON-able data (what ``tournament.json`` holds; no ``size``
         for a game without that option)."""
         out = asdict(self)
-        if "size" not in self.rules.options:
+        if "size" not in self.rules.params:
             del out["size"]
         out["players"] = {e.label: e.spec for e in self.players}
         out["gauntlet"] = list(self.gauntlet)
@@ -373,5 +373,5 @@ def record_game_name(record: dict[str, Any]) -> str:
 
 
 def record_rules(record: dict[str, Any]) -> _games.Game:
-    """The rules of a results record's game, with its options (``Game.record_fields``)."""
+    """The rules of a results record's game, with its params (``Game.record_fields``)."""
     return _games.game_from_fields(record)

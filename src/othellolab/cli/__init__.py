@@ -15,6 +15,7 @@ import typer
 from typer.core import TyperGroup
 
 from othellolab.cli import arena as _arena
+from othellolab.cli import book as _book
 from othellolab.cli import dataset as _dataset
 from othellolab.cli import evaluate as _evaluate
 from othellolab.cli import nboard as _nboard
@@ -84,6 +85,7 @@ app.add_typer(_evaluate.app, name="evaluate")
 app.add_typer(rl_app, name="rl")
 app.add_typer(_selfplay.app, name="selfplay")
 app.add_typer(_arena.app, name="arena")
+app.add_typer(_book.app, name="book")
 app.command("nboard")(_nboard.nboard)
 
 

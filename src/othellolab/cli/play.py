@@ -3,63 +3,74 @@
 from __future__ import annotations
 
 import random
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from othellolab.core import BLACK, WHITE
-
-SHOGI_OPPONENT = "shogi-alphabeta"
-"""The default opponent at animal shogi."""
+if TYPE_CHECKING:
+    from othellolab.core.games import Game
 
 
 def play(
     opponent: Annotated[
         str | None,
         typer.Option(
-            help="Player spec, e.g. 'greedy' (default: the strongest; at animal shogi, "
-            f"{SHOGI_OPPONENT!r}). It must play the game (see 'othellolab players')."
+            help="Player spec, e.g. 'greedy' (default: the game's default player, with its "
+            "recommended options). It must play the game (see 'othellolab "
+            "players')."
         ),
     ] = None,
     color: Annotated[
         str,
         typer.Option(
-            help="Your colour: black, white or random; at animal shogi first (black) or "
-            "second (white)."
+            help="Your side: the game's names for it (black or white at Othello; first or "
+            "second), or random; black and white name the first and second player of any game."
         ),
     ] = "black",
-    size: Annotated[int, typer.Option(help="Board size: 8, 6 or 4 (Othello only).")] = 8,
-    game: Annotated[str, typer.Option(help="The game: othello or animal-shogi.")] = "othello",
+    size: Annotated[
+        int | None, typer.Option(help="Board size, for a game of several (Othello: 8, 6 or 4).")
+    ] = None,
+    game: Annotated[str, typer.Option(help="The game: a registered name.")] = "othello",
 ) -> None:
     """Play a game in the terminal against an AI."""
-    from othellolab.core.games import get_game
-    from othellolab.players import make_game_player, strongest_player_spec
-    from othellolab.ui.terminal import play_terminal, play_terminal_shogi
+    from othellolab.core.errors import ConfigError
+    from othellolab.core.games import game_names, get_game
+    from othellolab.players import make_game_player
+    from othellolab.ui.terminal import play_terminal
 
     try:
-        rules = get_game(game).name
-    except ValueError:
-        raise typer.BadParameter("expected othello or animal-shogi", param_hint="--game") from None
-    shogi = rules == "animal-shogi"
+        rules = get_game(game, size=size)
+    except ConfigError as e:
+        if e.option == "size":
+            raise typer.BadParameter(e.what, param_hint="--size") from None
+        raise typer.BadParameter(
+            f"expected {' or '.join(game_names())}", param_hint="--game"
+        ) from None
     choice = color.lower()
-    sides = ("black", "white", "random") + (("first", "second") if shogi else ())
-    if choice not in sides:
-        expected = "first, second or random" if shogi else "black, white or random"
-        raise typer.BadParameter(f"expected {expected}", param_hint="--color")
-    first = {"black": True, "first": True, "white": False, "second": False}.get(choice)
-    if first is None:
-        first = random.choice((True, False))
-    if shogi and size != 8:
-        raise typer.BadParameter("animal shogi has one board (3 x 4)", param_hint="--size")
-    if size not in (8, 6, 4):
-        raise typer.BadParameter("expected 8, 6 or 4", param_hint="--size")
-    spec = opponent or (SHOGI_OPPONENT if shogi else strongest_player_spec())
+    names = {
+        n.lower(): i for i, n in (*enumerate(rules.side_names), *enumerate(rules.side_choices))
+    }
+    names |= {"black": 0, "white": 1}
+    if choice == "random":
+        human = random.choice((0, 1))
+    elif choice in names:
+        human = names[choice]
+    else:
+        a, b = rules.side_choices
+        raise typer.BadParameter(f"expected {a}, {b} or random", param_hint="--color")
     try:
-        player = make_game_player(spec, rules)
+        player = make_game_player(opponent or default_opponent(rules), rules.name)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--opponent") from None
     with player:
-        if shogi:
-            play_terminal_shogi(player, human=0 if first else 1)
-        else:
-            play_terminal(player, human=BLACK if first else WHITE, size=size)
+        play_terminal(player, game=rules, human=human)
+
+
+def default_opponent(game: Game) -> str:
+    """The game's ``default_player`` (the boards' default opponent), with its player's
+    recommended options where the spec leaves them out."""
+    from othellolab.players.registry import get_entry, parse_spec
+
+    name, options = parse_spec(game.default_player)
+    merged = {**get_entry(name).defaults, **options}
+    return name + (":" + ",".join(f"{k}={v}" for k, v in merged.items()) if merged else "")

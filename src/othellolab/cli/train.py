@@ -125,6 +125,44 @@ def selfplay(
     typer.echo(f"run: {summary.root}  (report: othellolab selfplay report {summary.root})")
 
 
+@train_app.command("probcut")
+def probcut(
+    out: Annotated[Path, typer.Option("--out", "-o", help="The fit (JSON); resumes its searches.")],
+    wthor: Annotated[Path, typer.Option(help="Folder of WTHOR .wtb files (WTH_<year>.wtb).")],
+    years: Annotated[str, typer.Option(help="WTHOR years to draw from (never 2023).")] = (
+        "2015-2022"
+    ),
+    positions: Annotated[
+        int, typer.Option(help="Positions to search at every depth.", min=20, max=10**6)
+    ] = 2000,
+    max_depth: Annotated[int, typer.Option(help="Deepest search fitted.", min=3, max=20)] = 10,
+    evaluation: Annotated[
+        str, typer.Option(help="Evaluation of the searches: patterns, heuristic or discs.")
+    ] = "patterns",
+    seed: Annotated[int, typer.Option(help="Seed of the position draw.", min=0)] = 0,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Fit multi-ProbCut: how a shallow search predicts a deep one, per depth and empties."""
+    from othellolab.players.search.evaluation import EVALUATION_NAMES
+    from othellolab.training.probcut import ProbCutOptions, fit_probcut
+
+    if evaluation not in EVALUATION_NAMES:
+        raise typer.BadParameter(
+            f"one of {', '.join(EVALUATION_NAMES)}, got {evaluation!r}", param_hint="--evaluation"
+        )
+    options = ProbCutOptions(
+        wthor_dir=str(wthor),
+        years=years,
+        positions=positions,
+        max_depth=max_depth,
+        evaluation=evaluation,
+        seed=seed,
+        progress=not quiet,
+    )
+    fit = fit_probcut(out, options, log=typer.echo)
+    typer.echo(f"{out}: {len(fit['fits'])} fitted rows in {fit['seconds']:.0f} s")
+
+
 @train_app.command("patterns")
 def patterns(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (resumes if present).")],

@@ -352,6 +352,116 @@ class Game:
             raise ValueError(f"{self.name} reads its planes {self.plane_names}, not {planes}")
         return planes
 
+    # environments and the terminal (``envs``, ``ui.terminal``) ------------------------------
+
+    side_names: tuple[str, str] = ("first", "second")
+    """What the two sides are called in envs' infos, agents and prompts, the first player's
+    first (Othello: black, white)."""
+    side_choices: tuple[str, str] = ("first", "second")
+    """The names a user gives a side by (an env's ``player_color``, the terminal's colour);
+    ``side_names`` are accepted too."""
+    pass_action: int | None = None
+    """The action that passes, if the game has one: an env plays it itself for the side it
+    moves when it is the only legal action."""
+    observation_dtype: Any = np.float32
+    """The dtype of an env's observation planes (the values lie in [0, 1])."""
+    renders_images: bool = False
+    """Whether ``render_image`` draws the position (envs' ``rgb_array`` render mode)."""
+
+    def env_planes(self, legal_plane: bool | None) -> tuple[str, ...]:
+        """The planes an env observes: ``plane_names`` (``legal_plane`` None: the game's
+        default; True asks for a plane of the legal moves, which this game's encoding lacks)."""
+        if legal_plane:
+            raise ConfigError(f"{self.name} has no legal-move plane", option="legal_plane")
+        return self.plane_names
+
+    def observe(self, p: int, o: int, planes: tuple[str, ...], *, legal: bool = True) -> Any:
+        """The planes ``(C, rows, cols)`` in ``observation_dtype`` of one position from the
+        side to move (``legal`` False: a plane of legal moves, if any, is zero)."""
+        one = self.encode(np.array([p], np.uint64), np.array([o], np.uint64), planes)[0]
+        return one.astype(self.observation_dtype, copy=False)
+
+    def turned(self, p: int, o: int) -> tuple[int, int]:
+        """The same position seen by the side not to move (an env's view of a game that ended
+        on the other side's turn): ``(o, p)`` where the two words are the two sides' pieces."""
+        return int(o), int(p)
+
+    def move_name(self, position: Any, action: int) -> str:
+        """The name of ``action`` played in ``position`` (``action_name`` unless the name
+        depends on the position)."""
+        return self.action_name(action)
+
+    def env_info(self, position: Any, side: int) -> dict[str, Any]:
+        """What an env's ``info`` tells ``side`` about ``position`` beyond masks and actions:
+        by default, once the game is over, its ``result`` (+1/0/-1) and final ``score``."""
+        p, o = position.state
+        score = self.result(p, o)
+        if score is None:
+            return {}
+        score = score if position.turn == side else -score
+        return {"result": (score > 0) - (score < 0), "score": score}
+
+    def render_position(
+        self, position: Any, *, last: int | None = None, last_name: str | None = None,
+        legend: bool = False,
+    ) -> str:  # fmt: skip
+        """``position`` as text for envs and the terminal: its ``str``, then the last move
+        (``last_name``: its name, taken before it was played); ``legend`` adds what the
+        letters mean, for games that have one to give."""
+        text = str(position)
+        return text if last_name is None else f"{text}\nlast move: {last_name}"
+
+    def render_image(self, position: Any, *, last: int | None = None) -> Any:
+        """``position`` as an RGB image (``renders_images`` games only)."""
+        raise NotImplementedError(f"{self.name} has no image rendering")
+
+    def describe_side(self, side: int) -> str:
+        """A side for a greeting: ``first (sente)``, ``black (X)``."""
+        order = ("first", "second")[side]
+        name = self.side_names[side]
+        return order if name == order else f"{order} ({name})"
+
+    def describe_end(self, position: Any) -> str:
+        """How a finished game ended, for people."""
+        p, o = position.state
+        score = self.result(p, o)
+        if not score:
+            return "a draw"
+        winner = position.turn if score > 0 else 1 - position.turn
+        return f"{self.side_names[winner]} wins"
+
+    def move_help(self) -> str:
+        """How a person types a move, for the terminal's help."""
+        names = [self.action_name(a) for a in self.legal_actions(*self.start())][:3]
+        return f"Type a move by its name, like {', '.join(names)}."
+
+    def vector_kernels(self) -> Any:
+        """The game's own batched env (``envs.vector``'s fast path: an object with the
+        interface of ``core.othello_vector.OthelloVectorKernels``), or None for the generic
+        path over ``step`` and ``legal_actions``."""
+        return None
+
+    # what self-play runs, their files and the network players ask of a game ---------------
+
+    sizes: tuple[int, ...] = ()
+    """The board sizes the game is played at (``get_game(name, size)``); empty: one board,
+    no size to give."""
+    has_exact_grading: bool = False
+    """Whether training's graders know perfect play for this game (``training.selfplay.
+    grading``: Othello's 6x6 graded set and full 4x4 solution), so a self-play run grades."""
+
+    @property
+    def label(self) -> str:
+        """The game in words, for people and messages (``6x6 boards``, ``animal-shogi``)."""
+        return self.name
+
+    @property
+    def params(self) -> dict[str, int]:
+        """The options that make this game from its registered name, ``get_game(name,
+        **params)`` (Othello: ``{"size": 6}``; a game of one board: none). Files that name a
+        game store ``name`` and these."""
+        return {}
+
     # options, records, openings, reports and search (issue 37) -------------------------------
 
     title: str = ""
@@ -372,16 +482,10 @@ class Game:
     heuristic_scale: float = 1.0
     """An estimate ``h`` reads as the expected result ``tanh(h / heuristic_scale)``."""
 
-    @property
-    def options(self) -> dict[str, int]:
-        """The options that make this game again with ``get_game(name, **options)`` (Othello:
-        its ``size``); none by default."""
-        return {}
-
     def record_fields(self) -> dict[str, Any]:
-        """The fields that name this game in a results record: ``game`` and its ``options``
+        """The fields that name this game in a results record: ``game`` and its ``params``
         (``game_from_fields`` reads them back)."""
-        return {"game": self.name, **self.options}
+        return {"game": self.name, **self.params}
 
     @property
     def search_kernels(self) -> tuple[int, int]:
@@ -395,11 +499,6 @@ class Game:
             )
             self.__dict__["_search_kernels"] = cached
         return cached  # type: ignore[no-any-return]
-
-    def move_name(self, position: Any, action: int) -> str:
-        """The name of ``action`` in a people's ``position`` (its ``action_name`` unless a
-        move's name depends on the position, as in animal shogi)."""
-        return self.action_name(action)
 
     def parse_move(self, position: Any, text: str) -> int:
         """The action a move's name stands for in ``position`` (``move_name``'s inverse)."""
@@ -640,10 +739,10 @@ def get_game(name: str | Game = DEFAULT_GAME, size: int | None = None) -> Game:
 
 def game_from_fields(fields: Mapping[str, Any]) -> Game:
     """The game that ``Game.record_fields`` wrote into ``fields`` (a results record): its
-    ``game`` (``DEFAULT_GAME`` when absent) with the options that game takes."""
+    ``game`` (``DEFAULT_GAME`` when absent) with the ``params`` that game takes."""
     name = fields.get("game", DEFAULT_GAME)
-    options = {k: fields[k] for k in get_game(name).options if k in fields}
-    return get_game(name, **options)
+    params = {k: fields[k] for k in get_game(name).params if k in fields}
+    return get_game(name, **params)
 
 
 def game_for(game: str | Game | None, size: int = 8) -> Game:

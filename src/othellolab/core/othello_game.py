@@ -4,7 +4,9 @@ and its registration as ``othello`` at sizes 4, 6 and 8."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from typing import Any
 
 import numba
 import numpy as np
@@ -119,6 +121,7 @@ class Othello(Game):
     record_format = "ggf"
     opening_format = "transcript"
     score_name = "disc difference"
+    sizes = (4, 6, 8)
 
     def __init__(self, size: int = 8) -> None:
         if isinstance(size, bool) or size not in (4, 6, 8):
@@ -128,8 +131,18 @@ class Othello(Game):
         self.param = self.size
         self.rows = self.cols = self.size
         self.n_actions = self.size * self.size + 1
+        self.pass_action = self.size * self.size
         self.score_scale = float(self.size * self.size)
         self.default_player = {8: "alphabeta", 6: "alphazero:model=az-6x6", 4: "endgame"}[self.size]
+        self.has_exact_grading = self.size in (4, 6)
+
+    @property
+    def label(self) -> str:
+        return f"{self.size}x{self.size} boards"
+
+    @property
+    def params(self) -> dict[str, int]:
+        return {"size": self.size}
 
     def start(self) -> tuple[int, int]:
         p, o = _k.start_position(self.size)
@@ -176,10 +189,6 @@ class Othello(Game):
     def parse_action(self, text: str) -> int:
         return parse_move(text, self.size)
 
-    @property
-    def options(self) -> dict[str, int]:
-        return {"size": self.size}
-
     def record_fields(self) -> dict[str, int]:
         """``{"size": ...}`` alone: Othello's results records predate the ``game`` field (a
         record without one is ``core.games.DEFAULT_GAME``'s)."""
@@ -219,6 +228,109 @@ class Othello(Game):
 
     def transform_policies(self, policy: np.ndarray, ks: np.ndarray) -> np.ndarray:
         return _f.transform_policy(policy, np.ascontiguousarray(ks, dtype=np.int64), self.size)
+
+    # environments and the terminal -----------------------------------------------------------
+
+    side_names = side_choices = ("black", "white")
+    observation_dtype = np.uint8
+    renders_images = True
+
+    def env_planes(self, legal_plane: bool | None) -> tuple[str, ...]:
+        """The discs of the side to move and of its opponent, and by default its legal moves."""
+        return ("player", "opponent", "legal") if legal_plane in (None, True) else self.plane_names
+
+    def observe(self, p: int, o: int, planes: tuple[str, ...], *, legal: bool = True) -> Any:
+        out = _f.encode_batch(
+            np.array([p], np.uint64), np.array([o], np.uint64), _env_spec(planes, self.size),
+            dtype=np.uint8,
+        )[0]  # fmt: skip
+        if not legal and "legal" in planes:
+            out[planes.index("legal")] = 0
+        return out
+
+    def env_info(self, position: Any, side: int) -> dict[str, Any]:
+        """``score``: ``side``'s disc difference now, its final score (empties to the winner)
+        once the game is over, then also the ``outcome``."""
+        board: Board = position
+        if not board.is_game_over():
+            return {"score": board.disc_count(side) - board.disc_count(1 - side)}
+        s = board.score()
+        return {"score": s if board.turn == side else -s, "outcome": board.outcome()}
+
+    def render_position(
+        self, position: Any, *, last: int | None = None, last_name: str | None = None,
+        legend: bool = False,
+    ) -> str:  # fmt: skip
+        """``Board.diagram``: ``X`` black, ``O`` white, ``*`` legal moves, the last move in
+        brackets, the disc counts and whose turn it is (its own legend)."""
+        return str(position.diagram(last=last))
+
+    def render_image(self, position: Any, *, last: int | None = None) -> Any:
+        return _render_rgb(position, last=last)
+
+    def describe_side(self, side: int) -> str:
+        return f"{self.side_names[side]} ({'XO'[side]})"
+
+    def describe_end(self, position: Any) -> str:
+        return str(position.outcome())
+
+    def move_help(self) -> str:
+        return "Type a move like f5, or 'pass' when you have no move."
+
+    def vector_kernels(self) -> Any:
+        """Numba kernels that step many games against a batched random or greedy opponent."""
+        from othellolab.core.othello_vector import OthelloVectorKernels
+
+        return OthelloVectorKernels
+
+
+@functools.cache
+def _env_spec(planes: tuple[str, ...], size: int) -> _f.FeatureSpec:
+    return _f.FeatureSpec(planes, size)
+
+
+BOARD_GREEN = np.array([0, 110, 60], dtype=np.uint8)
+GRID = np.array([0, 50, 25], dtype=np.uint8)
+BLACK_RGB = np.array([20, 20, 20], dtype=np.uint8)
+WHITE_RGB = np.array([240, 240, 240], dtype=np.uint8)
+DOT_RGB = np.array([0, 60, 30], dtype=np.uint8)
+LAST_RGB = np.array([220, 40, 40], dtype=np.uint8)
+
+_CELL = 40
+
+
+def _disc(radius: float) -> np.ndarray:
+    y, x = np.mgrid[0:_CELL, 0:_CELL] + 0.5 - _CELL / 2
+    return x * x + y * y <= (radius * _CELL) ** 2  # type: ignore[no-any-return]
+
+
+_DISC = _disc(0.40)[:-1, :-1]
+_DOT = _disc(0.11)[:-1, :-1]
+_MARK = _disc(0.08)[:-1, :-1]
+
+
+def _render_rgb(board: Board, *, last: int | None = None) -> np.ndarray:
+    """The board as an RGB image ``(size*40+1, size*40+1, 3)`` uint8: a green board with grid
+    lines, black and white discs, small dots on the legal moves, a red mark on the last move."""
+    n = board.size
+    side = n * _CELL + 1
+    img = np.empty((side, side, 3), dtype=np.uint8)
+    img[:] = BOARD_GREEN
+    img[::_CELL, :] = GRID
+    img[:, ::_CELL] = GRID
+    black, white, moves = board.black, board.white, board.legal_mask
+    for sq in range(n * n):
+        r, c = divmod(sq, n)
+        part = img[r * _CELL + 1 : (r + 1) * _CELL, c * _CELL + 1 : (c + 1) * _CELL]
+        if black >> sq & 1:
+            part[_DISC] = BLACK_RGB
+        elif white >> sq & 1:
+            part[_DISC] = WHITE_RGB
+        elif moves >> sq & 1:
+            part[_DOT] = DOT_RGB
+        if sq == last:
+            part[_MARK] = LAST_RGB
+    return img
 
 
 _SIZES: dict[int, Othello] = {}

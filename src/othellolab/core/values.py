@@ -163,6 +163,10 @@ class Limit:
     do otherwise (its own settings or the four above): it answers within ``max_time`` seconds
     plus a small margin and spends at most ``max_nodes`` search nodes, simulations or playouts,
     whichever it counts. ``stop`` lets another thread end the search early.
+
+    ``clock`` is a game clock instead: the seconds left to the side to move for this move and
+    all its later ones. A player that plans its own time (``Player.plans_time``) spreads it
+    over the game; any other gets a time for this move from ``players.clock``.
     """
 
     time: float | None = None
@@ -172,9 +176,10 @@ class Limit:
     max_time: float | None = None
     max_nodes: int | None = None
     stop: Stop | None = field(default=None, compare=False, hash=False)
+    clock: float | None = None
 
     def __post_init__(self) -> None:
-        for name in ("time", "depth", "nodes", "simulations", "max_time", "max_nodes"):
+        for name in ("time", "depth", "nodes", "simulations", "max_time", "max_nodes", "clock"):
             v = getattr(self, name)
             if v is None:
                 continue
@@ -187,10 +192,11 @@ class Limit:
 
     @property
     def is_empty(self) -> bool:
-        """No target of its own (time, depth, nodes, simulations): the player's settings apply."""
+        """No target of its own (time, depth, nodes, simulations, clock): the player's settings
+        apply."""
         return (
             self.time is None and self.depth is None and self.nodes is None
-            and self.simulations is None
+            and self.simulations is None and self.clock is None
         )  # fmt: skip
 
     def capped_time(self, seconds: float | None) -> float | None:

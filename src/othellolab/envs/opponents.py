@@ -1,8 +1,8 @@
 """The side an environment plays itself: a player spec, a ``Player``, or a plain function.
 
 Environments seed their opponent from their own seed, so that an episode replays exactly,
-the opponent's choices included. The opponent's positions are Othello ``Board``s, or another
-game's (``AnimalShogi``) for that game's environment.
+the opponent's choices included. The opponent's positions are the env's game's people's
+positions (``Board``, ``AnimalShogi``, ``GamePosition``).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any, Union
 
 import numpy as np
 
-from othellolab.core import Board, IllegalMoveError, Limit, PlayResult, square_name
-from othellolab.core.animal_shogi import AnimalShogi
+from othellolab.core import IllegalMoveError, Limit, PlayResult
+from othellolab.core.games import position_game
 from othellolab.players import Player, make_game_player, make_player
 from othellolab.players.registry import get_entry, parse_spec
 
@@ -82,23 +82,22 @@ class Opponent:
         if self._player is not None:
             self._player.reset()
 
-    def choose(self, board: Board | AnimalShogi) -> int:
-        """The opponent's action in ``board`` (where the game is not over), checked legal."""
+    def choose(self, board: Any) -> int:
+        """The opponent's action in ``board`` (any game's position where the game is not
+        over), checked legal."""
         if self._player is not None:
             answer: int | PlayResult = self._player.choose(board, self.limit)
         else:
             assert self._fn is not None
             answer = self._fn(board, self.rng)
         action = answer.move if isinstance(answer, PlayResult) else int(answer)
-        if not board.is_legal(action):
-            if isinstance(board, Board):
-                where = board.obf()
-                legal = ", ".join(square_name(a, board.size) for a in board.legal_actions())
-            else:
-                where, legal = board.sfen(), ", ".join(board.legal_moves())
+        legal = board.legal_actions()
+        if action not in legal:
+            game = position_game(board)
+            names = ", ".join(game.move_name(board, a) for a in legal)
             raise IllegalMoveError(
                 f"opponent {self.name!r} chose illegal action {action} in position "
-                f"{where}; legal moves: {legal}"
+                f"{board!r}; legal moves: {names}"
             )
         return action
 

@@ -1,8 +1,9 @@
-"""A PettingZoo AEC environment: two agents, ``"black"`` and ``"white"``, take turns.
+"""A PettingZoo AEC environment for any game: two agents, named by the game's sides
+(``"black"`` and ``"white"`` for Othello), take turns.
 
 It follows PettingZoo's classic board games: each agent observes a dict with
-``"observation"`` and ``"action_mask"`` from its own point of view, an agent with no placing
-move must play the pass action (the only one its mask allows), and an illegal action ends the
+``"observation"`` and ``"action_mask"`` from its own point of view, an agent whose only legal
+action is a pass must play it (the only one its mask allows), and an illegal action ends the
 game with -1 for the offender and +1 for the other agent.
 
 >>> from othellolab.envs.pettingzoo import env
@@ -10,6 +11,10 @@ game with -1 for the offender and +1 for the other agent.
 >>> game.reset(seed=0)
 >>> game.agent_selection, int(game.observe("black")["action_mask"].sum())
 ('black', 4)
+>>> shogi = env(game="animal-shogi")
+>>> shogi.reset(seed=0)
+>>> shogi.agent_selection, int(shogi.observe("sente")["action_mask"].sum())
+('sente', 4)
 """
 
 from __future__ import annotations
@@ -21,33 +26,37 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from othellolab.core import COLOR_NAMES, Board, IllegalMoveError
-from othellolab.core.squares import check_size
+from othellolab.core import IllegalMoveError
+from othellolab.core.games import Game
 from othellolab.envs.common import (
     RENDER_MODES,
     REWARD_MODES,
     action_mask,
     check_choice,
-    num_planes,
-    observation_planes,
-    parse_color,
+    env_game,
     render,
+    render_modes,
+    reward_of,
+    view,
 )
-
-AGENTS = ("black", "white")
 
 
 class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
-    """Othello for two agents; ``env()`` is this wrapped in PettingZoo's standard checks.
+    """Any game for two agents, named by the game's sides (``Game.side_names``: ``"black"``
+    and ``"white"`` for Othello); ``env()`` is this wrapped in PettingZoo's standard checks.
 
     Options:
-        size: 8, 6 or 4.
+        game: a ``Game`` or a registry name; ``size`` picks the board of a game that has
+            several (Othello: 8, 6 or 4).
         illegal_action_mode: ``"lose"`` (the offender gets -1, the other +1, the game ends,
             ``infos[offender]["illegal_action"]`` is True) or ``"raise"`` an ``IllegalMoveError``.
-        reward: ``"outcome"`` (+1/0/-1) or ``"disc_diff"`` (final disc difference, empties to
-            the winner, divided by ``size*size``), given at the end; 0 before.
-        legal_plane: add a third observation plane with the observing agent's legal moves.
-        render_mode: ``"human"`` (prints), ``"ansi"`` (text) or ``"rgb_array"`` (an image).
+        reward: ``"outcome"`` (+1/0/-1) or ``"score"`` (the final score over the game's
+            ``score_scale``; ``"disc_diff"`` names it too: Othello's disc difference, empties to
+            the winner, over ``size*size``), given at the end; 0 before.
+        legal_plane: add an observation plane of the observing agent's legal moves (None: the
+            game's default; Othello has one, on by default).
+        render_mode: ``"human"`` (prints), ``"ansi"`` (text) or ``"rgb_array"`` (an image,
+            where the game draws).
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -59,38 +68,50 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
 
     def __init__(
         self,
+        game: str | Game = "othello",
         *,
-        size: int = 8,
+        size: int | None = None,
         illegal_action_mode: str = "lose",
         reward: str = "outcome",
-        legal_plane: bool = True,
+        legal_plane: bool | None = None,
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        self.size = check_size(size)
+        self.game = env_game(game, size)
+        modes = render_modes(self.game)
+        name = "othellolab_" + self.game.name.replace("-", "_") + "_v0"
+        self.metadata = {**self.metadata, "render_modes": list(modes), "name": name}
         check_choice("illegal_action_mode", illegal_action_mode, ("lose", "raise"))
         check_choice("reward", reward, REWARD_MODES)
-        check_choice("render_mode", render_mode, (None, *RENDER_MODES))
+        check_choice("render_mode", render_mode, (None, *modes))
+        self.planes = self.game.env_planes(legal_plane)
         self.illegal_action_mode = illegal_action_mode
         self.reward_mode = reward
-        self.legal_plane = legal_plane
+        self.legal_plane = "legal" in self.planes
         self.render_mode = render_mode
-        self.possible_agents = list(AGENTS)
-        self.agents = list(AGENTS)
-        n_actions = size * size + 1
-        self.action_spaces = {a: spaces.Discrete(n_actions) for a in AGENTS}
+        agents = list(self.game.side_names)
+        self.possible_agents = agents
+        self.agents = list(agents)
+        self._side = {a: i for i, a in enumerate(agents)}
+        n_actions = self.game.n_actions
+        self.action_spaces = {a: spaces.Discrete(n_actions) for a in agents}
+        shape = (len(self.planes), self.game.rows, self.game.cols)
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(
-                    0, 1, (num_planes(legal_plane), size, size), dtype=np.uint8
-                ),
+                "observation": spaces.Box(0, 1, shape, dtype=self.game.observation_dtype),
                 "action_mask": spaces.Box(0, 1, (n_actions,), dtype=np.int8),
             }
         )
-        self.observation_spaces = {a: obs_space for a in AGENTS}
-        self.board = Board(size=size)
+        self.observation_spaces = {a: obs_space for a in agents}
+        self.position = self.game.new_position()
         self.last_action: int | None = None
-        self.agent_selection = AGENTS[0]
+        self.last_move: str | None = None
+        self.agent_selection = agents[0]
+
+    @property
+    def board(self) -> Any:
+        """The position now (``position``; the name board games use)."""
+        return self.position
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -100,25 +121,29 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The position from ``agent``'s side; its mask is all zero when it is not to move."""
-        color = parse_color(agent)
+        side = self._side[agent]
         live = not self.terminations.get(agent, False)
-        planes = observation_planes(self.board, color, legal_plane=self.legal_plane, legal=live)
-        mask = action_mask(self.board, color)
+        p, o = view(self.game, self.position, side)
+        legal = live and self.position.turn == side
+        planes = self.game.observe(p, o, self.planes, legal=legal)
+        mask = action_mask(self.position, side)
         if not live:
             mask[:] = 0
         return {"observation": planes, "action_mask": mask}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a game from the usual position, black to move (the game has no randomness)."""
-        self.agents = list(AGENTS)
-        self.board = Board(size=self.size)
+        """Start a game from the start position, the first player to move (the game has no
+        randomness)."""
+        self.agents = list(self.possible_agents)
+        self.position = self.game.new_position()
         self.last_action = None
+        self.last_move = None
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = AGENTS[self.board.turn]
+        self.agent_selection = self.possible_agents[self.position.turn]
 
     def step(self, action: Any) -> None:
         """Play ``action`` for the agent to move; the other agent is selected next."""
@@ -126,40 +151,41 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        other = AGENTS[1 - parse_color(agent)]
+        other = self.possible_agents[1 - self._side[agent]]
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         a = int(action)
-        if not self.board.is_legal(a):
+        if a not in self.position.legal_actions():
             if self.illegal_action_mode == "raise":
                 try:
-                    self.board.play(a)
+                    self.position.play(a)
                 except (IllegalMoveError, ValueError) as e:
                     raise IllegalMoveError(f"agent {agent!r} action {a}: {e}") from None
             self.rewards[agent], self.rewards[other] = -1.0, 1.0
             self.infos[agent]["illegal_action"] = True
             self.terminations = dict.fromkeys(self.agents, True)
         else:
-            self.board = self.board.play(a)
+            self.last_move = self.game.move_name(self.position, a)
+            self.position = self.position.play(a)
             self.last_action = a
-            if self.board.is_game_over():
-                outcome = self.board.outcome()
-                assert outcome is not None
+            p, o = self.position.state
+            score = self.game.result(p, o)
+            if score is not None:
                 for name in self.agents:
-                    color = parse_color(name)
-                    if self.reward_mode == "disc_diff":
-                        self.rewards[name] = outcome.score(color) / (self.size * self.size)
-                    else:
-                        self.rewards[name] = float(outcome.result(color))
+                    mine = score if self.position.turn == self._side[name] else -score
+                    self.rewards[name] = reward_of(self.reward_mode, self.game, mine)
                 self.terminations = dict.fromkeys(self.agents, True)
         self.agent_selection = (
-            other if any(self.terminations.values()) else COLOR_NAMES[self.board.turn]
+            other if any(self.terminations.values()) else self.possible_agents[self.position.turn]
         )
         self._accumulate_rewards()
 
     def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         """The position printed (``"human"``), as text (``"ansi"``) or as an image."""
-        return render(self.render_mode, self.board, last=self.last_action)
+        return render(
+            self.render_mode, self.game, self.position, last=self.last_action,
+            last_name=self.last_move,
+        )  # fmt: skip
 
     def close(self) -> None:
         """Nothing to release."""

@@ -1,6 +1,7 @@
 """Players driven by a trained network directory: ``policy`` (the policy head), ``value`` (one
-ply of search on the value head) and ``alphazero`` (the network inside MCTS: PUCT with the
-policy head's priors and the value head's values).
+ply of search on the value head) and ``alphazero`` (the network inside MCTS: a PUCT or Gumbel
+root with the policy head's priors and the value head's values). Each plays the game its
+network was trained for, any game of ``core.games``.
 
 torch loads only when such a player is built, never when this module is imported.
 """
@@ -13,9 +14,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from othellolab.core import Board, ConfigError, Limit, OthelloError, PlayResult, Score
-from othellolab.core import kernels as _k
-from othellolab.core.games import Game, position_game
-from othellolab.core.othello_game import Othello
+from othellolab.core.games import position_game, position_state
 from othellolab.nn.pretrained import DEFAULT_MODEL, resolve
 from othellolab.players.base import Player, uniform_policy
 from othellolab.players.options import SEED, Option, checked_options, device_option
@@ -37,16 +36,10 @@ def _evaluator(model: str | Path | None, device: str, cache_size: int) -> Networ
     return NetworkEvaluator.from_dir(resolve(model), device=device, cache_size=cache_size)
 
 
-def _name(game: Game) -> str:
-    """A game in words, for errors: ``6x6 boards``, ``animal-shogi``."""
-    return f"{game.rows}x{game.cols} boards" if isinstance(game, Othello) else game.name
-
-
-def _score(ev_value: float, ev_score: float | None, size: int) -> Score:
-    """A ``Score`` for the side to move: the score head's disc difference when the model has
-    one, else the value scaled to the disc range (a heuristic); ``win_prob`` from the value.
-    Another game than Othello (``size`` 0): the value itself."""
-    scale = size * size if size else 1
+def _score(ev_value: float, ev_score: float | None, scale: float) -> Score:
+    """A ``Score`` for the side to move: the score head's final score when the model has one,
+    else the value scaled to the game's score range (``Game.score_scale``: Othello's discs, a
+    heuristic); ``win_prob`` from the value."""
     value = ev_score * scale if ev_score is not None else ev_value * scale
     return Score(float(value), False, float(min(1.0, max(0.0, (ev_value + 1) / 2))))
 
@@ -65,7 +58,7 @@ class NetworkPlayer(Player):
         want, got = self.evaluator.config.rules, position_game(board)
         if want != got:
             raise ConfigError(
-                f"the model {self.model_name!r} plays {_name(want)}, not {_name(got)}",
+                f"the model {self.model_name!r} plays {want.label}, not {got.label}",
                 where=f"player {self.name!r}",
                 option="model",
             )
@@ -80,7 +73,7 @@ class PolicyPlayer(NetworkPlayer):
     """
 
     name = "policy"
-    games = ("othello", "animal-shogi")
+    games = None
     OPTIONS: ClassVar[dict[str, Option]] = {
         "model": _MODEL,
         "temperature": Option(float, 0, 100, help="0: the most probable move; > 0: sample"),
@@ -122,7 +115,7 @@ class PolicyPlayer(NetworkPlayer):
         score = _score(
             float(ev.values[0]),
             None if ev.scores is None else float(ev.scores[0]),
-            getattr(board, "size", 0) if isinstance(board, Board) else 0,
+            position_game(board).score_scale,
         )
         return PlayResult(move, policy=priors, score=score, info={"prior": float(priors[move])})
 
@@ -133,6 +126,7 @@ class ValuePlayer(NetworkPlayer):
     random choice."""
 
     name = "value"
+    games = None
     OPTIONS: ClassVar[dict[str, Option]] = {
         "model": _MODEL,
         "seed": SEED,
@@ -157,11 +151,9 @@ class ValuePlayer(NetworkPlayer):
         if not actions:
             raise ValueError(f"no legal move: the game is over\n{board}")
         self._check(board)
-        size = board.size
-        p = np.full(len(actions), board.player, dtype=np.uint64)
-        o = np.full(len(actions), board.opponent, dtype=np.uint64)
-        cp, co = _k.play_batch(p, o, np.asarray(actions, dtype=np.int64), size)
-        ev = self.evaluator.evaluate_full(cp, co, board.game)
+        game = position_game(board)
+        _, cp, co = game.children(*position_state(board))
+        ev = self.evaluator.evaluate_full(cp, co, game)
         mine = -ev.values.astype(np.float64)
         best = mine.max()
         tied = [a for a, v in zip(actions, mine, strict=True) if v >= best - 1e-6]
@@ -171,7 +163,7 @@ class ValuePlayer(NetworkPlayer):
         return PlayResult(
             move,
             policy=uniform_policy(board, tied),
-            score=_score(float(mine[i]), sc, size),
+            score=_score(float(mine[i]), sc, game.score_scale),
             info={"values": dict(zip(actions, mine.round(4).tolist(), strict=True))},
         )
 
@@ -181,12 +173,14 @@ class AlphaZeroPlayer(NetworkPlayer):
     policy head's priors, the value head's value at the leaves (exact results at the end of the
     game), ``sims`` simulations a move (a ``Limit`` overrides them), ``batch`` leaves per network
     call (with virtual loss), the most visited move (``temperature`` 0) or one sampled from the
-    visits. The tree is kept between moves of a game (``reuse``). With ``endgame = K`` (Othello)
-    a position of ``K`` or fewer empty squares is solved exactly instead (as self-play's
-    ``solve_empties`` does), the search answering if a time limit ends the solve first."""
+    visits. The tree is kept between moves of a game (``reuse``). ``root=gumbel``: Gumbel
+    AlphaZero's root instead (``MCTSPlayer``'s, over ``gumbel_actions`` actions). With
+    ``endgame = K`` (a game with an exact endgame: Othello) a position of ``K`` or fewer empty
+    squares is solved exactly instead (as self-play's ``solve_empties`` does), the search
+    answering if a time limit ends the solve first."""
 
     name = "alphazero"
-    games = ("othello", "animal-shogi")
+    games = None
     OPTIONS: ClassVar[dict[str, Option]] = {
         "model": _MODEL,
         "sims": Option(int, 1, 1_000_000, help="simulations per move"),
@@ -194,6 +188,8 @@ class AlphaZeroPlayer(NetworkPlayer):
         "batch": Option(int, 1, 1024, help="leaves per network call"),
         "temperature": Option(float, 0, 100, help="0: the most visited move; > 0: sample"),
         "reuse": Option(bool, help="keep the tree between moves"),
+        "root": Option(str, choices=("puct", "gumbel"), help="root: puct (AlphaZero) or gumbel"),
+        "gumbel_actions": Option(int, 1, 65, help="actions sampled at a Gumbel root"),
         "endgame": Option(int, 0, 24, help="solve exactly from this many empties (0: never)"),
         "seed": SEED,
         "device": _DEVICE,
@@ -210,6 +206,8 @@ class AlphaZeroPlayer(NetworkPlayer):
         batch: int = 8,
         temperature: float = 0.0,
         reuse: bool = True,
+        root: str = "puct",
+        gumbel_actions: int = 16,
         endgame: int = 0,
         seed: int | None = None,
         device: str = "cpu",
@@ -220,12 +218,22 @@ class AlphaZeroPlayer(NetworkPlayer):
         self.endgame = endgame
         self._table: TranspositionTable | None = None
         self._load(model, device, cache_size)
+        rules = self.evaluator.config.rules
+        if endgame and not rules.has_exact_endgame:
+            raise ConfigError(
+                f"the model {self.model_name!r} plays {rules.label}, which has no exact "
+                f"endgame; got endgame={endgame}",
+                where=f"player {self.name!r}",
+                option="endgame",
+            )
         self.search = MCTSPlayer(
             sims=sims,
             c=c,
             batch=batch,
             temperature=temperature,
             reuse=reuse,
+            root=root,
+            gumbel_actions=gumbel_actions,
             seed=seed,
             evaluator=self.evaluator,
         )
@@ -247,7 +255,7 @@ class AlphaZeroPlayer(NetworkPlayer):
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
         self._check(board)
-        if isinstance(board, Board) and board.num_empties <= self.endgame:
+        if self.endgame and board.num_empties <= self.endgame:
             from othellolab.players.search import SolveAborted, TranspositionTable, solve
 
             if self._table is None:

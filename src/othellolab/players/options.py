@@ -18,12 +18,12 @@ import functools
 import inspect
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, TypeVar
 
 from othellolab.core import ConfigError
 
-__all__ = ["SEED", "Option", "checked_options", "device_option"]
+__all__ = ["SEED", "CheckedTable", "Option", "checked_options", "device_option"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -197,3 +197,21 @@ def checked_options(init: F) -> F:
         init(*bound.args, **bound.kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+class CheckedTable:
+    """A frozen dataclass of options whose every field is checked and converted by its
+    ``OPTIONS`` when it is built; errors name the option and ``TABLE``."""
+
+    OPTIONS: ClassVar[dict[str, Option]] = {}
+    TABLE: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):  # type: ignore[arg-type]
+            try:
+                value = self.OPTIONS[f.name].convert(getattr(self, f.name), f.name)
+            except ConfigError as e:
+                raise ConfigError(
+                    e.what, where=self.TABLE, option=e.option, allowed=e.allowed
+                ) from None
+            object.__setattr__(self, f.name, value)

@@ -54,8 +54,8 @@ class PlayerEntry:
         return dict(getattr(self.factory, "OPTIONS", {}))
 
     def games(self) -> tuple[str, ...]:
-        """The games (``core.games`` names) the player plays: its class's ``games``, every
-        registered game for a player of any game (``games = None``)."""
+        """The games (``core.games`` names) the player plays: its class's ``games`` (``None``:
+        every registered game)."""
         games = getattr(self.factory, "games", Player.games)
         return game_names() if games is None else tuple(games)
 

@@ -16,7 +16,7 @@ class RandomPlayer(Player):
     """Plays a uniformly random legal move; the policy it reports is uniform over legal moves."""
 
     name = "random"
-    games = ("othello", "animal-shogi")
+    games = None
     OPTIONS: ClassVar[dict[str, Option]] = {"seed": SEED}
 
     @checked_options

@@ -1,42 +1,30 @@
-"""Play Othello or animal shogi in a terminal against any ``Player`` of that game: the board
-with legal moves (and, for animal shogi, both hands), the score, and clear messages for typos
-and illegal moves."""
+"""Play any game in a terminal against any ``Player`` of that game: the board as the game
+renders it (with its legend), the legal moves in the prompt, the opponent's move and
+evaluation, hints, undo, and clear messages for typos and illegal moves."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 from othellolab.core import (
-    BLACK,
-    COLOR_NAMES,
-    Board,
-    Color,
     IllegalMoveError,
     InvalidMoveError,
     Limit,
+    PlayResult,
     Stop,
-    parse_move,
     run_stoppable,
-    square_name,
 )
-from othellolab.core import animal_shogi as _shogi
-from othellolab.core.animal_shogi import AnimalShogi
+from othellolab.core.games import Game, game_for
 from othellolab.players.base import Player
 
-HELP = "Type a move like f5, 'pass' when you have no move, 'undo', 'hint', or 'quit'."
-
-SHOGI_HELP = (
-    "Type a move as from and to squares, like b3b2 (a chick reaching the far row promotes: "
-    "b2b1 or b2b1+), a drop like C*b2 (C chick, E elephant, G giraffe from your hand), "
-    "'help', or 'quit'. Squares are named from the first player's side: columns a-c, rows "
-    "1-4 from the top; the first player's pieces are uppercase."
-)
+COMMANDS = "Also: 'undo', 'hint', 'help' or 'quit'."
 
 
-def render(board: Board, *, last: int | None = None) -> str:
-    """The board as text (``Board.diagram``), the last move in brackets."""
-    return board.diagram(last=last)
+def help_text(game: Game) -> str:
+    """What the terminal tells a player of ``game``: how to type a move, then the commands."""
+    return f"{game.move_help()} {COMMANDS}"
 
 
 def _ask(
@@ -58,67 +46,91 @@ def _ask(
     return text
 
 
+def _evaluation(game: Game, result: PlayResult, sign: int) -> str:
+    """`` (its evaluation for you: +1.5)``: the chooser's score, ``sign`` turning it to the
+    human's side (two decimals for values, one for wider scores), or nothing."""
+    if result.score is None:
+        return ""
+    digits = 2 if game.score_scale <= 1 else 1
+    return f"{0.0 + sign * result.score.value:+.{digits}f}"
+
+
+def _think(player: Player, position: Any, limit: Limit | None) -> PlayResult:
+    """``player.choose`` stoppable with Ctrl-C (``KeyboardInterrupt`` goes on to the caller)."""
+    stop = Stop()
+    thinking = dataclasses.replace(limit or Limit(), stop=stop)
+    return run_stoppable(lambda p=position, t=thinking: player.choose(p, t), stop)
+
+
 def play_terminal(
     opponent: Player,
     *,
-    human: Color = BLACK,
+    game: str | Game | None = None,
+    human: int = 0,
     size: int = 8,
     limit: Limit | None = None,
+    hint: Player | None = None,
     input_fn: Callable[[str], str] = input,
     print_fn: Callable[[str], None] = print,
-) -> Board:
-    """Run one game, the human playing ``human``; returns the final board (or where they quit)."""
-    history: list[Board] = [Board(size=size)]
+) -> Any:
+    """Run one game of ``game`` (a ``Game`` or a name; Othello on ``size`` by default), the
+    human playing side ``human`` (0 moves first); returns the final position (or where they
+    quit). ``hint`` answers the human's ``hint`` with its move and, if it gives one, its
+    evaluation (the opponent by default, with the same ``limit``)."""
+    rules = game_for(game, size)
+    helper = hint or opponent
+    history: list[Any] = [rules.new_position()]
     last: int | None = None
     opponent.reset()
-    print_fn(
-        f"You play {COLOR_NAMES[human]} ({'X' if human == BLACK else 'O'}) against {opponent.name}. {HELP}"
-    )
-    shown: Board | None = None
+    side = rules.side_names[human]
+    help_ = help_text(rules)
+    print_fn(f"You play {rules.describe_side(human)} against {opponent.name}. {help_}")
+    shown: Any = None
     while True:
-        board = history[-1]
-        if board is not shown:
-            print_fn(render(board, last=last))
-            shown = board
-        if board.is_game_over():
-            outcome = board.outcome()
-            assert outcome is not None
-            verdict = outcome.result(human)
-            print_fn(
-                f"Game over: {outcome}. " + {1: "You win!", 0: "A draw.", -1: "You lose."}[verdict]
-            )
-            return board
-        if board.turn != human:
-            stop = Stop()
-            thinking = dataclasses.replace(limit or Limit(), stop=stop)
+        position = history[-1]
+        if position is not shown:
+            print_fn(rules.render_position(position, last=last, legend=True))
+            shown = position
+        p, o = position.state
+        score = rules.result(p, o)
+        if score is not None:
+            mine = score if position.turn == human else -score
+            verdict = {1: "You win!", 0: "A draw.", -1: "You lose."}[(mine > 0) - (mine < 0)]
+            print_fn(f"Game over: {rules.describe_end(position)}. {verdict}")
+            return position
+        if position.turn != human:
             try:
-                result = run_stoppable(lambda b=board, t=thinking: opponent.choose(b, t), stop)
+                result = _think(opponent, position, limit)
             except KeyboardInterrupt:
                 print_fn("Interrupted; leaving the game.")
-                return board
-            name = square_name(result.move, size)
-            note = ""
-            if result.score is not None:
-                note = f" (its evaluation for you: {-result.score.value:+.1f})"
-            print_fn(f"{opponent.name} plays {name}{note}")
-            history.append(board.play(result.move))
-            last = result.move if result.move != board.pass_action else None
+                return position
+            note = _evaluation(rules, result, -1)
+            note = f" (its evaluation for you: {note})" if note else ""
+            print_fn(f"{opponent.name} plays {rules.move_name(position, result.move)}{note}")
+            history.append(position.play(result.move))
+            last = result.move
             continue
-        if board.must_pass():
-            prompt = f"{COLOR_NAMES[human]} has no legal move: type 'pass' > "
+        legal = position.legal_actions()
+        if legal == [rules.pass_action]:
+            prompt = f"{side} has no legal move: type '{rules.move_name(position, legal[0])}' > "
         else:
-            prompt = f"{COLOR_NAMES[human]} to move ({', '.join(board.legal_moves.names())}) > "
-        text = _ask(input_fn, print_fn, prompt, HELP)
+            names = ", ".join(rules.move_name(position, a) for a in legal)
+            prompt = f"{side} to move ({names}) > "
+        text = _ask(input_fn, print_fn, prompt, help_)
         if text is None:
-            return board
+            return position
         low = text.lower()
         if not low:
             continue
         if low == "hint":
-            from othellolab.players.simple import GreedyPlayer
-
-            hint = GreedyPlayer(seed=0).choose(board).move
-            print_fn(f"Hint: {square_name(hint, size)}")
+            try:
+                result = _think(helper, position, limit)
+            except KeyboardInterrupt:
+                print_fn("Hint interrupted.")
+                continue
+            note = _evaluation(rules, result, 1)
+            note = f" (evaluation for you: {note})" if note else ""
+            print_fn(f"Hint: {rules.move_name(position, result.move)}{note}")
             continue
         if low == "undo":
             # Back to the previous position where it was the human's turn.
@@ -129,64 +141,12 @@ def play_terminal(
             last = None
             continue
         try:
-            move = parse_move(text, size)
-            history.append(board.play(move))
-            last = move if move != board.pass_action else None
+            after = position.play(text)
         except InvalidMoveError as e:
-            print_fn(f"Not a move: {e}. {HELP}")
+            legal_names = ", ".join(rules.move_name(position, a) for a in legal)
+            print_fn(f"Not a move: {e}. Legal moves: {legal_names}.")
         except IllegalMoveError as e:
             print_fn(f"Illegal: {e}")
-
-
-def play_terminal_shogi(
-    opponent: Player,
-    *,
-    human: int = _shogi.SENTE,
-    limit: Limit | None = None,
-    input_fn: Callable[[str], str] = input,
-    print_fn: Callable[[str], None] = print,
-) -> AnimalShogi:
-    """Run one game of animal shogi, the human playing ``human`` (``SENTE`` moves first);
-    returns the final position (or where they quit). The board and both hands are shown after
-    every move; a malformed or illegal move is answered with the reason and the legal moves."""
-    position = AnimalShogi()
-    side = _shogi.COLOR_NAMES[human]
-    order = "first" if human == _shogi.SENTE else "second"
-    opponent.reset()
-    print_fn(f"You play {order} ({side}) against {opponent.name}. {SHOGI_HELP}")
-    shown: AnimalShogi | None = None
-    while True:
-        if position is not shown:
-            print_fn(str(position))
-            shown = position
-        if position.is_game_over():
-            winner = position.winner
-            verdict = "A draw." if winner is None else ("You lose.", "You win!")[winner == human]
-            print_fn(f"Game over: {position.termination()}. {verdict}")
-            return position
-        if position.turn != human:
-            stop = Stop()
-            thinking = dataclasses.replace(limit or Limit(), stop=stop)
-            try:
-                result = run_stoppable(lambda p=position, t=thinking: opponent.choose(p, t), stop)
-            except KeyboardInterrupt:
-                print_fn("Interrupted; leaving the game.")
-                return position
-            note = ""
-            if result.score is not None:
-                note = f" (its evaluation for you: {0.0 - result.score.value:+.2f})"
-            print_fn(f"{opponent.name} plays {position.move_name(result.move)}{note}")
-            position = position.play(result.move)
-            continue
-        legal = ", ".join(position.legal_moves())
-        text = _ask(input_fn, print_fn, f"{side} to move ({legal}) > ", SHOGI_HELP)
-        if text is None:
-            return position
-        if not text:
-            continue
-        try:
-            position = position.play(text)
-        except InvalidMoveError as e:
-            print_fn(f"Not a move: {e}. Legal moves: {legal}.")
-        except IllegalMoveError as e:
-            print_fn(f"Illegal: {e}")
+        else:
+            last = next(a for a in legal if position.play(a) == after)
+            history.append(after)

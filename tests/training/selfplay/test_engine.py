@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from othellolab.core import BLACK, WHITE, Board, ConfigError
+from othellolab.core.games import get_game
 from othellolab.players import RandomRolloutEvaluator, UniformEvaluator
 from othellolab.players.evaluators import legal_priors
 from othellolab.training.rl.exact4 import Solution4
@@ -72,7 +73,9 @@ def test_records_replay_to_their_positions_and_results(variant: str, size: int) 
     config = SelfPlayConfig(
         simulations=12, leaves=4, parallel=5, variant=variant, seed=size, resign_threshold=-0.95
     )
-    records = play_games(RandomRolloutEvaluator(seed=1), 7, size=size, config=config)
+    records = play_games(
+        RandomRolloutEvaluator(seed=1), 7, game=get_game("othello", size=size), config=config
+    )
     assert records.games == 7 and sorted(set(records.game.tolist())) == list(range(7))
     assert records.full_search.all() and records.evaluations > 0
     replay_check(records)
@@ -81,7 +84,7 @@ def test_records_replay_to_their_positions_and_results(variant: str, size: int) 
 def test_seeds_reproduce() -> None:
     def run(seed: int) -> SelfPlayRecords:
         config = SelfPlayConfig(simulations=10, parallel=3, seed=seed)
-        return play_games(UniformEvaluator(), 4, size=6, config=config)
+        return play_games(UniformEvaluator(), 4, game=get_game("othello", size=6), config=config)
 
     a, b, c = run(1), run(1), run(2)
     assert a.moves.tolist() == b.moves.tolist() and np.array_equal(a.policy, b.policy)
@@ -102,7 +105,9 @@ def test_seeded_games_keep_their_figures() -> None:
         fast_simulations=3,
         seed=1,
     )
-    records = play_games(RandomRolloutEvaluator(1, seed=1), 10, size=4, config=config)
+    records = play_games(
+        RandomRolloutEvaluator(1, seed=1), 10, game=get_game("othello", size=4), config=config
+    )
     h = hashlib.sha256()
     for name, a in {**records.position_arrays(), **records.game_arrays()}.items():
         h.update(name.encode())
@@ -116,11 +121,17 @@ def test_temperature_schedule() -> None:
     """With a deterministic evaluator and no noise, games differ only by the sampled plies."""
     base = dict(simulations=16, parallel=6, dirichlet_alpha=0.0, resign_threshold=-1.0, seed=3)
     greedy = play_games(
-        UniformEvaluator(), 6, size=6, config=SelfPlayConfig(**base, temperature_plies=0)
+        UniformEvaluator(),
+        6,
+        game=get_game("othello", size=6),
+        config=SelfPlayConfig(**base, temperature_plies=0),
     )
     assert len({tuple(m) for m in greedy.moves.tolist()}) == 1
     sampled = play_games(
-        UniformEvaluator(), 6, size=6, config=SelfPlayConfig(**base, temperature_plies=4)
+        UniformEvaluator(),
+        6,
+        game=get_game("othello", size=6),
+        config=SelfPlayConfig(**base, temperature_plies=4),
     )
     assert len({tuple(m[:4]) for m in sampled.moves.tolist()}) > 1
     # After the sampled plies, the move is the most visited one.
@@ -142,7 +153,7 @@ def test_playout_cap_randomisation(variant: str) -> None:
         resign_threshold=-1.0,
         seed=0,
     )
-    records = play_games(UniformEvaluator(), 6, size=6, config=config)
+    records = play_games(UniformEvaluator(), 6, game=get_game("othello", size=6), config=config)
     full = records.full_search
     assert 0.1 < full.mean() < 0.5
     open_ = ~records.solved  # a search that proves its root stops early
@@ -165,7 +176,10 @@ class Confident:
 def test_resignation_and_false_resignations() -> None:
     base = dict(simulations=8, parallel=4, resign_threshold=-0.9, resign_moves=2, seed=0)
     resigning = play_games(
-        Confident(), 5, size=6, config=SelfPlayConfig(**base, no_resign_share=0.0)
+        Confident(),
+        5,
+        game=get_game("othello", size=6),
+        config=SelfPlayConfig(**base, no_resign_share=0.0),
     )
     assert (resigning.resigned == BLACK).all() and (resigning.black_result == -1).all()
     # Black searches at plies 0 and 2 (each 6x6 opening move has a choice): it resigns at 2.
@@ -173,14 +187,22 @@ def test_resignation_and_false_resignations() -> None:
     # The root value is the side to move's: every move leads to a position its opponent wins.
     assert np.allclose(resigning.value, -0.99)
     replay_check(resigning)
-    played = play_games(Confident(), 5, size=6, config=SelfPlayConfig(**base, no_resign_share=1.0))
+    played = play_games(
+        Confident(),
+        5,
+        game=get_game("othello", size=6),
+        config=SelfPlayConfig(**base, no_resign_share=1.0),
+    )
     assert played.no_resign.all() and (played.resigned == -1).all()
     assert (played.would_resign == BLACK).all() and (played.would_resign_ply == 2).all()
     assert played.false_resignation.tolist() == (played.black_result >= 0).tolist()
     assert played.false_resignation_rate() == pytest.approx(np.mean(played.black_result >= 0))
     replay_check(played)
     never = play_games(
-        Confident(), 3, size=6, config=SelfPlayConfig(**{**base, "resign_threshold": -1.0})
+        Confident(),
+        3,
+        game=get_game("othello", size=6),
+        config=SelfPlayConfig(**{**base, "resign_threshold": -1.0}),
     )
     assert (never.resigned == -1).all() and (never.would_resign == -1).all()
     assert never.false_resignation_rate() is None
@@ -263,7 +285,7 @@ def test_config_round_trip_and_unknown_keys() -> None:
     with pytest.raises(ConfigError, match="option fast_simulations"):
         SelfPlayConfig(simulations=16, fast_simulations=16, full_share=0.5)
     with pytest.raises(ValueError, match="games"):
-        play_games(UniformEvaluator(), 0, size=6)
+        play_games(UniformEvaluator(), 0, game=get_game("othello", size=6))
     assert WHITE == 1  # the colour codes the records use
 
 
@@ -284,7 +306,7 @@ def test_exact_endgame() -> None:
     config = SelfPlayConfig(
         simulations=8, parallel=4, solve_empties=7, score_value=1.0, resign_threshold=-1.0, seed=3
     )
-    records = play_games(UniformEvaluator(), 6, size=6, config=config)
+    records = play_games(UniformEvaluator(), 6, game=get_game("othello", size=6), config=config)
     replay_check(records)
     empties = np.array(
         [

@@ -3,6 +3,8 @@ search, planes and the left-right mirror, and its registration as ``animal-shogi
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from othellolab.core import animal_shogi as _shogi
@@ -94,11 +96,8 @@ class AnimalShogiGame(Game):
     def action_name(self, action: int) -> str:
         return f"action {int(action)}"
 
-    def move_name(self, position: _shogi.AnimalShogi, action: int) -> str:
-        """The position's name of the move (``"b3b2"``, ``"b2b1+"``, ``"C*b3"``)."""
-        return position.move_name(action)
-
     def parse_move(self, position: _shogi.AnimalShogi, text: str) -> int:
+        """The action of a move's name in ``position`` (``move_name``'s inverse)."""
         return position.parse_move(text)
 
     def encode(
@@ -116,6 +115,54 @@ class AnimalShogiGame(Game):
     def transform_policies(self, policy: np.ndarray, ks: np.ndarray) -> np.ndarray:
         ks = np.ascontiguousarray(ks, dtype=np.int64)
         return _shogi.transform_policies(np.ascontiguousarray(policy), ks)
+
+    # environments and the terminal -----------------------------------------------------------
+
+    side_names = _shogi.COLOR_NAMES
+
+    def turned(self, p: int, o: int) -> tuple[int, int]:
+        """The board turned round (``rotate_state``), the ply kept."""
+        a, b = _shogi.rotate_state(p, o)
+        return int(a), int(b)
+
+    def move_name(self, position: Any, action: int) -> str:
+        """``b3b2``, ``b2b1+``, ``C*b2``: the name depends on the side to move."""
+        return str(position.move_name(action))
+
+    def env_info(self, position: Any, side: int) -> dict[str, Any]:
+        """Once the game is over: ``result`` (+1/0/-1 for ``side``) and ``termination``."""
+        r = position.result()
+        if r is None:
+            return {}
+        return {
+            "result": r if position.turn == side else -r,
+            "termination": position.termination(),
+        }
+
+    def render_position(
+        self, position: Any, *, last: int | None = None, last_name: str | None = None,
+        legend: bool = False,
+    ) -> str:  # fmt: skip
+        text = super().render_position(position, last=last, last_name=last_name)
+        return f"{text}\n{LEGEND}" if legend else text
+
+    def describe_end(self, position: Any) -> str:
+        return str(position.termination())
+
+    def move_help(self) -> str:
+        return (
+            "Type a move as from and to squares, like b3b2 (a chick reaching the far row "
+            "promotes: b2b1 or b2b1+), or a drop like C*b2 (C chick, E elephant, G giraffe "
+            "from your hand). Squares are named from the first player's side: columns a-c, "
+            "rows 1-4 from the top; the first player's pieces are uppercase."
+        )
+
+
+LEGEND = (
+    ", ".join(f"{name[0].upper()} {name}" for name in _shogi.PIECE_NAMES if name)
+    + " (a promoted chick); uppercase: sente (first), lowercase: gote (second)"
+)
+"""What the letters of the board mean: each piece by its initial."""
 
 
 _GAME = AnimalShogiGame()

@@ -25,8 +25,20 @@ Selection: with an evaluator whose priors are uniform (``has_priors`` False) the
 ``Q + c * sqrt(ln N / n)`` with unvisited children first; with informative priors it is PUCT,
 ``Q + c * P * sqrt(N) / (1 + n)`` with ``Q = 0`` for unvisited children. ``Q`` is always from the
 point of view of the side choosing.
+
+One module per job: ``tree`` (the node array and its kernels), ``forest`` (many trees in one
+array), ``player`` (``MCTS``, one tree kept between moves, and ``MCTSPlayer``), ``gumbel``
+(Gumbel AlphaZero's root as numpy functions) and ``batch`` (``BatchSearch``: many searches
+over a forest with a PUCT or a Gumbel root, for self-play, grading and the players' Gumbel
+root; ``search_positions``).
 """
 
+from othellolab.players.mcts.batch import (
+    BatchSearch,
+    SearchConfig,
+    SearchOutcome,
+    search_positions,
+)
 from othellolab.players.mcts.forest import (
     Forest,
     advance_forest,
@@ -52,8 +64,11 @@ __all__ = [
     "C_UCT",
     "MCTS",
     "NODE_DTYPE",
+    "BatchSearch",
     "Forest",
     "MCTSPlayer",
+    "SearchConfig",
+    "SearchOutcome",
     "SearchResult",
     "advance_forest",
     "choose_action",
@@ -63,6 +78,7 @@ __all__ = [
     "plant_forest",
     "root_exact",
     "root_summary",
+    "search_positions",
     "select_forest",
     "select_leaves",
 ]

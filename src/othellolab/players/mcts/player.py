@@ -1,5 +1,6 @@
 """One MCTS search kept between moves (``MCTS``), its result, and ``MCTSPlayer``, the
-``mcts`` player over any ``Evaluator``."""
+``mcts`` player over any ``Evaluator``, with a PUCT root (``MCTS``) or a Gumbel root (the
+batched search of ``players.mcts.batch`` on one tree)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from othellolab.core import Board, Limit, PlayResult, Score, Stop
+from othellolab.core import Board, ConfigError, Limit, PlayResult, Score, Stop
 from othellolab.core.games import (
     Game,
     position_game,
@@ -18,6 +19,7 @@ from othellolab.core.games import (
 )
 from othellolab.players.base import Player
 from othellolab.players.evaluators import Evaluator, RandomRolloutEvaluator
+from othellolab.players.mcts.batch import VARIANTS, BatchSearch, SearchConfig
 from othellolab.players.mcts.tree import (
     _F32,
     C_PUCT,
@@ -306,13 +308,21 @@ class MCTSPlayer(Player):
     games per leaf for the default evaluator, ``batch`` leaves per evaluator call,
     ``temperature`` 0 to play the most visited move or > 0 to sample from visits^(1/T),
     ``dirichlet`` the root-noise alpha (0 = off), ``reuse`` to keep the tree between moves.
-    It plays the games its evaluator plays (an evaluator's ``games``; rollouts: Othello's).
+    It plays the games its evaluator plays (an evaluator's ``games``; rollouts: any game).
     The policy returned is the visit distribution at the root (the AlphaZero training target);
     the score's ``value`` and ``win_prob`` are the chosen move's expected result in [-1, 1]
     and its mapping to [0, 1] (draws half), not a disc count.
+
+    ``root=gumbel`` searches with Gumbel AlphaZero's root instead (``players.mcts.batch``):
+    ``gumbel_actions`` actions by prior (with Gumbel noise when ``temperature`` > 0) share
+    the ``sims`` by sequential halving, and the move is the halving's winner; the policy
+    returned is the improved policy. A time limit ends the halving early (its leader plays);
+    each move starts a fresh tree, and ``dirichlet`` must stay 0 (the noise is Gumbel's). With
+    one simulation and temperature 0 it plays the prior's best move.
     """
 
     name = "mcts"
+    games = None
     OPTIONS: ClassVar[dict[str, Option]] = {
         "sims": Option(int, 1, 10_000_000, help="simulations per move"),
         "time": Option(float, 0.001, 3600, optional=True, unit="seconds", help="time per move"),
@@ -323,6 +333,8 @@ class MCTSPlayer(Player):
         "temperature": Option(float, 0, 100, help="0: most visited move; > 0: sample"),
         "dirichlet": Option(float, 0, 100, help="root-noise alpha (0 = off)"),
         "reuse": Option(bool, help="keep the tree between moves"),
+        "root": Option(str, choices=VARIANTS, help="root: puct (AlphaZero) or gumbel"),
+        "gumbel_actions": Option(int, 1, 65, help="actions sampled at a Gumbel root"),
         "evaluator": Option(object, optional=True, spec=False, help="an Evaluator (Python only)"),
     }
 
@@ -339,9 +351,30 @@ class MCTSPlayer(Player):
         temperature: float = 0.0,
         dirichlet: float = 0.0,
         reuse: bool = True,
+        root: str = "puct",
+        gumbel_actions: int = 16,
         evaluator: Evaluator | None = None,
     ) -> None:
+        most = SearchConfig.OPTIONS["leaves"].high
+        if root == "gumbel" and most is not None and batch > most:
+            raise ConfigError(
+                f"a Gumbel root evaluates at most {most:g} leaves a step, got batch={batch}",
+                where=f"player {self.name!r}",
+                option="batch",
+            )
+        if root == "gumbel" and dirichlet > 0:
+            raise ConfigError(
+                f"Dirichlet noise belongs to the PUCT root, got {dirichlet} with root=gumbel "
+                "(a Gumbel root samples with its own noise when temperature > 0)",
+                where=f"player {self.name!r}",
+                option="dirichlet",
+            )
         self.sims = int(sims)
+        self.root = root
+        self.gumbel_actions = int(gumbel_actions)
+        self.c = c
+        self.batch = int(batch)
+        self._batch_search: BatchSearch | None = None
         self.time = time
         self.temperature = float(temperature)
         self.seed = seed
@@ -362,6 +395,66 @@ class MCTSPlayer(Player):
     def reset(self) -> None:
         self.tree.reset()
 
+    def _gumbel_search(self, game: Game) -> BatchSearch:
+        """The one-tree batched search of the Gumbel root (made again for another game, or
+        when the finished-game value's ``score_weight`` changed)."""
+        search = self._batch_search
+        weight = self.tree.score_weight
+        if search is None or search.game != game or search.config.score_value != weight:
+            config = SearchConfig(
+                simulations=self.sims,
+                leaves=self.batch,
+                c_puct=self.c,
+                variant="gumbel",
+                parallel=1,
+                gumbel_actions=self.gumbel_actions,
+                score_value=weight,
+            )
+            search = BatchSearch(self.tree.evaluator, game, 1, config, self.rng)
+            self._batch_search = search
+        return search
+
+    def _choose_gumbel(
+        self, board: Any, sims: int, seconds: float | None, stop: Stop | None
+    ) -> PlayResult:
+        """A move by a Gumbel root over ``sims`` simulations (ended early by ``seconds`` or
+        ``stop``)."""
+        t0 = _time.perf_counter()
+        search = self._gumbel_search(position_game(board))
+        p, o = position_state(board)
+        one = np.array([0])
+        search.forest.plant(one, np.array([p], np.uint64), np.array([o], np.uint64))
+        search.start(0, sims, noise=False, sample=self.temperature > 0)
+        while search.active():
+            search.step()
+            if seconds is not None and _time.perf_counter() - t0 >= seconds:
+                break
+            if stop is not None and stop.is_set():
+                break
+        _, visits, q, _, _ = search.forest.summary(0)
+        out = search.outcome(0, temperature=self.temperature)
+        seconds_used = _time.perf_counter() - t0
+        move = out.move
+        mine = float(q[move]) if not math.isnan(q[move]) else out.value
+        return PlayResult(
+            move,
+            policy=out.target,
+            score=Score(mine, win_prob=(mine + 1) / 2, unit="result"),
+            info={
+                "root": "gumbel",
+                "simulations": out.simulations,
+                "visits": int(visits[move]),
+                "root_visits": int(visits.sum()),
+                "nodes": int(search.forest.counters[0]),
+                "seconds": seconds_used,
+                "simulations_per_second": out.simulations / seconds_used
+                if seconds_used > 0
+                else float("inf"),
+                "value": out.value,
+                "solved": out.solved,
+            },
+        )
+
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
         actions = board.legal_actions()
         if not actions:
@@ -379,6 +472,11 @@ class MCTSPlayer(Player):
             sims, seconds = None, limit.time
         elif seconds is not None:
             sims = None
+        if self.root == "gumbel":
+            budget = limit.capped_nodes(self.sims if sims is None else sims)
+            return self._choose_gumbel(
+                board, max(1, int(budget or 1)), limit.capped_time(seconds), limit.stop
+            )
         sims = limit.capped_nodes(sims)
         seconds = limit.capped_time(seconds)
         result = self.tree.search(

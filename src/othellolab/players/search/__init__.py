@@ -14,11 +14,14 @@ One module per concern, each importing only those listed before it:
 - ``evaluation``: every evaluation behind one signature (``evaluate(kind, weights, p, o, n)``,
   ``Evaluation``, ``named_evaluation``);
 - ``table``: the transposition table;
+- ``probcut``: multi-ProbCut's fitted table for the midgame search (``data/probcut.json``);
 - ``lastempties``: the exact search's last few empties;
 - ``ordering``: the exact search's move ordering (fastest first, table probes, shallow
   searches);
 - ``endgame``: the exact solver (``solve``);
 - ``midgame``: iterative-deepening alpha-beta (``search``);
+- ``book``: the opening book (canonical positions with negamax values, built by
+  ``training.book``);
 - ``negamax``: alpha-beta for any game of the protocol (``core.games``) over its rules
   kernels, on the heuristic the game provides, for the ``negamax`` and ``shogi-alphabeta``
   players.

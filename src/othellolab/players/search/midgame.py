@@ -24,6 +24,8 @@ from othellolab.core import Board, ConfigError, Stop
 from othellolab.core.kernels import ONE, U64, ZERO, _flips, hash_position, popcount
 from othellolab.players.search.evaluation import Evaluation, evaluate
 from othellolab.players.search.geometry import CORNERS, MAX_MOVES, final_score, gen_moves, pick_best
+from othellolab.players.search.probcut import MIN_DEPTH as PROBCUT_MIN_DEPTH
+from othellolab.players.search.probcut import shipped_probcut
 from othellolab.players.search.state import ABORTED, NODE_LIMIT, NODES, STATS_SIZE, count_node
 from othellolab.players.search.table import (
     MIDGAME_MIN_BITS,
@@ -37,6 +39,9 @@ from othellolab.players.search.table import (
 MAX_DEPTH = 60
 """Deepest iteration of iterative deepening (a full 8x8 game)."""
 
+MAX_PROBCUT = 10.0
+"""The largest ProbCut confidence, in standard deviations (beyond it nothing is ever cut)."""
+
 _BIG = 1.0e9
 """Larger than any evaluation: the initial window bound."""
 
@@ -48,7 +53,8 @@ class AlphaBetaState(NamedTuple):
     """The midgame search's state, passed whole to ``_ab``: the board size, the table's
     ``keys`` and float ``bounds`` (``table.TranspositionTable``), a small random score per
     square that breaks ties between equal moves, the statistics, the deadline (a
-    ``perf_counter`` time; 0 for none) and the evaluation (its ``kind`` and ``weights``)."""
+    ``perf_counter`` time; 0 for none), the evaluation (its ``kind`` and ``weights``), and
+    multi-ProbCut's table (``probcut``) and confidence (``mpc_t``, 0 for none)."""
 
     n: int
     keys: np.ndarray
@@ -58,6 +64,8 @@ class AlphaBetaState(NamedTuple):
     deadline: float
     ev_kind: int
     ev_w: np.ndarray
+    mpc: np.ndarray
+    mpc_t: float
 
 
 @numba.njit(cache=True, nogil=True)
@@ -79,6 +87,28 @@ def _ab(
         return -s, n * n
     if depth <= 0:
         return evaluate(st.ev_kind, st.ev_w, p, o, n), -1
+    if st.mpc_t > 0.0 and depth >= PROBCUT_MIN_DEPTH:
+        empties = n * n - popcount(p | o)
+        if depth < empties:  # a search that reaches the end is exact: never cut it
+            shallow = np.int64(st.mpc[empties, depth, 0])
+            if shallow > 0:
+                slope = st.mpc[empties, depth, 1]
+                margin = st.mpc_t * st.mpc[empties, depth, 3]
+                shift = st.mpc[empties, depth, 2]
+                if beta < _BIG:
+                    bound = (beta + margin - shift) / slope
+                    s, _ = _ab(p, o, bound - 1e-6, bound, shallow, st)
+                    if stats[ABORTED]:
+                        return 0.0, -1
+                    if s >= bound:
+                        return beta, -1
+                if alpha > -_BIG:
+                    bound = (alpha - margin - shift) / slope
+                    s, _ = _ab(p, o, bound, bound + 1e-6, shallow, st)
+                    if stats[ABORTED]:
+                        return 0.0, -1
+                    if s <= bound:
+                        return alpha, -1
     h = hash_position(p, o)
     slot = h & U64(keys.shape[0] - 1)
     hash_move = -1
@@ -174,6 +204,8 @@ def search(
     table: TranspositionTable | None = None,
     seed: int | None = None,
     stop: Stop | None = None,
+    probcut: float = 0.0,
+    probcut_table: np.ndarray | None = None,
 ) -> SearchResult:
     """Iterative-deepening PVS of ``board`` until ``depth``, ``time_limit`` or ``max_nodes``.
 
@@ -182,7 +214,8 @@ def search(
     dropped. ``stop`` ends the search from another thread, at the next node. With no limit at
     all the search goes to depth 6. ``table`` (at least ``2**MIDGAME_MIN_BITS`` entries) may be
     kept between searches of one game. The compiled search releases the GIL, so other threads
-    run meanwhile.
+    run meanwhile. ``probcut`` > 0 turns on multi-ProbCut with that confidence (in standard
+    deviations) and ``probcut_table`` (default: the shipped fit, ``search.probcut``), on 8x8.
     """
     if board.is_game_over():
         raise ValueError(f"no legal move: the game is over\n{board}")
@@ -204,8 +237,23 @@ def search(
     stats = np.zeros(STATS_SIZE, dtype=np.int64)
     t0 = time.perf_counter()
     deadline = t0 + time_limit if time_limit is not None else 0.0
+    if not (np.isfinite(probcut) and 0.0 <= probcut <= MAX_PROBCUT):
+        raise ConfigError(
+            f"probcut must be 0 (off) to {MAX_PROBCUT} standard deviations, got {probcut!r}",
+            option="probcut",
+        )
+    mpc = probcut_table if probcut_table is not None else shipped_probcut()
     state = AlphaBetaState(
-        n, table.keys, table.bounds, tiebreak, stats, deadline, evaluation.kind, evaluation.weights
+        n,
+        table.keys,
+        table.bounds,
+        tiebreak,
+        stats,
+        deadline,
+        evaluation.kind,
+        evaluation.weights,
+        mpc,
+        float(probcut) if n == 8 else 0.0,
     )
     p, o = U64(board.player), U64(board.opponent)
     legal = board.legal_actions()

@@ -18,31 +18,13 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
 
 from othellolab.core import ConfigError
-from othellolab.players.options import SEED, Option
+from othellolab.players.mcts.batch import VARIANTS, SearchConfig
+from othellolab.players.options import CheckedTable, Option
 
 __all__ = ["VARIANTS", "CheckedTable", "SelfPlayConfig", "table_from_dict"]
 
-VARIANTS = ("puct", "gumbel")
-"""Search variants: AlphaZero's PUCT with root noise and visit-count targets, or Gumbel
-AlphaZero's root (Gumbel top-k, sequential halving, improved-policy targets)."""
-
-
-class CheckedTable:
-    """A frozen dataclass of options whose every field is checked and converted by its
-    ``OPTIONS`` when it is built; errors name the option and ``TABLE``."""
-
-    OPTIONS: ClassVar[dict[str, Option]] = {}
-    TABLE: ClassVar[str] = ""
-
-    def __post_init__(self) -> None:
-        for f in fields(self):  # type: ignore[arg-type]
-            try:
-                value = self.OPTIONS[f.name].convert(getattr(self, f.name), f.name)
-            except ConfigError as e:
-                raise ConfigError(
-                    e.what, where=self.TABLE, option=e.option, allowed=e.allowed
-                ) from None
-            object.__setattr__(self, f.name, value)
+_SEARCH = SearchConfig.OPTIONS
+"""The options self-play shares with the players' batched search (``players.mcts.batch``)."""
 
 
 def table_from_dict(klass: type, data: Any, where: str) -> Any:
@@ -121,19 +103,19 @@ class SelfPlayConfig(CheckedTable):
 
     TABLE: ClassVar[str] = "self-play config"
     OPTIONS: ClassVar[dict[str, Option]] = {
-        "simulations": Option(int, 1, 100_000, help="simulations per searched move"),
-        "leaves": Option(int, 1, 256, help="leaves per tree per batched step"),
-        "c_puct": Option(float, 0, 100, optional=True, help="exploration constant"),
-        "variant": Option(str, choices=VARIANTS, help="search variant"),
-        "parallel": Option(int, 1, 100_000, help="games played at once"),
-        "dirichlet_alpha": Option(float, 0, 100, help="root noise alpha (0: off)"),
-        "dirichlet_epsilon": Option(float, 0, 1, help="weight of the root noise"),
+        "simulations": _SEARCH["simulations"],
+        "leaves": _SEARCH["leaves"],
+        "c_puct": _SEARCH["c_puct"],
+        "variant": _SEARCH["variant"],
+        "parallel": _SEARCH["parallel"],
+        "dirichlet_alpha": _SEARCH["dirichlet_alpha"],
+        "dirichlet_epsilon": _SEARCH["dirichlet_epsilon"],
         "temperature": Option(float, 0.01, 100, help="move sampling temperature"),
         "temperature_plies": Option(int, 0, 1000, help="plies played by sampling"),
         "reuse": Option(bool, help="keep the subtree of the move played"),
-        "gumbel_actions": Option(int, 1, 65, help="actions sampled at the root"),
-        "gumbel_c_visit": Option(float, 0, 1e6, help="c_visit of sigma"),
-        "gumbel_c_scale": Option(float, 0, 1e6, help="c_scale of sigma"),
+        "gumbel_actions": _SEARCH["gumbel_actions"],
+        "gumbel_c_visit": _SEARCH["gumbel_c_visit"],
+        "gumbel_c_scale": _SEARCH["gumbel_c_scale"],
         "gumbel_noise_plies": Option(
             int, 0, 1000, optional=True, help="plies played with the Gumbel noise"
         ),
@@ -142,12 +124,12 @@ class SelfPlayConfig(CheckedTable):
         "resign_threshold": Option(float, -1, 1, help="resign below this value (-1: never)"),
         "resign_moves": Option(int, 1, 1000, help="consecutive moves below the threshold"),
         "no_resign_share": Option(float, 0, 1, help="share of games never resigned"),
-        "score_value": Option(float, 0, 1, help="share of the disc difference in values"),
+        "score_value": _SEARCH["score_value"],
         "solve_empties": Option(
             int, 0, 20, help="empty squares from which the exact solver plays (0: never)"
         ),
         "solve_leaves": Option(bool, help="searches solve their leaves near the end too"),
-        "seed": SEED,
+        "seed": _SEARCH["seed"],
     }
 
     def __post_init__(self) -> None:

@@ -1,7 +1,8 @@
 """Batched self-play: hundreds of games advance together in one process, their search trees in
 one ``Forest``, every batched step of every tree scored by one evaluator call.
 
-``play_games(evaluator, games, size=..., config=...)`` plays ``games`` games, at most
+``play_games(evaluator, games, game=..., config=...)`` plays ``games`` games of any game of
+``core.games``, at most
 ``config.parallel`` at a time (a slot whose game ends starts the next one), and returns a
 ``SelfPlayRecords``: one row per searched position and one per game, as numpy arrays.
 
@@ -22,6 +23,7 @@ game moves on is one method (``begin``, ``move``, ``solve``, ``advance``, ``conc
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -31,15 +33,15 @@ import numpy as np
 from othellolab.core import BLACK
 from othellolab.core.games import Game, get_game
 from othellolab.players.evaluators import Evaluator
+from othellolab.players.mcts.batch import BatchSearch, SearchOutcome
 from othellolab.training.selfplay.config import SelfPlayConfig
-from othellolab.training.selfplay.exact import ExactEndgame
+from othellolab.training.selfplay.exact import ExactEndgame, leaf_solver
 from othellolab.training.selfplay.records import (
     GAME_DTYPES,
     NO_SCORE,
     SelfPlayRecords,
     empty_positions,
 )
-from othellolab.training.selfplay.search import BatchSearch, SearchOutcome
 
 __all__ = ["SelfPlay", "play_games"]
 
@@ -111,7 +113,9 @@ class _Batch:
         self.progress = progress
         self.rng = np.random.default_rng(config.seed)
         slots = min(config.parallel, games)
-        self.search = BatchSearch(evaluator, rules, slots, config, self.rng)
+        self.search = BatchSearch(
+            evaluator, rules, slots, config, self.rng, leaf_values=leaf_solver(rules, config)
+        )
         self.exact = ExactEndgame(rules, config.solve_empties)
         self.start_position = rules.start()
         self.reuse = config.reuse and config.variant == "puct"
@@ -303,21 +307,19 @@ class _Batch:
 
 
 class SelfPlay:
-    """Plays self-play games with one evaluator on one game (an Othello board's size or a
-    ``core.games.Game``; see ``play_games``)."""
+    """Plays self-play games with one evaluator on one game (a ``core.games.Game`` or its
+    name; see ``play_games``)."""
 
     def __init__(
         self,
         evaluator: Evaluator,
         *,
-        size: int | Game = 8,
+        game: Game | str | None = None,
         config: SelfPlayConfig | None = None,
+        size: int | Game | None = None,
     ) -> None:
-        if not isinstance(size, Game) and size not in (4, 6, 8):
-            raise ValueError(f"self-play: size must be 4, 6 or 8 or a Game, got {size!r}")
         self.evaluator = evaluator
-        self.game = get_game(size)
-        self.size = getattr(self.game, "size", 0)
+        self.game = _the_game(game, size)
         self.config = config or SelfPlayConfig()
 
     def play(self, games: int, *, progress: Callable[[int], None] | None = None) -> SelfPlayRecords:
@@ -389,20 +391,42 @@ def _records(
     )
 
 
+def _the_game(game: Game | str | None, size: int | Game | None, stacklevel: int = 3) -> Game:
+    """The game of ``game=``, or of the deprecated ``size=`` (an Othello board's size or a
+    ``Game``); Othello on 8x8 when neither is given."""
+    if size is not None:
+        if game is not None:
+            raise ValueError("self-play: give game=, not both game= and size=")
+        warnings.warn(
+            "self-play's size= is deprecated: pass game= (a Game or a name)",
+            DeprecationWarning,
+            stacklevel=stacklevel,
+        )
+        if not isinstance(size, Game) and size not in (4, 6, 8):
+            raise ValueError(f"self-play: size must be 4, 6 or 8 or a Game, got {size!r}")
+        return get_game(size)
+    return get_game("othello" if game is None else game)
+
+
 def play_games(
     evaluator: Evaluator,
     games: int,
     *,
-    size: int | Game = 8,
+    game: Game | str | None = None,
     config: SelfPlayConfig | None = None,
     progress: Callable[[int], None] | None = None,
+    size: int | Game | None = None,
 ) -> SelfPlayRecords:
-    """Play ``games`` self-play games with ``evaluator`` on ``size`` x ``size`` Othello or the
-    ``Game`` given (at most ``config.parallel`` at once) and return their records.
+    """Play ``games`` self-play games of ``game`` (a ``Game`` or a registered name; default
+    8x8 Othello) with ``evaluator`` (at most ``config.parallel`` at once) and return their
+    records. ``size`` (an Othello board's size) is the deprecated way to name the game.
 
+    >>> from othellolab.core.games import get_game
     >>> from othellolab.players import UniformEvaluator
-    >>> records = play_games(UniformEvaluator(), 4, size=4, config=SelfPlayConfig(simulations=8, seed=1))
+    >>> config = SelfPlayConfig(simulations=8, seed=1)
+    >>> records = play_games(UniformEvaluator(), 4, game=get_game("othello", 4), config=config)
     >>> records.games, len(records) > 0, records.policy.shape[1]
     (4, True, 17)
     """
-    return SelfPlay(evaluator, size=size, config=config).play(games, progress=progress)
+    the = _the_game(game, size)
+    return SelfPlay(evaluator, game=the, config=config).play(games, progress=progress)

@@ -16,19 +16,20 @@ import numpy as np
 
 from othellolab.core import Board
 from othellolab.core import kernels as _k
-from othellolab.core.games import get_game
+from othellolab.core.games import Game, get_game
 from othellolab.players.base import Player
 from othellolab.players.evaluators import Evaluator
 from othellolab.records.obf import ObfEntry
 from othellolab.training.rl.exact4 import Grade, Solution4
 from othellolab.training.rl.solved6 import PositionGrade, grade_positions, load_graded_set
 from othellolab.training.selfplay.config import SelfPlayConfig
-from othellolab.training.selfplay.search import search_positions
+from othellolab.training.selfplay.exact import search_positions
 
 __all__ = [
     "Chooser",
     "grade_chooser",
     "grade_evaluator",
+    "graded_entries",
     "player_chooser",
     "policy_chooser",
     "search_chooser",
@@ -108,16 +109,38 @@ def grade_chooser(
     )
 
 
+def board_size(game: int | Game) -> int:
+    """The board size of a game whose perfect play the graders know (``Game.has_exact_grading``:
+    6x6 and 4x4 Othello), or a ``ValueError``."""
+    rules = get_game(game)
+    if not rules.has_exact_grading:
+        raise ValueError(
+            f"grading needs a 6x6 or 4x4 chooser (exact play is known there), not {rules.label}"
+        )
+    return int(rules.params["size"])
+
+
+def graded_entries(game: int | Game, positions: int = 0) -> list[ObfEntry] | None:
+    """The graded positions a grade of ``game`` uses: 6x6's set (its first ``positions``; 0:
+    all), or None where the grader walks a full solution instead (4x4)."""
+    if board_size(game) != 6:
+        return None
+    entries = load_graded_set()
+    return entries[:positions] if positions else entries
+
+
 def grade_evaluator(
     evaluator: Evaluator,
-    size: int,
+    size: int | Game,
     *,
     simulations: tuple[int, ...] = (0, 32),
     config: SelfPlayConfig | None = None,
     entries: list[ObfEntry] | None = None,
     solution: Solution4 | None = None,
 ) -> dict[int, PositionGrade | Grade]:
-    """Grades of a network for each number of ``simulations`` (0: its raw policy)."""
+    """Grades of a network for each number of ``simulations`` (0: its raw policy), on a game
+    the graders know (``size``: the ``Game`` or its board size)."""
+    size = board_size(size)
     if size == 6 and entries is None:
         entries = load_graded_set()
     if size == 4 and solution is None:

@@ -7,7 +7,8 @@ A run directory (``training.rundir.RunDir``) holds::
     shards/gNNNN-KKK/           self-play games played by generation NNNN (``shards``)
     train/genNNNN/              the checkpoint of the generation being trained (run_loop's)
     gates/genNNNN.json          gating: generation NNNN against the best, and the verdict
-    grades/genNNNN.json         grades against perfect play (6x6 set, 4x4 solution)
+    grades/genNNNN.json         grades against perfect play (a game with exact grading:
+                                Othello's 6x6 set and 4x4 solution)
     rates/genNNNN.json          matches against fixed players
     metrics.jsonl               one line per stage result, rebuilt from the files above
 
@@ -193,8 +194,8 @@ class SelfPlayRun:
             info = read_model_info(init)
             if info.config.rules != cfg.rules:
                 raise ConfigError(
-                    f"the model in {cfg.loop.init} plays {_words(info.config.rules)}, "
-                    f"this run is {_words(cfg.rules)}",
+                    f"the model in {cfg.loop.init} plays {info.config.rules.label}, "
+                    f"this run is {cfg.rules.label}",
                     option="loop.init",
                 )
             model, _ = load_model(init)
@@ -227,12 +228,12 @@ class SelfPlayRun:
                 index=k,
                 games=sizes[k],
                 seed=_seed(cfg.seed, generation, k),
-                size=cfg.size,
                 config=config,
                 model=files,
                 model_generation=player,
+                game=cfg.rules.name,
+                game_params=cfg.rules.params,
                 precision=self.precision,
-                game=cfg.rules.key,
             )
             for k in todo
         ]
@@ -349,7 +350,6 @@ class SelfPlayRun:
         openings = random_openings(
             math.ceil(cfg.gate.games / 2),
             cfg.gate.opening_plies,
-            size=cfg.size,
             rng=rng,
             game=cfg.rules,
         )
@@ -359,7 +359,6 @@ class SelfPlayRun:
             self.player(best, cfg.gate.simulations, seed=best),
             games=cfg.gate.games,
             openings=openings,
-            size=cfg.size,
             game=cfg.rules,
         )
         write_json(
@@ -378,35 +377,30 @@ class SelfPlayRun:
         )
 
     def grade(self, generation: int) -> None:
-        """Grade generation ``generation`` against perfect play (6x6 and 4x4 runs)."""
+        """Grade generation ``generation`` against perfect play (a game whose perfect play
+        the graders know, ``Game.has_exact_grading``)."""
         from othellolab.nn.inference import NetworkEvaluator
-        from othellolab.training.selfplay.grading import grade_evaluator
+        from othellolab.training.selfplay.grading import grade_evaluator, graded_entries
 
         cfg, path = self.cfg, self._record("grades", generation)
         every = cfg.grade.every
-        othello = cfg.game == "othello" and cfg.size in (4, 6)  # where exact play is known
-        if every == 0 or generation % every or not othello or path.exists():
+        game = cfg.rules
+        if every == 0 or generation % every or not game.has_exact_grading or path.exists():
             return
         wall, cpu = time.perf_counter(), time.process_time()
         evaluator = NetworkEvaluator.from_dir(
             self.model_dir(generation), cache_size=0, precision=self.precision
         )
-        entries = None
-        if cfg.size == 6:
-            from othellolab.training.rl.solved6 import load_graded_set
-
-            entries = load_graded_set()
-            if cfg.grade.positions:
-                entries = entries[: cfg.grade.positions]
+        entries = graded_entries(game, cfg.grade.positions)
         config = replace(cfg.selfplay, seed=0, solve_empties=0)
         grades = grade_evaluator(
-            evaluator, cfg.size, simulations=cfg.grade.simulations, config=config, entries=entries
+            evaluator, game, simulations=cfg.grade.simulations, config=config, entries=entries
         )
         out: dict[str, Any] = {"generation": generation, "simulations": _grade_rows(grades)}
         if cfg.selfplay.solve_empties:
             assisted = grade_evaluator(
                 evaluator,
-                cfg.size,
+                game,
                 simulations=tuple(s for s in cfg.grade.simulations if s > 0),
                 config=replace(config, solve_empties=cfg.selfplay.solve_empties, solve_leaves=True),
                 entries=entries,
@@ -431,9 +425,7 @@ class SelfPlayRun:
             return
         wall, cpu = time.perf_counter(), time.process_time()
         rng = np.random.default_rng([cfg.seed, 11])
-        openings = random_openings(
-            math.ceil(r.games / 2), r.opening_plies, size=cfg.size, rng=rng, game=cfg.rules
-        )
+        openings = random_openings(math.ceil(r.games / 2), r.opening_plies, rng=rng, game=cfg.rules)
         me = self.player(generation, r.simulations, seed=0)
         matches = []
         for spec in r.opponents:
@@ -442,7 +434,6 @@ class SelfPlayRun:
                 make_player(spec),
                 games=r.games,
                 openings=openings,
-                size=cfg.size,
                 game=cfg.rules,
             )
             matches.append(
@@ -508,11 +499,6 @@ class SelfPlayRun:
                 self._executor.close()
         latest = self.generations()[-1]
         return RunSummary(self.root, latest, self.best(latest), self.learning_cpu_hours(), stopped)
-
-
-def _words(game: Any) -> str:
-    """A game for an error message: ``6x6`` (Othello) or its name."""
-    return f"{game.rows}x{game.cols}" if game.name == "othello" else game.name
 
 
 def _grade_rows(grades: dict[int, Any]) -> dict[str, dict[str, Any]]:

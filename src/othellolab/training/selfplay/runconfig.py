@@ -1,7 +1,8 @@
 """The config of a self-play run (``othellolab train selfplay --config FILE``), read from TOML.
 
-Tables: ``[model]`` (a named size and overrides, as in a supervised run; the board size comes
-from the top-level ``size``), ``[selfplay]`` (``SelfPlayConfig``: the search and its variants),
+The top level names the run's ``game`` (a registered game, ``core.games``; default Othello)
+and, for a game of several board sizes, its ``size``. Tables: ``[model]`` (a named size and
+overrides, as in a supervised run; the game and board size come from the top level), ``[selfplay]`` (``SelfPlayConfig``: the search and its variants),
 ``[loop]`` (generations, games, shards, workers, the sliding window, the starting network),
 ``[train]`` (batches and loss weights per generation), ``[optim]`` (the optimiser, as in a
 supervised run), ``[gate]`` (new generation against the best), ``[grade]`` (against perfect
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from othellolab.core import ConfigError
-from othellolab.core.games import Game, game_for, game_names
+from othellolab.core.games import Game, game_for, game_names, get_game
 from othellolab.core.parsing import clip
 from othellolab.nn.config import ModelConfig
 from othellolab.players.options import Option
@@ -222,7 +223,8 @@ _TABLES: dict[str, type] = {
 
 @dataclass(frozen=True)
 class SelfPlayRunConfig:
-    """A whole self-play run: name, seed, board size, the network and one object per table."""
+    """A whole self-play run: name, seed, the game (and its board size, for a game of
+    several), the network and one object per table."""
 
     name: str
     model: ModelConfig
@@ -241,7 +243,8 @@ class SelfPlayRunConfig:
 
     @property
     def rules(self) -> Game:
-        """The game the run learns (``core.games``): Othello on ``size``, or ``game``."""
+        """The game the run learns (``core.games``): ``game``, on ``size`` for a game of several
+        board sizes."""
         return game_for(self.game, self.size)
 
     @property
@@ -252,7 +255,7 @@ class SelfPlayRunConfig:
     def to_dict(self) -> dict[str, Any]:
         """Plain data, as the run directory freezes it."""
         d: dict[str, Any] = {"name": self.name, "seed": self.seed, "size": self.size}
-        if self.game != "othello":  # runs of Othello keep their frozen configs as they were
+        if self.game != SelfPlayRunConfig.game:  # runs frozen before the key resume
             d["game"] = self.game
         d["runs_dir"] = self.runs_dir
         d["model"] = self.model.to_dict()
@@ -296,18 +299,22 @@ class SelfPlayRunConfig:
             )
         name = run_name(data.get("name"), where)
         seed = Option(int, 0, 2**63 - 1).convert(data.get("seed", 0), "seed")
-        game = data.get("game", "othello")
-        if game not in game_names():
+        game = data.get("game", cls.game)
+        if not isinstance(game, str) or game not in game_names():
             raise ConfigError(
                 f"expected one of {', '.join(game_names())}, got {clip(game, 40)}",
                 where=where,
                 option="game",
             )
-        if game != "othello" and "size" in data:
+        sizes = get_game(game).sizes
+        if not sizes and "size" in data:
             raise ConfigError(f"{game} has one board: leave size out", where=where, option="size")
-        size = data.get("size", 6)
-        if size not in (4, 6, 8) or isinstance(size, bool):
-            raise ConfigError(f"size must be 4, 6 or 8, got {size!r}", where=where, option="size")
+        size = data.get("size", cls.size if cls.size in sizes or not sizes else sizes[0])
+        if sizes and (size not in sizes or isinstance(size, bool)):
+            allowed = ", ".join(map(str, sizes[:-1])) + f" or {sizes[-1]}"
+            raise ConfigError(
+                f"size must be {allowed}, got {clip(size, 40)}", where=where, option="size"
+            )
         runs_dir = data.get("runs_dir", "runs")
         if not isinstance(runs_dir, str) or not runs_dir:
             raise ConfigError("runs_dir must be a folder name", where=where, option="runs_dir")
@@ -336,9 +343,9 @@ class SelfPlayRunConfig:
         if not isinstance(selfplay, dict):
             raise ConfigError("expected a table", where=f"{where}: [selfplay]")
         sp = SelfPlayConfig.from_dict(selfplay, where=f"{where}: [selfplay]")
-        if game != "othello" and sp.solve_empties:
+        if sp.solve_empties and not get_game(game).has_exact_endgame:
             raise ConfigError(
-                f"the exact endgame solves Othello, not {game}: leave solve_empties out",
+                f"{game} has no exact endgame: leave solve_empties out",
                 where=f"{where}: [selfplay]",
                 option="solve_empties",
             )

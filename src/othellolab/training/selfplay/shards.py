@@ -3,8 +3,11 @@
 ``shards/gNNNN-KKK/`` holds the per-position arrays of ``SelfPlayRecords`` (``player.npy``,
 ``policy.npy``, ...; their names and dtypes are the format of ``records``, stored as they are),
 the per-game arrays under the names ``game_<name>.npy``, and ``shard.json``: format and
-version, board size, the generation of the model that played the games, the shard's index and
-seed, counts, the self-play statistics, and the SHA-256 of every array. The folder appears by
+version, the game (its registered ``game`` name and the ``game_params`` that make it, as
+``core.games.get_game(game, **game_params)`` reads them), the generation of the model that
+played the games, the shard's index and seed, counts, the self-play statistics, and the
+SHA-256 of every array. Version 1 named the game by its key (``othello6``) beside an Othello
+board ``size``, or by ``size`` alone; it reads the same. The folder appears by
 one rename (``core.files.replace_dir``), so a shard is there whole or not at all; reading
 checks every checksum, so a corrupt or truncated file is an error that names it
 (``ShardError``).
@@ -21,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from othellolab.core import OthelloError
+from othellolab.core import ConfigError, OthelloError
 from othellolab.core.files import recover_dir, replace_dir
 from othellolab.core.games import Game, get_game
 from othellolab.training.selfplay.records import (
@@ -37,12 +40,14 @@ __all__ = [
     "ShardError",
     "list_shards",
     "read_shard",
+    "shard_game",
     "shard_name",
     "write_shard",
 ]
 
 FORMAT = "othellolab.selfplay-shard"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 SHARD_FILE = "shard.json"
 _NAME = re.compile(r"g(\d{4,})-(\d{3,})")
 OPTIONAL = {"solved": POSITION_DTYPES["solved"]}
@@ -78,6 +83,7 @@ def write_shard(
 ) -> Path:
     """Write ``records`` as the shard ``folder`` (atomically, whole); returns its path."""
     folder = Path(folder)
+    game = get_game(records.game_key) if records.game_key else get_game("othello", records.size)
     arrays = records.position_arrays()
     arrays.update({f"game_{name}": a for name, a in records.game_arrays().items()})
     with replace_dir(folder, overwrite=True) as tmp:
@@ -89,8 +95,8 @@ def write_shard(
         meta = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
-            "size": records.size,
-            "game": records.game_key or f"othello{records.size}",
+            "game": game.name,
+            "game_params": game.params,
             "generation": generation,
             "index": index,
             "seed": seed,
@@ -127,11 +133,25 @@ def read_meta(folder: str | Path) -> dict[str, Any]:
         raise ShardError(f"invalid JSON ({e})", where=str(path)) from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ShardError(f"not a self-play shard (format is not {FORMAT!r})", where=str(path))
-    if meta.get("format_version") != FORMAT_VERSION:
+    if meta.get("format_version") not in READABLE_VERSIONS:
         raise ShardError(
             f"format_version {meta.get('format_version')!r} is not supported", where=str(path)
         )
     return meta
+
+
+def shard_game(meta: dict[str, Any], where: str = "shard") -> Game:
+    """The game a shard's ``meta`` names: ``game`` and ``game_params`` (version 2), a game's
+    key (version 1: ``othello6``, ``animal-shogi``), or Othello on ``size`` alone (the first
+    shards); a ``ShardError`` when it is not a registered game."""
+    name = meta.get("game") or f"othello{meta.get('size')}"
+    params = meta.get("game_params") or {}
+    if not isinstance(name, str) or not isinstance(params, dict):
+        raise ShardError(f"game {name!r} with {params!r} is not a game's name", where=where)
+    try:
+        return get_game(name, **params)
+    except (ConfigError, TypeError) as e:
+        raise ShardError(f"the shard's game {name!r} {params or ''}: {e}", where=where) from None
 
 
 def read_shard(folder: str | Path, *, size: int | Game, games: bool = False) -> Shard:
@@ -142,9 +162,9 @@ def read_shard(folder: str | Path, *, size: int | Game, games: bool = False) -> 
     meta = read_meta(folder)
     where = str(folder / SHARD_FILE)
     game = get_game(size)
-    mine = meta.get("game") or f"othello{meta.get('size')}"
-    if mine != game.key:
-        raise ShardError(f"the shard is {mine}, the run {game.key}", where=where)
+    mine = shard_game(meta, where)
+    if mine != game:
+        raise ShardError(f"the shard is {mine.key}, the run {game.key}", where=where)
     names = list(POSITION_FIELDS) + ([f"game_{n}" for n in GAME_FIELDS] if games else [])
     sums = meta.get("sha256") or {}
     arrays = {}

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -26,22 +26,22 @@ __all__ = ["Executor", "ShardTask", "make_executor", "model_files", "play_shard"
 
 @dataclass(frozen=True)
 class ShardTask:
-    """One shard to play: ``games`` games by the model whose directory's files are
-    ``model`` (name -> bytes), with ``config`` seeded by ``seed``, the network evaluated at
-    ``precision`` (``nn.precision.PRECISIONS``)."""
+    """One shard to play: ``games`` games of ``game`` (a registered name, made with
+    ``game_params``: ``core.games.get_game(game, **game_params)``) by the model whose
+    directory's files are ``model`` (name -> bytes), with ``config`` seeded by ``seed``, the
+    network evaluated at ``precision`` (``nn.precision.PRECISIONS``)."""
 
     name: str
     generation: int
     index: int
     games: int
     seed: int
-    size: int
     config: dict[str, Any]
     model: dict[str, bytes]
     model_generation: int
+    game: str = "othello"
+    game_params: dict[str, int] = field(default_factory=dict)
     precision: str = "float32"
-    game: str = ""
-    """The game's key (``core.games``); empty: Othello on ``size``."""
 
 
 def model_files(directory: Path) -> dict[str, bytes]:
@@ -69,8 +69,8 @@ def play_shard(
                 Path(tmp, name).write_bytes(data)
             evaluator = NetworkEvaluator.from_dir(tmp, cache_size=0, precision=task.precision)
         config = replace(SelfPlayConfig.from_dict(task.config), seed=task.seed)
-        game = get_game(task.game) if task.game else task.size
-        records = play_games(evaluator, task.games, size=game, config=config, progress=progress)
+        game = get_game(task.game, **task.game_params)
+        records = play_games(evaluator, task.games, game=game, config=config, progress=progress)
     finally:
         torch.set_num_threads(threads)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu

@@ -14,7 +14,9 @@ in [-1, 1]; the paper rescales the same way).
 
 Below the root the search is PUCT (or UCT without priors) as in ``players.mcts``, not the
 paper's deterministic non-root rule: the policy improvement the paper proves comes from the
-root, and the shared tree kernels stay one.
+root, and the shared tree kernels stay one. ``players.mcts.batch`` drives this root over the
+trees of a ``Forest`` (self-play, grading and the ``mcts``/``alphazero`` players with
+``root=gumbel``).
 
 >>> [(k, v) for k, v in halving_phases(16, 32)]
 [(16, 16), (8, 8), (4, 8)]

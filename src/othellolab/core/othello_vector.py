@@ -1,5 +1,6 @@
-"""Batched Numba kernels of the vector environment: many games of one agent against a batched
-opponent (random or greedy), stepped together without a Python loop over games.
+"""Othello's fast path for the vector environment (``Othello.vector_kernels``): batched Numba
+kernels that step many games of one agent against a batched opponent (random or greedy)
+together, without a Python loop over games, and ``OthelloVectorKernels``, their state.
 
 The rules come from ``core.kernels`` (``_legal``, ``_flips``, the kernel RNG); this module only
 decides who moves and writes observations. A game's state is the agent's discs ``me``, the
@@ -9,18 +10,23 @@ stored position has the agent to move or the game over.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from othellolab.core.features import plane_bits
 from othellolab.core.kernels import (
+    _FULL,
+    _INNER,
     _flips,
     _legal,
     final_score,
     popcount,
     random_square,
     rng_below,
+    rng_seed,
     write_action_mask,
 )
 
@@ -311,3 +317,98 @@ def step_batch(
         legal[i] = lg
         _write_obs(i, m, o, lg, not over, resign, cells, obs, mask)
     return -1
+
+
+class OthelloVectorKernels:
+    """The state of ``num_envs`` Othello games of the vector env and the kernel calls that
+    reset and step them; ``envs.vector.GameVectorEnv`` reads its arrays (each game's planes,
+    mask, reward, flags and infos) after each call. ``player_color``: 0 black, 1 white, 2
+    random; ``illegal_mode``: 0 raise, 1 lose, 2 mask; ``reward``: 0 outcome, 1 the disc
+    difference over the cells."""
+
+    OPPONENTS = tuple(OPPONENT_KINDS)
+
+    def __init__(
+        self,
+        game: Any,
+        num_envs: int,
+        *,
+        opponent: str,
+        player_color: int,
+        illegal_mode: int,
+        reward: int,
+        allow_resign: bool,
+        planes: tuple[str, ...],
+        same_step: bool,
+    ) -> None:
+        """``planes``: the game's ``env_planes`` (the first of ``core.features``' planes)."""
+        size = game.size
+        n = num_envs
+        n_actions = size * size + 1 + int(allow_resign)
+        self.size = size
+        self.num_envs = n
+        self.allow_resign = allow_resign
+        self.same_step = same_step
+        self.shape = (n, len(planes), size, size)
+        self.me = np.zeros(n, dtype=np.uint64)
+        self.op = np.zeros(n, dtype=np.uint64)
+        self.color = np.zeros(n, dtype=np.int8)
+        self.legal = np.zeros(n, dtype=np.uint64)
+        self.done = np.ones(n, dtype=np.bool_)
+        self.words = np.zeros((n, len(planes), 8), dtype=np.uint64)
+        self.mask = np.zeros((n, n_actions), dtype=np.int8)
+        self.final_words = np.zeros((n, len(planes), 8), dtype=np.uint64)
+        self.final_mask = np.zeros((n, n_actions), dtype=np.int8)
+        self.reward = np.zeros(n, dtype=np.float64)
+        self.terminated = np.zeros(n, dtype=np.bool_)
+        self.opp_action = np.full(n, NO_ACTION, dtype=np.int64)
+        self.illegal = np.zeros(n, dtype=np.bool_)
+        self.score = np.zeros(n, dtype=np.int64)
+        self.rng = rng_seed(int(np.random.SeedSequence().generate_state(1, np.uint64)[0]) >> 1)
+        self.consts = (player_color, OPPONENT_KINDS[opponent], illegal_mode, reward)
+        self.geometry = (size, np.uint64(_INNER[size]), np.uint64(_FULL[size]))
+
+    def seed(self, seed: int) -> None:
+        """Reseed the one kernel RNG of the batch (opponents, colours, ``"mask"``)."""
+        self.rng = rng_seed(int(seed) % 2**63)
+
+    def reset(self, which: np.ndarray) -> None:
+        """Start the games where ``which`` is true."""
+        color_mode, opp_kind, _, _ = self.consts
+        n, inner, full = self.geometry
+        self.opp_action[:] = NO_ACTION
+        reset_batch(
+            which, self.me, self.op, self.color, self.legal, self.done, color_mode, opp_kind,
+            n, inner, full, self.allow_resign, self.rng, self.words, self.mask, self.opp_action,
+        )  # fmt: skip
+        self.score[which] = 0
+        self.illegal[:] = False
+
+    def step(self, actions: np.ndarray) -> int:
+        """One agent action per game (int64): the index of the first illegal one in mode
+        raise (nothing changed), else -1."""
+        color_mode, opp_kind, illegal_mode, reward_kind = self.consts
+        n, inner, full = self.geometry
+        return int(
+            step_batch(
+                actions, self.me, self.op, self.color, self.legal, self.done, color_mode,
+                opp_kind, illegal_mode, reward_kind, self.same_step, n, inner, full,
+                self.allow_resign, self.rng, self.words, self.mask, self.reward,
+                self.terminated, self.opp_action, self.illegal, self.score, self.final_words,
+                self.final_mask,
+            )
+        )  # fmt: skip
+
+    def observation(self) -> np.ndarray:
+        """The uint8 planes ``(N, C, size, size)``: a view of the word buffer."""
+        return self.words.view(np.uint8)[:, :, : self.size * self.size].reshape(self.shape)
+
+    def final_observation(self) -> np.ndarray:
+        return self.final_words.view(np.uint8)[:, :, : self.size * self.size].reshape(self.shape)
+
+    def states(self) -> list[tuple[int, int, int]]:
+        """Each game's ``(p, o, turn)``: the agent is to move (or the game is over)."""
+        return [
+            (int(me), int(op), int(c))
+            for me, op, c in zip(self.me, self.op, self.color, strict=True)
+        ]

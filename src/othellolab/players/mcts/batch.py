@@ -1,5 +1,7 @@
-"""Many MCTS searches at once over one ``players.mcts.Forest``, one per slot, with the search
-variants of ``SelfPlayConfig``: PUCT (AlphaZero) and Gumbel AlphaZero's root.
+"""Many MCTS searches at once over one ``Forest``, one per tree, each with a PUCT root
+(AlphaZero: Dirichlet noise, visit-count targets) or a Gumbel root (Gumbel AlphaZero, the math
+of ``players.mcts.gumbel``): the batched search of self-play, of grading, and of the ``mcts``
+and ``alphazero`` players with ``root=gumbel``.
 
 Each ``step`` advances every search under way by one batched step: a root not yet evaluated
 gets its evaluation; a PUCT search descends up to ``leaves`` times; a Gumbel search descends
@@ -15,13 +17,16 @@ policy target is uniform over those actions and its value is the exact one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar, Protocol
 
 import numpy as np
 
 from othellolab.core.games import Game, get_game
 from othellolab.players.evaluators import Evaluator
-from othellolab.players.gumbel import (
+from othellolab.players.mcts.forest import Forest
+from othellolab.players.mcts.gumbel import (
     completed_q,
     gumbel_top_k,
     halving_phases,
@@ -29,17 +34,114 @@ from othellolab.players.gumbel import (
     log_priors,
     sigma,
 )
-from othellolab.players.mcts import (
-    C_PUCT,
-    C_UCT,
-    Forest,
-    choose_action,
-    root_exact,
-)
-from othellolab.training.selfplay.config import SelfPlayConfig
-from othellolab.training.selfplay.exact import ExactEndgame
+from othellolab.players.mcts.tree import C_PUCT, C_UCT, choose_action, root_exact
+from othellolab.players.options import SEED, CheckedTable, Option
 
-__all__ = ["BatchSearch", "SearchOutcome", "search_positions"]
+__all__ = [
+    "VARIANTS",
+    "BatchSearch",
+    "ExactPlay",
+    "SearchConfig",
+    "SearchOutcome",
+    "SearchSettings",
+    "search_positions",
+]
+
+VARIANTS = ("puct", "gumbel")
+"""Search roots: AlphaZero's PUCT with root noise and visit-count targets, or Gumbel
+AlphaZero's root (Gumbel top-k, sequential halving, improved-policy targets)."""
+
+LeafValues = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+"""``leaf_values(player, opponent) -> (known, values)``: which leaves are known exactly, and
+their values (self-play's exact endgame)."""
+
+
+class SearchSettings(Protocol):
+    """What the batched search reads of its options (``SearchConfig`` and self-play's
+    ``SelfPlayConfig`` both hold them)."""
+
+    @property
+    def simulations(self) -> int: ...
+    @property
+    def leaves(self) -> int: ...
+    @property
+    def c_puct(self) -> float | None: ...
+    @property
+    def variant(self) -> str: ...
+    @property
+    def parallel(self) -> int: ...
+    @property
+    def dirichlet_alpha(self) -> float: ...
+    @property
+    def dirichlet_epsilon(self) -> float: ...
+    @property
+    def gumbel_actions(self) -> int: ...
+    @property
+    def gumbel_c_visit(self) -> float: ...
+    @property
+    def gumbel_c_scale(self) -> float: ...
+    @property
+    def score_value(self) -> float: ...
+    @property
+    def seed(self) -> int | None: ...
+
+
+@dataclass(frozen=True)
+class SearchConfig(CheckedTable):
+    """The batched search's options (defaults in brackets), each checked (``Option``):
+    ``simulations`` per search [100], ``leaves`` per tree per batched step [8] (virtual loss
+    spreads them), ``c_puct`` [none: 1.5 with priors, 1.0 (UCT) without], ``variant`` [puct]
+    or gumbel, ``parallel`` searches at once [128]; PUCT: Dirichlet ``dirichlet_alpha`` [0.3;
+    0: off] mixed in with ``dirichlet_epsilon`` [0.25] where a search asks for noise; Gumbel:
+    ``gumbel_actions`` sampled at the root [16], ``gumbel_c_visit`` [50] and ``gumbel_c_scale``
+    [1.0] of sigma; ``score_value`` [0] the share of the final score in a finished game's
+    value; ``seed`` [none]."""
+
+    simulations: int = 100
+    leaves: int = 8
+    c_puct: float | None = None
+    variant: str = "puct"
+    parallel: int = 128
+    dirichlet_alpha: float = 0.3
+    dirichlet_epsilon: float = 0.25
+    gumbel_actions: int = 16
+    gumbel_c_visit: float = 50.0
+    gumbel_c_scale: float = 1.0
+    score_value: float = 0.0
+    seed: int | None = None
+
+    TABLE: ClassVar[str] = "search config"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "simulations": Option(int, 1, 100_000, help="simulations per searched move"),
+        "leaves": Option(int, 1, 256, help="leaves per tree per batched step"),
+        "c_puct": Option(float, 0, 100, optional=True, help="exploration constant"),
+        "variant": Option(str, choices=VARIANTS, help="search variant"),
+        "parallel": Option(int, 1, 100_000, help="games played at once"),
+        "dirichlet_alpha": Option(float, 0, 100, help="root noise alpha (0: off)"),
+        "dirichlet_epsilon": Option(float, 0, 1, help="weight of the root noise"),
+        "gumbel_actions": Option(int, 1, 65, help="actions sampled at the root"),
+        "gumbel_c_visit": Option(float, 0, 1e6, help="c_visit of sigma"),
+        "gumbel_c_scale": Option(float, 0, 1e6, help="c_scale of sigma"),
+        "score_value": Option(float, 0, 1, help="share of the disc difference in values"),
+        "seed": SEED,
+    }
+
+
+class Solved(Protocol):
+    """An exact solve: the ``score`` for the side to move and the ``optimal`` actions."""
+
+    @property
+    def score(self) -> int: ...
+    @property
+    def optimal(self) -> tuple[int, ...]: ...
+
+
+class ExactPlay(Protocol):
+    """A solver of the positions near a game's end (self-play's ``ExactEndgame``)."""
+
+    def covers(self, player: int, opponent: int) -> bool: ...
+    def solve(self, player: int, opponent: int) -> Solved: ...
+
 
 IDLE, ROOT, RUN, DONE = 0, 1, 2, 3
 """Slot states: no search; root awaiting its evaluation; searching; search finished."""
@@ -103,23 +205,26 @@ class BatchSearch:
     """Searches in the trees of one forest (one per slot), advanced together by ``step``.
 
     The caller sets each slot's root (``forest.plant`` or ``forest.advance``), calls ``start``,
-    then ``step`` until the slot is finished, then reads ``outcome``."""
+    then ``step`` until the slot is finished, then reads ``outcome``. ``config``: the search's
+    options (``SearchConfig``, or self-play's config, which holds the same); ``leaf_values``
+    scores the leaves it knows exactly instead of the evaluator (self-play's exact endgame)."""
 
     def __init__(
         self,
         evaluator: Evaluator,
-        size: int | Game,
+        game: Game | str,
         slots: int,
-        config: SelfPlayConfig,
+        config: SearchSettings,
         rng: np.random.Generator,
         *,
         capacity: int | None = None,
+        leaf_values: LeafValues | None = None,
     ) -> None:
         if not isinstance(evaluator, Evaluator):
             raise TypeError(f"{evaluator!r} is not an Evaluator (needs evaluate, has_priors)")
         self.evaluator = evaluator
         self._counted = _Counted(evaluator)
-        self.game = get_game(size)
+        self.game = get_game(game)
         self.config = config
         self.rng = rng
         self.use_prior = bool(evaluator.has_priors)
@@ -129,14 +234,7 @@ class BatchSearch:
         if capacity is None:
             capacity = max(1024, int(2 ** np.ceil(np.log2(6 * config.simulations + 64))))
         self.forest = Forest(slots, self.game, capacity=capacity, score_weight=config.score_value)
-        self._exact = None
-        if config.solve_empties and config.solve_leaves:
-            exact = ExactEndgame(self.game, config.solve_empties)
-
-            def leaf_values(p: np.ndarray, o: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-                return exact.leaf_values(p, o, config.score_value)
-
-            self._exact = leaf_values
+        self._exact = leaf_values
         self.gumbel = config.variant == "gumbel"
         self.state = np.zeros(slots, dtype=np.int8)
         self.budget = np.zeros(slots, dtype=np.int64)
@@ -354,32 +452,35 @@ def search_positions(
     evaluator: Evaluator,
     player: np.ndarray,
     opponent: np.ndarray,
-    size: int | Game,
-    config: SelfPlayConfig | None = None,
+    game: Game | str,
+    config: SearchSettings | None = None,
+    *,
+    exact: ExactPlay | None = None,
+    leaf_values: LeafValues | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Search each position ``(player[i], opponent[i])`` with ``config.simulations`` (no root
-    noise; Gumbel takes the top actions by prior, without Gumbel noise), ``config.parallel``
-    at a time: returns ``(moves, targets, values)``. A position with one legal action gets it
-    without a search (target one-hot, value 0), one within ``config.solve_empties`` of the end
-    is solved (its first optimal move, exact targets); a finished game is an error."""
-    config = config or SelfPlayConfig()
+    """Search each position ``(player[i], opponent[i])`` of ``game`` with
+    ``config.simulations`` (no root noise; Gumbel takes the top actions by prior, without
+    Gumbel noise), ``config.parallel`` at a time: returns ``(moves, targets, values)``. A
+    position with one legal action gets it without a search (target one-hot, value 0), one
+    that ``exact`` covers is solved (its first optimal move, exact targets); ``leaf_values``
+    goes to the searches (``BatchSearch``); a finished game is an error."""
+    config = config or SearchConfig()
     player = np.ascontiguousarray(player, dtype=np.uint64)
     opponent = np.ascontiguousarray(opponent, dtype=np.uint64)
     n = player.shape[0]
-    game = get_game(size)
+    game = get_game(game)
     moves = np.full(n, -1, dtype=np.int64)
     targets = np.zeros((n, game.n_actions), dtype=np.float32)
     values = np.zeros(n, dtype=np.float32)
     todo = []
     legal = game.legal_mask_batch(player, opponent)
     counts = legal.sum(axis=1)
-    exact = ExactEndgame(game, config.solve_empties)
     for i in range(n):
         if counts[i] == 0:
             raise ValueError(f"position {i} is a finished game: nothing to search")
         if counts[i] == 1:
             moves[i] = int(np.argmax(legal[i]))
-        elif exact.covers(player[i], opponent[i]):
+        elif exact is not None and exact.covers(player[i], opponent[i]):
             found = exact.solve(player[i], opponent[i])
             moves[i] = found.optimal[0]
             targets[i, list(found.optimal)] = 1.0 / len(found.optimal)
@@ -392,7 +493,9 @@ def search_positions(
     if not todo:
         return moves, targets, values
     slots = min(config.parallel, len(todo))
-    search = BatchSearch(evaluator, game, slots, config, np.random.default_rng(config.seed))
+    search = BatchSearch(
+        evaluator, game, slots, config, np.random.default_rng(config.seed), leaf_values=leaf_values
+    )
     owner = np.full(slots, -1, dtype=np.int64)
     queue = list(reversed(todo))
 
