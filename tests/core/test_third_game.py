@@ -286,7 +286,7 @@ def test_the_alphazero_loop_runs_generations(game, tmp_path) -> None:  # type: i
     assert read_model_info(root / "models/gen0002").config.game == "tic-tac-toe"
     shards = list_shards(root / "shards")
     assert [(g, k) for g, k, _ in shards] == [(0, 0), (1, 0)]
-    shard = read_shard(shards[-1][2], size=game, games=True)
+    shard = read_shard(shards[-1][2], game=game, games=True)
     assert shard.meta["game"] == "tic-tac-toe" and shard.meta["game_params"] == {}
     assert shard.meta["games"] == 16 and set(shard.arrays["result"].tolist()) <= {-1, 0, 1}
     kinds = [r["kind"] for r in read_metrics(root)]

@@ -317,7 +317,7 @@ def test_proofs_match_negamax(score_weight: float) -> None:
         search = tree.search(board, simulations=300_000)
         assert search.solved, board.obf()
         truth = {
-            a: get_game(6).value(-_negamax_score(board.play(a)), score_weight)
+            a: get_game("othello", size=6).value(-_negamax_score(board.play(a)), score_weight)
             for a in board.legal_actions()
         }
         proved = {a: search.exact[a] for a in truth if not np.isnan(search.exact[a])}
@@ -380,7 +380,9 @@ def test_forest_trees_search_like_single_trees(batch: int) -> None:
     evaluator = _HashEvaluator()
     forests = {size: [b for b in boards if b.size == size] for size in (6, 8)}
     for size, group in forests.items():
-        forest = Forest(len(group), size, capacity=128)  # small: it must grow
+        forest = Forest(
+            len(group), get_game("othello", size=size), capacity=128
+        )  # small: it must grow
         trees = np.arange(len(group))
         forest.plant(
             trees,
@@ -418,7 +420,7 @@ def _check_tree(nodes: np.ndarray, size: int) -> None:
 
 def test_forest_advance_keeps_the_subtree() -> None:
     board = Board.from_transcript("f5d6", size=8)
-    forest = Forest(2, 8, capacity=256)
+    forest = Forest(2, get_game("othello", size=8), capacity=256)
     trees = np.arange(2)
     forest.plant(trees, np.full(2, board.player, np.uint64), np.full(2, board.opponent, np.uint64))
     _forest_search(forest, trees, 200, 4, _HashEvaluator())
@@ -433,7 +435,7 @@ def test_forest_advance_keeps_the_subtree() -> None:
     _check_tree(forest.tree(1), 8)  # the other tree is untouched
     assert forest.summary(1)[1].tolist() == visits.tolist()
     # A root never expanded: the move makes a fresh root.
-    fresh = Forest(1, 6)
+    fresh = Forest(1, get_game("othello", size=6))
     start = Board(size=6)
     fresh.plant(
         np.array([0]), np.array([start.player], np.uint64), np.array([start.opponent], np.uint64)
@@ -457,7 +459,7 @@ def test_forest_dedupes_the_positions_it_evaluates() -> None:
             return super().evaluate(player, opponent, size)
 
     counting = Counting()
-    forest = Forest(16, 6)
+    forest = Forest(16, get_game("othello", size=6))
     trees = np.arange(16)
     start = Board(size=6)
     forest.plant(
@@ -465,7 +467,7 @@ def test_forest_dedupes_the_positions_it_evaluates() -> None:
     )
     assert forest.step(counting, trees, np.ones(16), c=1.5, use_prior=True) == 16
     assert counting.sizes == [1]  # sixteen roots, one position
-    plain = Forest(16, 6)
+    plain = Forest(16, get_game("othello", size=6))
     plain.plant(trees, np.full(16, start.player, np.uint64), np.full(16, start.opponent, np.uint64))
     plain.step(_HashEvaluator(), trees, np.ones(16), c=1.5, use_prior=True, dedupe=False)
     for t in range(16):

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from othellolab.core.games import get_game
 from othellolab.players import UniformEvaluator
 from othellolab.training.selfplay import SelfPlayConfig, play_games
 from othellolab.training.selfplay.records import GAME_DTYPES, POSITION_DTYPES
@@ -59,7 +60,10 @@ def test_record_tables(name: str, dtypes: dict[str, np.dtype[Any]]) -> None:
     table = rows(name)
     assert tuple(table) == tuple(dtypes)
     records = play_games(
-        UniformEvaluator(), 2, size=4, config=SelfPlayConfig(simulations=4, seed=0)
+        UniformEvaluator(),
+        2,
+        game=get_game("othello", size=4),
+        config=SelfPlayConfig(simulations=4, seed=0),
     )
     for array, (kind, _) in table.items():
         assert kind.split()[0] == str(dtypes[array]) == str(getattr(records, array).dtype), array

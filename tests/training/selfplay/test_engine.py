@@ -224,7 +224,10 @@ def test_perfect_evaluator_plays_4x4_perfectly() -> None:
     )
     for variant in ("puct", "gumbel"):
         records = play_games(
-            Exact(), 3, size=4, config=SelfPlayConfig(**{**config.to_dict(), "variant": variant})
+            Exact(),
+            3,
+            game=get_game("othello", size=4),
+            config=SelfPlayConfig(**{**config.to_dict(), "variant": variant}),
         )
         assert (records.black_result == -1).all(), variant
         # Each searched move keeps the exact result (a win stays a win, a loss cannot improve).
@@ -349,7 +352,9 @@ def test_searches_solve_their_leaves_near_the_end() -> None:
     scores = [{a: -_negamax(b.play(a)) for a in b.legal_actions()} for b in boards]
 
     def optimal(config: SelfPlayConfig) -> float:
-        moves, _, _ = search_positions(UniformEvaluator(), p, o, 6, config)
+        moves, _, _ = search_positions(
+            UniformEvaluator(), p, o, get_game("othello", size=6), config
+        )
         return np.mean([s[m] == max(s.values()) for s, m in zip(scores, moves, strict=True)])
 
     base = dict(simulations=12, score_value=1.0, seed=0)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from othellolab.core import ConfigError
+from othellolab.core.games import get_game
 from othellolab.nn.io import read_model_info
 from othellolab.training.selfplay.pipeline import train_selfplay
 from othellolab.training.selfplay.runconfig import SelfPlayRunConfig
@@ -36,11 +37,11 @@ def test_animal_shogi_runs_through_every_stage(
     assert read_model_info(root / "models/gen0002").config.game == "animal-shogi"
     shards = list_shards(root / "shards")
     assert len(shards) == 4
-    shard = read_shard(shards[0][2], size=SelfPlayRunConfig.from_dict(TINY).rules, games=True)
+    shard = read_shard(shards[0][2], game=SelfPlayRunConfig.from_dict(TINY).rules, games=True)
     assert shard.meta["game"] == "animal-shogi" and shard.arrays["policy"].shape[1] == 132
     assert set(shard.arrays["score"].tolist()) <= {-1, 0, 1}  # results, not disc counts
     with pytest.raises(ShardError, match="the shard is animal-shogi, the run othello6"):
-        read_shard(shards[0][2], size=6)
+        read_shard(shards[0][2], game=get_game("othello", size=6))
     rate = json.loads((root / "rates/gen0002.json").read_text())
     assert rate["matches"][0]["opponent"] == "random" and rate["matches"][0]["wins"] >= 0
     assert -1.0 <= rate["start_value"] <= 1.0

@@ -25,6 +25,7 @@ import pytest
 
 from othellolab.arena.match import play_match
 from othellolab.core import ConfigError
+from othellolab.core.games import get_game
 from othellolab.players.registry import make_player
 from othellolab.training.selfplay.pipeline import (
     SelfPlayRun,
@@ -109,7 +110,7 @@ def games_by_generation(root: Path) -> dict[int, list[int]]:
     """Each generation's shards' game counts, read and checked (every checksum)."""
     out: dict[int, list[int]] = {}
     for g, k, path in list_shards(root / "shards"):
-        shard = read_shard(path, size=4, games=True)
+        shard = read_shard(path, game=get_game("othello", size=4), games=True)
         assert shard.meta["generation"] == g and shard.meta["index"] == k
         games = shard.meta["games"]
         assert shard.arrays["game_length"].shape[0] == games
@@ -120,7 +121,7 @@ def games_by_generation(root: Path) -> dict[int, list[int]]:
 
 def shard_arrays(root: Path, generation: int) -> dict[str, dict[str, np.ndarray]]:
     return {
-        path.name: read_shard(path, size=4, games=True).arrays
+        path.name: read_shard(path, game=get_game("othello", size=4), games=True).arrays
         for g, _k, path in list_shards(root / "shards")
         if g == generation
     }
@@ -199,7 +200,9 @@ def test_a_tiny_run_has_its_generations_shards_and_metrics(reference: Reference)
     for g in range(GENERATIONS):
         assert selfplay[g]["games"] == GAMES and selfplay[g]["shards"] == SHARDS
         positions = sum(
-            read_shard(p, size=4).positions for h, _k, p in list_shards(root / "shards") if h == g
+            read_shard(p, game=get_game("othello", size=4)).positions
+            for h, _k, p in list_shards(root / "shards")
+            if h == g
         )
         assert selfplay[g]["positions"] == positions
         # generation g + 1 trained on the games generation g played, and the window of all
@@ -451,7 +454,7 @@ def test_a_corrupt_shard_is_named_or_with_skip_corrupt_skipped(
     (skipped,) = train[3]["skipped_shards"]
     assert "g0003-001/value.npy" in skipped and "checksum" in skipped
     # generation 4 learnt from the good shard of generation 3 alone
-    good = read_shard(root / "shards/g0003-000", size=4).positions
+    good = read_shard(root / "shards/g0003-000", game=get_game("othello", size=4)).positions
     assert train[3]["new_positions"] == good
 
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from othellolab.core import Board
+from othellolab.core.games import get_game
 from othellolab.players import UniformEvaluator
 from othellolab.testing import random_game
 from othellolab.training.selfplay import BatchSearch, SelfPlayConfig, search_positions
@@ -128,7 +129,9 @@ def test_a_batch_of_searches_matches_searching_one_by_one() -> None:
     opponent = np.array([b.opponent for b in boards], np.uint64)
     for variant in ("puct", "gumbel"):
         config = SelfPlayConfig(simulations=30, leaves=4, variant=variant, parallel=4)
-        together = search_positions(UniformEvaluator(), player, opponent, 6, config)
+        together = search_positions(
+            UniformEvaluator(), player, opponent, get_game("othello", size=6), config
+        )
         for i in range(len(boards)):
             alone = search_positions(
                 UniformEvaluator(), player[i : i + 1], opponent[i : i + 1], 6, config

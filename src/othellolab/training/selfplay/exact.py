@@ -43,12 +43,12 @@ class ExactMove:
 
 
 class ExactEndgame:
-    """Solves the Othello positions with at most ``empties`` empty squares (of the game
-    ``size``: a board size or an Othello ``Game``), sharing one transposition table of
-    ``2**table_bits`` entries. Other games have no solver: their ``empties`` must be 0."""
+    """Solves the positions of ``game`` with at most ``empties`` empty squares (Othello's
+    exact solver), sharing one transposition table of ``2**table_bits`` entries. Games without
+    an exact endgame (``Game.has_exact_endgame``) must set ``empties`` to 0."""
 
-    def __init__(self, size: int | Game, empties: int, *, table_bits: int = 20) -> None:
-        game = get_game(size)
+    def __init__(self, game: str | Game, empties: int, *, table_bits: int = 20) -> None:
+        game = get_game(game)
         if not game.has_exact_endgame and empties:
             raise ConfigError(
                 f"the exact endgame solves Othello, not {game.name}: set it to 0",

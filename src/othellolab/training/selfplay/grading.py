@@ -65,9 +65,10 @@ def search_chooser(
     """The network with ``simulations`` of batched search (``config``'s variant, no noise):
     the most visited action for PUCT, the sequential-halving winner for Gumbel."""
     config = replace(config or SelfPlayConfig(), simulations=simulations)
+    game = get_game("othello", size=size)
 
     def choose(player: np.ndarray, opponent: np.ndarray) -> np.ndarray:
-        return search_positions(evaluator, player, opponent, size, config)[0]
+        return search_positions(evaluator, player, opponent, game, config)[0]
 
     return choose
 

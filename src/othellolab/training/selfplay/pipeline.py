@@ -274,7 +274,7 @@ class SelfPlayRun:
         for g, _k, path in list_shards(self.shards):
             if generation - width < g <= generation:
                 try:
-                    shards.append(read_shard(path, size=cfg.rules))
+                    shards.append(read_shard(path, game=cfg.rules))
                 except ShardError as e:
                     if not cfg.loop.skip_corrupt:
                         raise ShardError(

@@ -154,14 +154,14 @@ def shard_game(meta: dict[str, Any], where: str = "shard") -> Game:
         raise ShardError(f"the shard's game {name!r} {params or ''}: {e}", where=where) from None
 
 
-def read_shard(folder: str | Path, *, size: int | Game, games: bool = False) -> Shard:
+def read_shard(folder: str | Path, *, game: str | Game, games: bool = False) -> Shard:
     """Read and check a shard: every position array (and the game arrays when ``games``)
-    against its checksum, dtype-agnostic shapes against the counts, the game (``size``: an
-    Othello board's size or a ``core.games.Game``)."""
+    against its checksum, dtype-agnostic shapes against the counts, the game (a
+    ``core.games.Game`` or a registry name)."""
     folder = Path(folder)
     meta = read_meta(folder)
     where = str(folder / SHARD_FILE)
-    game = get_game(size)
+    game = get_game(game)
     mine = shard_game(meta, where)
     if mine != game:
         raise ShardError(f"the shard is {mine.key}, the run {game.key}", where=where)

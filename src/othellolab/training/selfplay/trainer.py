@@ -41,7 +41,7 @@ __all__ = ["Window", "WindowTrainer"]
 
 
 def outcome_value(
-    result: np.ndarray, score: np.ndarray, size: int | Game, score_value: float
+    result: np.ndarray, score: np.ndarray, game: str | Game, score_value: float
 ) -> np.ndarray:
     """The value target of finished games, as the search values a finished game
     (``core.games.game_value``): the result mixed with the final score over the game's
@@ -49,7 +49,7 @@ def outcome_value(
     r = result.astype(np.float32)
     if score_value == 0:
         return r
-    scale = np.float32(get_game(size).score_scale)
+    scale = np.float32(get_game(game).score_scale)
     s = np.where(score == NO_SCORE, r * scale, score.astype(np.float32)) / scale
     return ((1 - score_value) * r + score_value * s).astype(np.float32)
 
@@ -59,8 +59,8 @@ class Window:
 
     FIELDS = ("player", "opponent", "policy", "value", "result", "score", "full_search")
 
-    def __init__(self, shards: list[Shard], size: int | Game) -> None:
-        self.game = get_game(size)
+    def __init__(self, shards: list[Shard], game: str | Game) -> None:
+        self.game = get_game(game)
         self.shards = [s.path.name for s in shards]
         self.arrays = {
             name: np.concatenate([s.arrays[name] for s in shards]) for name in self.FIELDS
