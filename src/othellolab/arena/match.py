@@ -7,8 +7,9 @@ for GGF, Othello's), else as a ``MoveRecord``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from othellolab.core import Limit
@@ -45,7 +46,13 @@ def play_game(
 ) -> GameRecord | MoveRecord:
     """Play one game from the start position after ``opening``; returns the full record (a
     ``GameRecord`` for a game whose records are GGF, else a ``MoveRecord``). ``black`` moves
-    first (the first player of any ``game``)."""
+    first (the first player of any ``game``).
+
+    A ``limit`` with a ``clock`` is a game clock: each side has that many seconds for all its
+    moves, and each move is asked with the time its side has left; the headers record the
+    seconds each side used (``time_black``/``time_white``, or ``time_first``/``time_second``)
+    and, when a side ran past its clock, ``overtime`` (its name), which the game does not
+    forfeit."""
     rules = game_for(game, size)
     for p in (black, white):
         p.reset()
@@ -55,13 +62,26 @@ def play_game(
     for a in opening:
         position = position.play(a)
         moves.append(a)
+    clock = None if limit is None else limit.clock
+    used = [0.0, 0.0]
     while not position.is_game_over():
-        player = black if position.turn == start.turn else white
-        move = player.choose(position, limit).move
+        side = 0 if position.turn == start.turn else 1
+        player = (black, white)[side]
+        asked = limit if clock is None else replace(limit, clock=max(0.0, clock - used[side]))
+        t0 = time.perf_counter()
+        move = player.choose(position, asked).move
+        used[side] += time.perf_counter() - t0
         position = position.play(move)
         moves.append(move)
+    head = dict(headers or {})
+    if clock is not None:
+        names = ("black", "white") if rules.record_format == "ggf" else ("first", "second")
+        head.update({f"time_{n}": round(u, 3) for n, u in zip(names, used, strict=True)})
+        late = [n for n, u in zip(names, used, strict=True) if u > clock]
+        if late:
+            head["overtime"] = ",".join(late)
     make = _RECORDS.get(rules.record_format, _move_record)
-    return make(rules, start, position, tuple(moves), black.name, white.name, headers or {})
+    return make(rules, start, position, tuple(moves), black.name, white.name, head)
 
 
 def _game_record(

@@ -246,6 +246,7 @@ _LIMIT_RANGES: dict[str, tuple[float, float, type]] = {
     "depth": (1, 60, int),
     "nodes": (1, 10**12, int),
     "simulations": (1, 10**9, int),
+    "clock": (0.01, 36000.0, float),
 }
 
 

@@ -52,6 +52,10 @@ def match(
     ] = None,
     depth: Annotated[int | None, typer.Option(help="Search depth per move for both.")] = None,
     nodes: Annotated[int | None, typer.Option(help="Nodes per move for both.")] = None,
+    clock: Annotated[
+        float | None,
+        typer.Option(help="A game clock: seconds for all of a side's moves in a game."),
+    ] = None,
     workers: Annotated[int, typer.Option(help="Games played at once, in processes.")] = 1,
     out: Annotated[
         Path | None,
@@ -63,7 +67,8 @@ def match(
     from othellolab.arena.tournament_config import Entrant, TournamentConfig, parse_limit
 
     la, lb = (a, b) if a != b else (f"{a} #1", f"{b} #2")
-    limit = {k: v for k, v in (("time", time), ("depth", depth), ("nodes", nodes)) if v is not None}
+    given = (("time", time), ("depth", depth), ("nodes", nodes), ("clock", clock))
+    limit = {k: v for k, v in given if v is not None}
     config = TournamentConfig(
         players=(Entrant(la, a), Entrant(lb, b)),
         games=games,

@@ -462,6 +462,11 @@ class Game:
         game store ``name`` and these."""
         return {}
 
+    def moves_left(self, p: int, o: int) -> int | None:
+        """About how many moves the side to move has left in the game (a game clock's share,
+        ``players.clock``); None when the game cannot tell."""
+        return None
+
     # options, records, openings, reports and search (issue 37) -------------------------------
 
     title: str = ""

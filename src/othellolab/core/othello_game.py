@@ -144,6 +144,10 @@ class Othello(Game):
     def params(self) -> dict[str, int]:
         return {"size": self.size}
 
+    def moves_left(self, p: int, o: int) -> int | None:
+        """Half the empty squares, rounded up: each move fills one."""
+        return (self.size * self.size - (int(p) | int(o)).bit_count() + 1) // 2
+
     def start(self) -> tuple[int, int]:
         p, o = _k.start_position(self.size)
         return int(p), int(o)

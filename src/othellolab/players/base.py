@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from othellolab.core import Board, ConfigError, Limit, PlayResult, Score
-from othellolab.core.games import position_game
+from othellolab.core.games import position_game, position_state
+from othellolab.players.clock import with_move_time
 
 __all__ = ["Limit", "PlayResult", "Player", "Score", "uniform_policy"]
 
@@ -30,6 +31,10 @@ class Player(abc.ABC):
     #: ``None``: every game of the protocol (a search over the game's rules).
     games: tuple[str, ...] | None = ("othello",)
 
+    #: Whether ``choose`` spends a game clock (``Limit.clock``) itself; other players receive
+    #: the clock as a per-move time (``players.clock.with_move_time``).
+    plans_time: bool = False
+
     @abc.abstractmethod
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
         """The action to play in ``board``, with optional policy, score and search info."""
@@ -43,18 +48,24 @@ class Player(abc.ABC):
             return
 
         @functools.wraps(choose)
-        def checked(self: Player, board: Any, *args: Any, **kwargs: Any) -> PlayResult:
+        def checked(
+            self: Player, board: Any, limit: Limit | None = None, *args: Any, **kwargs: Any
+        ) -> PlayResult:
             try:
-                game = position_game(board).name
+                rules = position_game(board)
             except TypeError:  # not a position of the protocol: the player's own affair
-                game = None
+                rules = None
+            game = None if rules is None else rules.name
             if game is not None and self.games is not None and game not in self.games:
                 raise ConfigError(
                     f"plays {' and '.join(self.games)} only, not {game} positions "
                     f"({type(board).__name__})",
                     where=f"player {self.name!r}",
                 )
-            return choose(self, board, *args, **kwargs)
+            if limit is not None and limit.clock is not None and not self.plans_time:
+                left = None if rules is None else rules.moves_left(*position_state(board))
+                limit = with_move_time(limit, left)
+            return choose(self, board, limit, *args, **kwargs)
 
         cls.choose = checked  # type: ignore[method-assign]
 
