@@ -22,6 +22,7 @@ from othellolab.players.search.evaluation import (
     Evaluation,
     evaluate,
     pattern_evaluation,
+    weights_evaluation,
 )
 from othellolab.players.search.midgame import search
 from othellolab.players.search.patterns import (
@@ -378,3 +379,19 @@ def test_alphabeta_and_endgame_take_named_weights(tmp_path: Path) -> None:
     (tmp_path / "mob" / "weights.safetensors").write_bytes(b"junk")
     with pytest.raises(ValueError, match="weights.safetensors"):
         make_player(f"alphabeta:weights={tmp_path / 'mob'}")
+
+
+def test_every_shipped_set_loads_and_is_symmetric() -> None:
+    directory = Path(_pattern_kernel.__file__).parent / "data"
+    assert {"patterns-wthor", "patterns-wthor60"} <= set(available_pattern_sets())
+    for name in available_pattern_sets():
+        w = load_pattern_weights(name)
+        assert (directory / name / "weights.safetensors").stat().st_size < 20_000_000
+        assert w.config["phases"] == w.compact.shape[0] and "held_out" in w.config
+        assert (directory / name / "TRAINING.md").is_file()
+    ev = weights_evaluation("patterns-wthor60")
+    assert ev.kind == EVAL_PATTERN_TERMS and ev.weights.shape == (60, N_TERM_FEATURES)
+    for p, o in random_positions(20, seed=14):
+        board = Board.from_bitboards(p, o)
+        values = [ev(board.transform(k)) for k in range(8)]
+        assert max(values) - min(values) < 1e-9
