@@ -5,9 +5,12 @@ every variant runs through a compiled loop over the same real positions (WTHOR 2
 empties, in game order and shuffled), best of 7 interleaved runs:
 
 - ``old``: a425a57's ``pattern_value`` with patterns-wthor (the baseline, 1.00);
-- ``plain``: today's ``evaluate(EVAL_PATTERNS)`` with patterns-wthor (must be about 1.00);
+- ``plain (kernel)``: today's ``pattern_value`` with patterns-wthor (must be about 1.00);
+- ``plain (evaluate)``: the same through ``evaluate(EVAL_PATTERNS)``, the search's call;
 - ``terms: none``: ``EVAL_PATTERN_TERMS``, 12 phases, no term declared (the header's cost);
-- ``terms: X``: one term declared; ``terms: all, 60 phases``: the refit's layout.
+- ``terms: X``: one term declared, ``terms: all`` all three (12 phases);
+- ``terms: none, 60 phases``: 60 rows, whose 21 rows for 15-35 empties hold 28 MB of weights
+  against 5 rows and 7 MB (the cache's share); ``terms: all, 60 phases``: the refit's layout.
 
 ``python benchmarks/bench_pattern_terms.py`` (about a minute; needs git and the data folder).
 """
@@ -35,6 +38,8 @@ from othellolab.players.search.patterns import (
     TERMS,
     compact_to_full,
     load_pattern_weights,
+    pattern_value,
+    pattern_value_pext,
     term_columns,
 )
 from othellolab.training.heldout import load_positions
@@ -45,8 +50,26 @@ DATA = ROOT.parent / "shared" / "data"
 BASE = "a425a57"
 
 
-def old_kernel(tmp: Path) -> object:
-    """``pattern_value`` (portable or ``pext``, as ``evaluate`` picks) of commit ``BASE``."""
+_LOOP = """
+
+import numba as _numba
+
+
+@_numba.njit
+def sum_values(weights, p, o):
+    s = 0.0
+    for i in range(p.shape[0]):
+        s += {kernel}(p[i], o[i], weights)
+    return s
+"""
+"""A loop appended to the old kernel's module, so that it calls the kernel as a global, as
+``sum_kernel`` and ``sum_evaluate`` here do (a kernel captured in a closure compiles as a
+first-class function call, several times slower)."""
+
+
+def old_loop(tmp: Path) -> object:
+    """The loop over ``pattern_value`` (portable or ``pext``, as ``evaluate`` picks) of commit
+    ``BASE``."""
     source = subprocess.run(
         ["git", "show", f"{BASE}:src/othellolab/players/search/_pattern_kernel.py"],
         cwd=ROOT,
@@ -54,32 +77,34 @@ def old_kernel(tmp: Path) -> object:
         capture_output=True,
         text=True,
     ).stdout
+    kernel = "pattern_value_pext" if FAST_PEXT else "pattern_value"
     path = tmp / "old_pattern_kernel.py"
-    path.write_text(source)
+    path.write_text(source + _LOOP.format(kernel=kernel))
     spec = importlib.util.spec_from_file_location("old_pattern_kernel", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["old_pattern_kernel"] = module
     spec.loader.exec_module(module)
-    return module.pattern_value_pext if FAST_PEXT else module.pattern_value
+    return module.sum_values
 
 
-def make_loops(old: object) -> tuple[object, object]:
-    @numba.njit
-    def sum_old(weights: np.ndarray, p: np.ndarray, o: np.ndarray) -> float:
-        s = 0.0
-        for i in range(p.shape[0]):
-            s += old(p[i], o[i], weights)
-        return s
+_kernel = pattern_value_pext if FAST_PEXT else pattern_value
 
-    @numba.njit
-    def sum_new(kind: int, weights: np.ndarray, p: np.ndarray, o: np.ndarray) -> float:
-        s = 0.0
-        for i in range(p.shape[0]):
-            s += evaluate(kind, weights, p[i], o[i], 8)
-        return s
 
-    return sum_old, sum_new
+@numba.njit
+def sum_kernel(weights: np.ndarray, p: np.ndarray, o: np.ndarray) -> float:
+    s = 0.0
+    for i in range(p.shape[0]):
+        s += _kernel(p[i], o[i], weights)
+    return s
+
+
+@numba.njit
+def sum_evaluate(kind: int, weights: np.ndarray, p: np.ndarray, o: np.ndarray) -> float:
+    s = 0.0
+    for i in range(p.shape[0]):
+        s += evaluate(kind, weights, p[i], o[i], 8)
+    return s
 
 
 def main() -> None:
@@ -104,31 +129,37 @@ def main() -> None:
         return compact_to_full(compact, terms=terms, phase_width=width)
 
     variants = {
-        "plain": (EVAL_PATTERNS, wthor.table),
+        "plain (evaluate)": (EVAL_PATTERNS, wthor.table),
         "terms: none": (EVAL_PATTERN_TERMS, with_terms((), 4, 12)),
         **{f"terms: {t}": (EVAL_PATTERN_TERMS, with_terms((t,), 5, 12)) for t in TERMS},
+        "terms: all": (EVAL_PATTERN_TERMS, with_terms(TERMS, 5, 12)),
+        "terms: none, 60 phases": (EVAL_PATTERN_TERMS, with_terms((), 1, 60)),
         "terms: all, 60 phases": (EVAL_PATTERN_TERMS, with_terms(TERMS, 1, 60)),
     }
     with tempfile.TemporaryDirectory() as tmp:
-        sum_old, sum_new = make_loops(old_kernel(Path(tmp)))
+        sum_old = old_loop(Path(tmp))
         for order, (pp, oo) in (("game order", (p, o)), ("shuffled", (p[shuffle], o[shuffle]))):
             pp, oo = np.ascontiguousarray(pp), np.ascontiguousarray(oo)
-            sum_old(wthor.table, pp[:10], oo[:10])
-            for kind, table in variants.values():
-                sum_new(kind, table, pp[:10], oo[:10])
-            best = dict.fromkeys(["old", *variants], np.inf)
+            loops = {
+                "old": (sum_old, (wthor.table, pp, oo)),
+                "plain (kernel)": (sum_kernel, (wthor.table, pp, oo)),
+                **{
+                    name: (sum_evaluate, (kind, table, pp, oo))
+                    for name, (kind, table) in variants.items()
+                },
+            }
+            for fn, fn_args in loops.values():
+                fn(*fn_args[:-2], pp[:10], oo[:10])
+            best = dict.fromkeys(loops, np.inf)
             for _ in range(args.repeat):
-                t0 = time.perf_counter()
-                sum_old(wthor.table, pp, oo)
-                best["old"] = min(best["old"], time.perf_counter() - t0)
-                for name, (kind, table) in variants.items():
+                for name, (fn, fn_args) in loops.items():
                     t0 = time.perf_counter()
-                    sum_new(kind, table, pp, oo)
+                    fn(*fn_args)
                     best[name] = min(best[name], time.perf_counter() - t0)
             print(f"{order}, {len(pp):,} positions (pext: {FAST_PEXT}):")
             for name, seconds in best.items():
                 print(
-                    f"  {name:>22}: {1e9 * seconds / len(pp):6.1f} ns/eval, "
+                    f"  {name:>24}: {1e9 * seconds / len(pp):6.1f} ns/eval, "
                     f"{seconds / best['old']:.2f}x old"
                 )
 
