@@ -8,8 +8,10 @@ play, empties to the winner) as an ``.npz`` that ``othellolab train patterns --e
 (``training.patterns.exact_errors``) scores any weights against. Solved positions are saved
 every few solves, so a killed run resumes where it stopped.
 
-``python benchmarks/exact_labels.py --out /tmp/exact-20-24.npz --count 300`` (about 2-5 s a
-position on the shared machine).
+``python benchmarks/exact_labels.py --out /tmp/exact-20-24.npz --count 800`` (about 2-5 s a
+position on the shared machine) wrote ``benchmarks/exact-wthor2023-20-24.npz`` (seed 0), which
+``othellolab train patterns --exact benchmarks/exact-wthor2023-20-24.npz --weights NAME``
+scores.
 """
 
 from __future__ import annotations

@@ -383,7 +383,9 @@ def test_alphabeta_and_endgame_take_named_weights(tmp_path: Path) -> None:
 
 def test_every_shipped_set_loads_and_is_symmetric() -> None:
     directory = Path(_pattern_kernel.__file__).parent / "data"
-    assert {"patterns-wthor", "patterns-wthor60"} <= set(available_pattern_sets())
+    assert {"patterns-wthor", "patterns-wthor-terms", "patterns-wthor60"} <= set(
+        available_pattern_sets()
+    )
     for name in available_pattern_sets():
         w = load_pattern_weights(name)
         assert (directory / name / "weights.safetensors").stat().st_size < 20_000_000
