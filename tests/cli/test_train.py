@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from othellolab.cli import app
@@ -31,3 +32,58 @@ def test_train_patterns_refuses_the_held_out_year(tmp_path: Path) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 1
     assert "held-out year" in result.output
+
+
+def test_train_patterns_from_positions_files_and_scored_on_exact(tmp_path: Path) -> None:
+    """Fit a 2-phase layout with parity from a positions file, then score it and the shipped
+    set against exact scores (from the solver) in the same command; the figures are those of
+    ``exact_errors``."""
+    import numpy as np
+
+    from othellolab.players.search import solve
+    from othellolab.testing import random_game
+    from othellolab.training.patterns import exact_errors, read_positions
+
+    boards = [b for g in range(40) for b in random_game(8, seed=g)]
+    p = np.array([b.player for b in boards], dtype=np.uint64)
+    o = np.array([b.opponent for b in boards], dtype=np.uint64)
+    np.savez(tmp_path / "train.npz", player=p, opponent=o, score=np.arange(len(p)) % 7 - 3)
+    late = [list(random_game(8, seed=100 + g))[-11] for g in range(5)]
+    np.savez(
+        tmp_path / "exact.npz",
+        player=np.array([b.player for b in late], dtype=np.uint64),
+        opponent=np.array([b.opponent for b in late], dtype=np.uint64),
+        exact=np.array([solve(b, pv=False).score for b in late]),
+    )
+    out = tmp_path / "w"
+    args = ["train", "patterns", "--positions", str(tmp_path / "train.npz"), "--quiet"]
+    args += ["--phase-width", "30", "--terms", "parity", "--iterations", "3", "--out", str(out)]
+    args += ["--exact", str(tmp_path / "exact.npz"), "--weights", "patterns-wthor"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    weights = load_pattern_weights(out)
+    assert weights.terms == ("parity",) and weights.compact.shape[0] == 2
+    rows = exact_errors(read_positions(tmp_path / "exact.npz"), ["patterns-wthor", str(out)])
+    last = result.output.strip().splitlines()[-1].split()
+    assert last[:2] == ["all", "5"]
+    assert [float(x) for x in last[2:]] == [
+        pytest.approx(rows[-1]["mae"][n], abs=0.006) for n in ("patterns-wthor", str(out))
+    ]
+    for bad, message in (
+        (["--weights", "patterns-wthor"], "--exact"),
+        ([], "--out DIR"),
+        (["--exact", str(tmp_path / "train.npz"), "--weights", "nope"], "shipped: patterns-wthor"),
+        (
+            [
+                "--out",
+                str(tmp_path / "x"),
+                "--positions",
+                str(tmp_path / "train.npz"),
+                "--terms",
+                "x",
+            ],
+            "unknown term",
+        ),
+    ):
+        result = runner.invoke(app, ["train", "patterns", *bad])
+        assert result.exit_code != 0 and message in result.output, result.output

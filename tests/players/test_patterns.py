@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import json
 from pathlib import Path
+from unittest.mock import ANY
 
 import numpy as np
 import pytest
@@ -16,18 +17,24 @@ from othellolab.core.kernels import U64, popcount
 from othellolab.players import make_player
 from othellolab.players.search import _pattern_kernel
 from othellolab.players.search.evaluation import (
+    EVAL_PATTERN_TERMS,
     EVAL_PATTERNS,
     Evaluation,
     evaluate,
     pattern_evaluation,
+    weights_evaluation,
 )
 from othellolab.players.search.midgame import search
 from othellolab.players.search.patterns import (
     CLASS_OFFSETS,
     CLASSES,
     INSTANCES,
+    MOBILITY_ENTRIES,
     N_FEATURES,
     N_INSTANCES,
+    N_TERM_FEATURES,
+    POTENTIAL_ENTRIES,
+    TERMS,
     available_pattern_sets,
     compact_to_full,
     full_to_compact,
@@ -35,10 +42,14 @@ from othellolab.players.search.patterns import (
     load_pattern_weights,
     pattern_indices,
     pattern_indices_batch,
+    pattern_terms_value,
+    pattern_terms_value_pext,
     pattern_value,
     pattern_value_pext,
     phase_of,
     save_pattern_weights,
+    term_columns,
+    term_indices_batch,
 )
 from othellolab.testing import random_game
 
@@ -200,3 +211,189 @@ def test_shipped_weights_record_their_checksum_and_saved_ones_too(tmp_path: Path
     saved = save_pattern_weights(tmp_path / "w", np.zeros((1, full_to_compact()[1])))
     config = json.loads((saved / "config.json").read_text())
     assert config["weights_sha256"] == file_sha256(saved / "weights.safetensors")
+
+
+# ----------------------------------------------------------------------------------------------
+# Layouts with a phase width of their own and extra terms (issue 38).
+
+
+def test_shipped_values_are_those_from_before_the_terms() -> None:
+    """``tests/data/patterns-wthor-values.npz``: the values of patterns-wthor on 4,686 positions
+    (60 random games and 1,000 random disc patterns) computed by the kernel of a425a57, before
+    the layouts with terms were added; they must not move by one bit."""
+    ref = np.load(Path(__file__).parents[1] / "data" / "patterns-wthor-values.npz")
+    ev = pattern_evaluation()
+    assert ev.kind == EVAL_PATTERNS
+    kernels = [pattern_value] + ([pattern_value_pext] if HAS_PEXT else [])
+    for p, o, value in zip(ref["player"], ref["opponent"], ref["value"], strict=True):
+        for kernel in kernels:
+            assert kernel(U64(p), U64(o), ev.weights) == value
+        assert evaluate(ev.kind, ev.weights, U64(p), U64(o), 8) == value
+
+
+def reference_terms(p: int, o: int) -> tuple[int, int, int, int, int]:
+    """Square by square: legal moves of each side (``Board``), empty squares next to the other
+    side's discs, quadrants with an odd number of empties."""
+    board = Board.from_bitboards(p, o)
+    flipped = Board.from_bitboards(o, p)
+    moves = [len([a for a in b.legal_actions() if a != 64]) for b in (board, flipped)]
+    empty = [s for s in range(64) if not (p | o) >> s & 1]
+
+    def next_to(x: int, s: int) -> bool:
+        r, c = divmod(s, 8)
+        return any(
+            0 <= r + dr < 8 and 0 <= c + dc < 8 and x >> ((r + dr) * 8 + c + dc) & 1
+            for dr in (-1, 0, 1)
+            for dc in (-1, 0, 1)
+        )
+
+    odd = sum(
+        sum(1 for s in empty if (s // 8 >= 4) == qr and (s % 8 >= 4) == qc) % 2
+        for qr in (False, True)
+        for qc in (False, True)
+    )
+    return (
+        min(moves[0], MOBILITY_ENTRIES - 1),
+        min(moves[1], MOBILITY_ENTRIES - 1),
+        sum(next_to(o, s) for s in empty),
+        sum(next_to(p, s) for s in empty),
+        odd,
+    )
+
+
+def random_terms_weights(phases: int, width: int, terms: tuple[str, ...], seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    compact = rng.normal(0, 0.3, size=(phases, full_to_compact()[1] + term_columns(terms)))
+    return compact_to_full(compact, terms=terms, phase_width=width)
+
+
+def test_terms_value_is_the_sum_of_the_weights_at_the_indices() -> None:
+    width, phases = 3, 20
+    table = random_terms_weights(phases, width, TERMS, seed=8)
+    assert table.shape == (phases, N_TERM_FEATURES)
+    ev = Evaluation(EVAL_PATTERN_TERMS, table)
+    out = np.zeros(N_INSTANCES, dtype=np.int64)
+    n = N_FEATURES + 2
+    for p, o in random_positions(200, seed=9):
+        pattern_indices(U64(p), U64(o), out)
+        row = table[min(max((64 - popcount(U64(p | o)) - 1) // width, 0), phases - 1)]
+        mp, mo, pp, po, odd = reference_terms(p, o)
+        terms = [mp, MOBILITY_ENTRIES + mo, 72 + pp, 72 + POTENTIAL_ENTRIES + po, 194 + odd]
+        expected = float(np.clip(row[out].sum() + row[[n + t for t in terms]].sum(), -64, 64))
+        value = evaluate(EVAL_PATTERN_TERMS, table, U64(p), U64(o), 8)
+        assert value == pytest.approx(expected, abs=1e-9)
+        assert pattern_terms_value(U64(p), U64(o), table) == value
+        if HAS_PEXT:
+            assert pattern_terms_value_pext(U64(p), U64(o), table) == value
+        assert ev(Board.from_bitboards(p, o)) == value
+    batch = term_indices_batch(
+        np.array([p for p, _ in random_positions(20, 9)], dtype=np.uint64),
+        np.array([o for _, o in random_positions(20, 9)], dtype=np.uint64),
+        ("mobility", "parity"),
+    )
+    p0, o0 = random_positions(20, 9)[3]
+    mp, mo, _, _, odd = reference_terms(p0, o0)
+    assert batch[3].tolist() == [mp, MOBILITY_ENTRIES + mo, 2 * MOBILITY_ENTRIES + odd]
+
+
+def test_terms_are_skipped_unless_declared_and_symmetric() -> None:
+    """Only declared terms count (a table whose undeclared terms hold weights ignores them),
+    and a random table with every term is exactly symmetric, like the patterns."""
+    only_parity = random_terms_weights(12, 5, ("parity",), seed=10)
+    noisy = only_parity.copy()
+    noisy[:, N_FEATURES + 2 : N_FEATURES + 2 + 2 * MOBILITY_ENTRIES] = 99.0
+    everything = Evaluation(EVAL_PATTERN_TERMS, random_terms_weights(60, 1, TERMS, seed=11))
+    for p, o in random_positions(40, seed=12):
+        a = pattern_terms_value(U64(p), U64(o), only_parity)
+        assert pattern_terms_value(U64(p), U64(o), noisy) == a
+        board = Board.from_bitboards(p, o)
+        values = [everything(board.transform(k)) for k in range(8)]
+        assert max(values) - min(values) < 1e-9
+
+
+def test_terms_round_trip_and_bad_files(tmp_path: Path) -> None:
+    from othellolab.nn.files import ModelFileError
+
+    terms = ("mobility", "parity")
+    rng = np.random.default_rng(13)
+    compact = rng.normal(0, 2, size=(30, full_to_compact()[1] + term_columns(terms)))
+    save_pattern_weights(tmp_path / "w", compact, phase_width=2, terms=terms)
+    loaded = load_pattern_weights(tmp_path / "w")
+    assert loaded.terms == terms and loaded.phase_width == 2 and not loaded.plain
+    assert np.abs(loaded.compact - compact).max() <= loaded.config["scale"] / 2 + 1e-12
+    ev = pattern_evaluation(tmp_path / "w")
+    assert ev.kind == EVAL_PATTERN_TERMS and ev.name == "patterns"
+    with pytest.raises(ValueError, match="shape"):
+        save_pattern_weights(tmp_path / "x", compact, terms=("mobility",))
+    with pytest.raises(ValueError, match="unknown term"):
+        save_pattern_weights(tmp_path / "x", compact, terms=("corners",))
+    config_path = tmp_path / "w" / "config.json"
+    good = json.loads(config_path.read_text())
+    for key, value, match in (
+        ("phase_width", 0, "phase_width"),
+        ("phase_width", "1", "phase_width"),
+        ("terms", ["parity", "mobility"], "order"),
+        ("terms", ["parity"], "tensor 'weights' has shape"),
+    ):
+        config_path.write_text(json.dumps({**good, key: value}))
+        with pytest.raises(ModelFileError, match=match) as info:
+            load_pattern_weights(tmp_path / "w")
+        assert "config.json" in str(info.value) or "weights.safetensors" in str(info.value)
+    config_path.write_text(json.dumps(good))
+    data = (tmp_path / "w" / "weights.safetensors").read_bytes()
+    (tmp_path / "w" / "weights.safetensors").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelFileError, match="weights.safetensors"):
+        load_pattern_weights(tmp_path / "w")
+    bad_header = ev.weights.copy()
+    bad_header[3, N_FEATURES] = 7.0
+    with pytest.raises(ValueError, match="phase width"):
+        Evaluation(EVAL_PATTERN_TERMS, bad_header)
+
+
+def test_alphabeta_and_endgame_take_named_weights(tmp_path: Path) -> None:
+    from othellolab.core import ConfigError
+
+    board = Board().play("f5").play("d6")
+    named = make_player("alphabeta:weights=patterns-wthor,depth=3,endgame=0")
+    plain = make_player("alphabeta:depth=3,endgame=0")
+    assert named.choose(board).info == {**plain.choose(board).info, "seconds": ANY}
+    with pytest.raises(ConfigError, match="option weights: .*shipped: patterns-wthor"):
+        make_player("alphabeta:weights=no-such-set")
+    with pytest.raises(ConfigError, match="evaluation auto or patterns"):
+        make_player("alphabeta:weights=patterns-wthor,evaluation=heuristic")
+    with pytest.raises(ConfigError, match="option weights"):
+        make_player("endgame:weights=no-such-set")
+    compact = np.zeros((60, full_to_compact()[1] + term_columns(("mobility",))))
+    compact[:, full_to_compact()[1] : full_to_compact()[1] + MOBILITY_ENTRIES] = np.arange(36)
+    save_pattern_weights(tmp_path / "mob", compact, phase_width=1, terms=("mobility",))
+    mobility = make_player(f"alphabeta:weights={tmp_path / 'mob'},depth=1,endgame=0")
+    assert mobility.evaluation_for(8).kind == EVAL_PATTERN_TERMS
+    # one ply on the mobility of the side to move after the move: the reply that leaves the
+    # opponent (then to move) the most moves is worst, so the move leaving it fewest is chosen
+    move = mobility.choose(board).move
+    counts = {a: len(board.play(a).legal_actions()) for a in board.legal_actions()}
+    assert counts[move] == min(counts.values())
+    solver = make_player(f"endgame:weights={tmp_path / 'mob'},max_empties=8")
+    late = list(random_game(8, seed=3))[-9]
+    assert solver.choose(late).move in late.legal_actions()
+    (tmp_path / "mob" / "weights.safetensors").write_bytes(b"junk")
+    with pytest.raises(ValueError, match="weights.safetensors"):
+        make_player(f"alphabeta:weights={tmp_path / 'mob'}")
+
+
+def test_every_shipped_set_loads_and_is_symmetric() -> None:
+    directory = Path(_pattern_kernel.__file__).parent / "data"
+    assert {"patterns-wthor", "patterns-wthor-terms", "patterns-wthor60"} <= set(
+        available_pattern_sets()
+    )
+    for name in available_pattern_sets():
+        w = load_pattern_weights(name)
+        assert (directory / name / "weights.safetensors").stat().st_size < 20_000_000
+        assert w.config["phases"] == w.compact.shape[0] and "held_out" in w.config
+        assert (directory / name / "TRAINING.md").is_file()
+    ev = weights_evaluation("patterns-wthor60")
+    assert ev.kind == EVAL_PATTERN_TERMS and ev.weights.shape == (60, N_TERM_FEATURES)
+    for p, o in random_positions(20, seed=14):
+        board = Board.from_bitboards(p, o)
+        values = [ev(board.transform(k)) for k in range(8)]
+        assert max(values) - min(values) < 1e-9

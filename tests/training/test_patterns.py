@@ -8,18 +8,32 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from othellolab.core.kernels import popcount_batch
+from othellolab import Board
+from othellolab.core import ConfigError
+from othellolab.core.kernels import U64, popcount_batch
+from othellolab.players.search.evaluation import (
+    EVAL_PATTERN_TERMS,
+    Evaluation,
+    evaluate,
+    weights_evaluation,
+)
 from othellolab.players.search.patterns import (
+    CLASS_OFFSETS,
+    TERMS,
+    compact_to_full,
     full_to_compact,
     load_pattern_weights,
     pattern_indices_batch,
+    term_columns,
 )
 from othellolab.testing import random_game
 from othellolab.training.heldout import load_positions
 from othellolab.training.patterns import (
     PatternTrainOptions,
     Positions,
+    exact_errors,
     held_out_errors,
+    read_positions,
     solve_phase,
     train_patterns,
 )
@@ -82,3 +96,120 @@ def test_shipped_weights_beat_the_heuristic_on_wthor_2023() -> None:
     assert mid["patterns_mae"] < 0.8 * mid["heuristic_mae"]
     for bucket in ("15-19", "20-24", "25-29", "30-35"):
         assert rows[bucket]["patterns_mae"] < rows[bucket]["heuristic_mae"]
+
+
+def _boards(seeds: range) -> tuple[np.ndarray, np.ndarray]:
+    boards = [b for g in seeds for b in random_game(8, seed=g)]
+    p = np.array([b.player for b in boards], dtype=np.uint64)
+    o = np.array([b.opponent for b in boards], dtype=np.uint64)
+    return p, o
+
+
+def test_fit_recovers_a_planted_evaluation_with_terms(tmp_path: Path) -> None:
+    """Random weights in a layout with terms (3 phases of 20 empties) on the two smallest
+    pattern classes and every term label random positions; the fit from those ``Positions``
+    predicts fresh positions as the planted evaluation does, and finds its terms' tables (up
+    to the constant each table shares with the others)."""
+    n = full_to_compact()[1]
+    width, phases = 20, 3
+    rng = np.random.default_rng(7)
+    compact = np.zeros((phases, n + term_columns(TERMS)))
+    small = full_to_compact()[0][CLASS_OFFSETS[-2] :]  # diag_5 and diag_4 configurations
+    compact[:, np.unique(small)] = rng.normal(0, 0.7, size=(phases, len(np.unique(small))))
+    compact[:, n:] = rng.normal(0, 1.0, size=(phases, term_columns(TERMS)))
+    planted = Evaluation(
+        EVAL_PATTERN_TERMS, compact_to_full(compact, terms=TERMS, phase_width=width)
+    )
+
+    def label(p: np.ndarray, o: np.ndarray) -> np.ndarray:
+        return np.array(
+            [
+                evaluate(EVAL_PATTERN_TERMS, planted.weights, U64(a), U64(b), 8)
+                for a, b in zip(p, o, strict=True)
+            ]
+        )
+
+    p, o = _boards(range(1200))
+    options = PatternTrainOptions(
+        phase_width=width, terms=TERMS, overlap=0, l2=0.01, iterations=150, progress=False
+    )
+    train_patterns(tmp_path, options, positions=Positions.of(p, o, label(p, o)))
+    fitted = load_pattern_weights(tmp_path)
+    assert fitted.terms == TERMS and fitted.phase_width == width and not fitted.plain
+    fp, fo = _boards(range(1000, 1100))
+    truth = label(fp, fo)
+    ev = weights_evaluation(str(tmp_path))
+    got = np.array([ev(Board.from_bitboards(int(a), int(b))) for a, b in zip(fp, fo, strict=True)])
+    spread = np.abs(truth - truth.mean()).mean()
+    assert np.abs(got - truth).mean() < 0.02 * spread
+    # the parity table of the middle phase, up to its constant: odd quadrants 0..4 are common
+    par = slice(n + term_columns(("mobility", "potential_mobility")), None)
+    diff = fitted.compact[1, par] - compact[1, par]
+    assert np.abs(diff - diff.mean()).max() < 0.05
+
+
+def test_options_are_checked(tmp_path: Path) -> None:
+    p, o = _boards(range(3))
+    data = Positions.of(p, o, np.zeros(len(p)))
+    for bad, match in (
+        ({"phase_width": 0}, "phase_width"),
+        ({"terms": ("mobility", "corners")}, "unknown term"),
+        ({"terms": ("parity", "mobility")}, "order"),
+        ({"l2": float("nan")}, "l2"),
+        ({"iterations": 0}, "iterations"),
+        ({"phases": 65}, "phases"),
+    ):
+        with pytest.raises(ConfigError, match=match):
+            train_patterns(tmp_path, PatternTrainOptions(progress=False, **bad), positions=data)
+
+
+def test_positions_files_are_read_and_checked(tmp_path: Path) -> None:
+    p, o = _boards(range(2))
+    np.savez(tmp_path / "good.npz", player=p, opponent=o, score=np.arange(len(p)) % 9 - 4)
+    got = read_positions(tmp_path / "good.npz")
+    assert len(got) == len(p) and got.empties[0] == 60 and got.score[5] == 1.0
+    np.savez(tmp_path / "keys.npz", player=p, opponent=o)
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    np.savez(tmp_path / "both.npz", player=p, opponent=p, score=np.zeros(len(p)))
+    np.savez(tmp_path / "big.npz", player=p, opponent=o, score=np.full(len(p), 65))
+    for name, match in (
+        ("keys", "holds arrays player, opponent"),
+        ("junk", "not a readable"),
+        ("both", "both sides"),
+        ("big", "-64..64"),
+        ("absent", "no such"),
+    ):
+        with pytest.raises(ConfigError, match=match) as info:
+            read_positions(tmp_path / f"{name}.npz")
+        assert f"{name}.npz" in str(info.value)
+
+
+def test_resuming_another_layout_is_refused(tmp_path: Path) -> None:
+    p, o = _boards(range(20))
+    data = Positions.of(p, o, np.zeros(len(p)))
+    base = {"phase_width": 30, "iterations": 2, "progress": False}
+    train_patterns(tmp_path, PatternTrainOptions(**base), positions=data)
+    with pytest.raises(ConfigError, match="phases fitted with"):
+        train_patterns(tmp_path, PatternTrainOptions(terms=("parity",), **base), positions=data)
+
+
+def test_exact_errors_by_empties() -> None:
+    """Exact scores from the solver (independent of any evaluation): each row's MAE is the
+    mean of |evaluation - exact| over its positions, computed here directly."""
+    from othellolab.players.search import solve
+
+    boards = [b for g in range(6) for b in list(random_game(8, seed=g))[-12:-9]]
+    exact = [solve(b, pv=False).score for b in boards]
+    positions = Positions.of(
+        np.array([b.player for b in boards], dtype=np.uint64),
+        np.array([b.opponent for b in boards], dtype=np.uint64),
+        np.array(exact),
+    )
+    rows = exact_errors(positions, ["patterns-wthor"])
+    ev = weights_evaluation("patterns-wthor")
+    direct = np.abs(np.array([ev(b) for b in boards]) - np.array(exact))
+    assert rows[-1]["empties"] == "all" and rows[-1]["positions"] == len(boards)
+    assert rows[-1]["mae"]["patterns-wthor"] == pytest.approx(direct.mean(), abs=1e-3)
+    assert sum(r["positions"] for r in rows[:-1]) == len(boards)
+    with pytest.raises(ConfigError, match="shipped: patterns-wthor"):
+        exact_errors(positions, ["no-such-set"])

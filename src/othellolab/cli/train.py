@@ -165,7 +165,10 @@ def probcut(
 
 @train_app.command("patterns")
 def patterns(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (resumes if present).")],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Output folder (resumes if present)."),
+    ] = None,
     wthor: Annotated[
         Path | None, typer.Option(help="Folder of WTHOR .wtb files (WTH_<year>.wtb).")
     ] = None,
@@ -173,32 +176,96 @@ def patterns(
     logistello: Annotated[
         Path | None, typer.Option(help="Logistello's logbook.gam(.gz), added to the data.")
     ] = None,
+    positions: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--positions",
+            help="A .npz of player, opponent (bitboards) and score (from the side to move), "
+            "added to the data; repeatable.",
+        ),
+    ] = None,
     held_out: Annotated[
         Path | None,
         typer.Option(help="Folder of WTHOR files whose 2023 games measure the fit."),
     ] = None,
+    phase_width: Annotated[
+        int, typer.Option(help="Empties per phase: 5 (12 phases), 2 (30), 1 (60).")
+    ] = 5,
+    phases: Annotated[int, typer.Option(help="Phases (0 = enough for 60 empties).")] = 0,
+    terms: Annotated[
+        str,
+        typer.Option(
+            help="Extra terms, comma-separated: mobility, potential_mobility, parity (or 'all')."
+        ),
+    ] = "",
+    overlap: Annotated[
+        int, typer.Option(help="Each phase also fits positions this many empties beyond it.")
+    ] = 2,
     l2: Annotated[float, typer.Option(help="Ridge pseudo-count per configuration.")] = 5.0,
     iterations: Annotated[int, typer.Option(help="Conjugate-gradient steps per phase.")] = 60,
     max_games: Annotated[int, typer.Option(help="Games per source (0 = all), for trials.")] = 0,
+    exact: Annotated[
+        Path | None,
+        typer.Option(
+            help="A .npz of player, opponent and exact scores: report each --weights set's "
+            "(and the fitted one's) mean absolute error against them by empties."
+        ),
+    ] = None,
+    weights: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--weights", help="A shipped weights name or directory to score on --exact; repeatable."
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
-    """Fit the 8x8 pattern evaluation to game results; writes weights.safetensors + config.json."""
-    from othellolab.training.patterns import PatternTrainOptions, train_patterns
-
-    options = PatternTrainOptions(
-        wthor_dir=wthor,
-        years=years,
-        extra_sources=(logistello,) if logistello else (),
-        held_out=held_out,
-        l2=l2,
-        iterations=iterations,
-        max_games=max_games,
-        progress=not quiet,
+    """Fit the 8x8 pattern evaluation to game results or given positions; writes
+    weights.safetensors + config.json. With --exact and no --out, only scores --weights."""
+    from othellolab.players.search.patterns import TERMS
+    from othellolab.training.patterns import (
+        PatternTrainOptions,
+        exact_errors,
+        read_positions,
+        train_patterns,
     )
-    config = train_patterns(out, options)
-    for row in config.get("held_out", {}).get("mae_by_empties", []):
-        typer.echo(
-            f"{row['empties']:>6} empties: patterns MAE {row['patterns_mae']:.2f}, "
-            f"heuristic {row['heuristic_mae']:.2f} ({row['positions']:,} positions)"
+
+    test = read_positions(exact) if exact is not None else None
+    scored = list(weights or [])
+    if weights and exact is None:
+        raise ConfigError(
+            "--weights names sets to score on --exact FILE; give it", option="--weights"
         )
-    typer.echo(f"weights: {out}")
+    if out is None and test is None:
+        raise ConfigError("give --out DIR to fit, or --exact FILE to score", option="--out")
+    if out is not None:
+        names = [t.strip() for t in terms.split(",") if t.strip()]
+        options = PatternTrainOptions(
+            wthor_dir=wthor,
+            years=years,
+            extra_sources=(logistello,) if logistello else (),
+            positions_files=tuple(positions or ()),
+            held_out=held_out,
+            phase_width=phase_width,
+            phases=phases,
+            terms=TERMS if names == ["all"] else tuple(names),
+            overlap=overlap,
+            l2=l2,
+            iterations=iterations,
+            max_games=max_games,
+            progress=not quiet,
+        )
+        config = train_patterns(out, options)
+        for row in config.get("held_out", {}).get("mae_by_empties", []):
+            typer.echo(
+                f"{row['empties']:>6} empties: patterns MAE {row['patterns_mae']:.2f}, "
+                f"heuristic {row['heuristic_mae']:.2f} ({row['positions']:,} positions)"
+            )
+        typer.echo(f"weights: {out}")
+        scored.append(str(out))
+    if test is not None:
+        rows = exact_errors(test, scored)
+        typer.echo(f"MAE against the exact scores of {exact} ({len(test):,} positions):")
+        typer.echo("empties  positions  " + "  ".join(scored))
+        for row in rows:
+            maes = "  ".join(f"{row['mae'][n]:>{len(n)}.2f}" for n in scored)
+            typer.echo(f"{row['empties']:>7}  {row['positions']:>9,}  {maes}")

@@ -25,7 +25,29 @@ from othellolab.players.search import (
     search,
     solve,
 )
+from othellolab.players.search.evaluation import weights_evaluation
 from othellolab.players.search.midgame import MAX_DEPTH
+from othellolab.players.search.patterns import pattern_weights_dir
+
+
+def weights_option(value: str) -> str:
+    """``value`` if it names pattern weights (a shipped set or a directory holding a
+    ``config.json``), else a ``ConfigError`` listing the shipped sets."""
+    try:
+        pattern_weights_dir(value)
+    except FileNotFoundError as e:
+        raise ConfigError(str(e), option="weights") from None
+    return value
+
+
+def player_weights(player: str, source: str) -> Evaluation:
+    """The pattern evaluation of ``source`` for a player, a bad file's error naming the player."""
+    from othellolab.core import OthelloError
+
+    try:
+        return weights_evaluation(source)
+    except OthelloError as e:
+        raise e.at(f"player {player!r}, option weights") from None
 
 
 class AlphaBetaPlayer(Player):
@@ -37,7 +59,9 @@ class AlphaBetaPlayer(Player):
     ``evaluation`` names the evaluation at the leaves: ``auto`` (the default: the shipped
     learned ``patterns`` on 8x8, where they are far stronger at equal time, and the hand-written
     ``heuristic`` on 6x6 and 4x4, which have no pattern weights), ``heuristic``, ``patterns``
-    (8x8 only) or ``discs``.
+    (8x8 only) or ``discs``. ``weights`` names the pattern weights of ``auto``/``patterns`` (a
+    shipped set such as ``patterns-wthor``, or a weights directory); they then also order the
+    exact solver's moves.
     """
 
     name = "alphabeta"
@@ -53,6 +77,12 @@ class AlphaBetaPlayer(Player):
         "evaluation": Option(
             str, choices=("auto", *EVALUATION_NAMES), help="evaluation at the leaves"
         ),
+        "weights": Option(
+            str,
+            optional=True,
+            check=weights_option,
+            help="pattern weights: a shipped set name or a weights directory",
+        ),
     }
 
     @checked_options
@@ -66,11 +96,20 @@ class AlphaBetaPlayer(Player):
         seed: int | None = None,
         table_bits: int = 20,
         evaluation: str = "auto",
+        weights: str | None = None,
     ) -> None:
+        if weights is not None and evaluation not in ("auto", "patterns"):
+            raise ConfigError(
+                f"pattern weights go with evaluation auto or patterns, not {evaluation}",
+                where="player 'alphabeta'",
+                option="weights",
+            )
         self.evaluation_name = evaluation
+        self.weights = weights
         self._evaluation = (
             None if evaluation in ("auto", "patterns") else named_evaluation(evaluation)
         )
+        self._patterns = None if weights is None else player_weights(self.name, weights)
         self.depth = depth
         self.time = time
         self.nodes = nodes
@@ -90,6 +129,8 @@ class AlphaBetaPlayer(Player):
                 where="player 'alphabeta'",
                 option="evaluation",
             )
+        if self._patterns is not None and size == 8:
+            return self._patterns
         return default_evaluation(size)
 
     def reset(self) -> None:
@@ -114,6 +155,7 @@ class AlphaBetaPlayer(Player):
                     table=self.solver_table,
                     max_nodes=nodes,
                     time_limit=time_limit,
+                    evaluation=self._patterns if board.size == 8 else None,
                     stop=limit.stop,
                 )
             except SolveAborted:

@@ -9,7 +9,7 @@ import time
 from typing import ClassVar
 
 from othellolab.core import Board, Limit, PlayResult
-from othellolab.players.alphabeta import AlphaBetaPlayer
+from othellolab.players.alphabeta import AlphaBetaPlayer, player_weights, weights_option
 from othellolab.players.base import Player
 from othellolab.players.options import Option, checked_options
 from othellolab.players.search import SolveAborted, TranspositionTable, solve
@@ -22,6 +22,8 @@ class EndgamePlayer(Player):
     runs out, the shallow search answers with what time is left.
 
     The move is the solver's best move; the reported ``Score`` is exact for solved positions.
+    ``weights`` (a shipped pattern set or a weights directory) orders the solver's moves and
+    evaluates the shallow search's leaves on 8x8 instead of the default set.
     """
 
     name = "endgame"
@@ -29,15 +31,28 @@ class EndgamePlayer(Player):
         "max_empties": Option(int, 0, 60, help="solve exactly from this many empty squares"),
         "fallback_depth": Option(int, 1, 20, help="plies of the search before that"),
         "table_bits": Option(int, 10, 26, help="solver table of 2**bits entries (16 bytes each)"),
+        "weights": Option(
+            str,
+            optional=True,
+            check=weights_option,
+            help="pattern weights: a shipped set name or a weights directory",
+        ),
     }
 
     @checked_options
     def __init__(
-        self, *, max_empties: int = 20, fallback_depth: int = 4, table_bits: int = 22
+        self,
+        *,
+        max_empties: int = 20,
+        fallback_depth: int = 4,
+        table_bits: int = 22,
+        weights: str | None = None,
     ) -> None:
         self.max_empties = max_empties
         self.fallback_depth = fallback_depth
+        self.weights = weights
         self.table = TranspositionTable(table_bits)
+        self._patterns = None if weights is None else player_weights(self.name, weights)
         self._fallback: Player | None = None
 
     def reset(self) -> None:
@@ -59,6 +74,7 @@ class EndgamePlayer(Player):
                 pv=True,
                 max_nodes=limit.capped_nodes(limit.nodes),
                 time_limit=seconds,
+                evaluation=self._patterns if board.size == 8 else None,
                 stop=limit.stop,
             )
         except SolveAborted:
@@ -71,5 +87,7 @@ class EndgamePlayer(Player):
 
     def _shallow(self, board: Board, limit: Limit) -> PlayResult:
         if self._fallback is None:
-            self._fallback = AlphaBetaPlayer(depth=self.fallback_depth, endgame=0)
+            self._fallback = AlphaBetaPlayer(
+                depth=self.fallback_depth, endgame=0, weights=self.weights
+            )
         return self._fallback.choose(board, limit)

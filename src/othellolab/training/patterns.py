@@ -1,19 +1,29 @@
 """Fit the pattern evaluation of ``players.patterns`` to game results, phase by phase.
 
 Games are replayed with the datasets' replay kernel; every position's target is the game's
-final disc difference from the side to move (empties to the winner). Each phase's weights
-solve a ridge least-squares problem, ``min |Xw - y|^2 + l2 |w|^2`` over the tied (compact)
-pattern configurations, by Jacobi-preconditioned conjugate gradient in Numba: a configuration
-seen a few times only is pulled towards zero by the ``l2`` pseudo-count. A phase's solution is
-saved as soon as it is found, so a killed run resumes at the next phase.
+final disc difference from the side to move (empties to the winner). Positions may also come
+from ``.npz`` files or a Python ``Positions`` (search-labelled data, exact scores). Each phase's
+weights solve a ridge least-squares problem, ``min |Xw - y|^2 + l2 |w|^2`` over the tied
+(compact) pattern configurations and the entries of the declared terms' tables (each a 0/1
+column, like a configuration), by Jacobi-preconditioned conjugate gradient in Numba: a
+configuration seen a few times only is pulled towards zero by the ``l2`` pseudo-count. A
+phase's solution is saved as soon as it is found, so a killed run resumes at the next phase.
+
+Neighbouring phases are smoothed by their data: phase ``k`` is fitted on the positions within
+``overlap`` empties of its range, so with 60 phases of one empty and an overlap of 2 each phase
+sees five empties' positions, as many as a phase of the 12-phase layout sees of its own. A
+window keeps the phases independent (one solve each, resumable, the same solver) where a
+penalty tying neighbouring phases would couple all of them into one system of 60 times the
+columns.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,26 +31,40 @@ import numba
 import numpy as np
 
 from othellolab.core import ConfigError
-from othellolab.core.files import save_array
+from othellolab.core.files import save_array, write_json
 from othellolab.core.kernels import popcount_batch
 from othellolab.core.progress import StepProgress
-from othellolab.players.search.evaluation import EVAL_HEURISTIC, EVAL_PATTERNS, evaluate
+from othellolab.players.search.evaluation import (
+    EVAL_HEURISTIC,
+    EVAL_PATTERN_TERMS,
+    EVAL_PATTERNS,
+    Evaluation,
+    evaluate,
+    weights_evaluation,
+)
 from othellolab.players.search.heuristic import DEFAULT_WEIGHTS
 from othellolab.players.search.patterns import (
-    N_PHASES,
+    MAX_PHASES,
+    N_TERM_FEATURES,
     PHASE_WIDTH,
+    check_phase_width,
+    check_terms,
     full_to_compact,
-    load_pattern_weights,
     pattern_indices_batch,
     save_pattern_weights,
+    term_columns,
+    term_indices_batch,
 )
 from othellolab.training.heldout import load_positions
 
 __all__ = [
     "HELD_OUT_YEAR",
     "PatternTrainOptions",
+    "Positions",
+    "exact_errors",
     "held_out_errors",
     "load_training_positions",
+    "read_positions",
     "solve_phase",
     "train_patterns",
 ]
@@ -54,19 +78,54 @@ EMPTIES_BUCKETS = ((1, 14), (15, 19), (20, 24), (25, 29), (30, 35), (36, 60))
 
 @dataclass(frozen=True)
 class PatternTrainOptions:
-    """What ``train_patterns`` reads and how hard it fits."""
+    """What ``train_patterns`` reads and how it fits: WTHOR ``years``, other record files
+    (``extra_sources``) and ``.npz`` positions files (``positions_files``); ``phase_width``
+    empties per phase (``phases`` rows, 0 for enough to cover 60 empties), the extra ``terms``
+    (of ``players.search.patterns.TERMS``), the ridge ``l2``, the phase window ``overlap`` and
+    the conjugate-gradient ``iterations``."""
 
     wthor_dir: Path | None = None
     years: str = "1977-2022"
     extra_sources: tuple[Path, ...] = ()
+    positions_files: tuple[Path, ...] = ()
     held_out: Path | None = None
-    phases: int = N_PHASES
+    phase_width: int = PHASE_WIDTH
+    phases: int = 0
+    terms: tuple[str, ...] = ()
     l2: float = 5.0
     overlap: int = 2
     iterations: int = 60
     max_games: int = 0
     progress: bool = True
     notes: dict[str, Any] = field(default_factory=dict)
+
+    def checked(self) -> PatternTrainOptions:
+        """These options after checking every value (``ConfigError`` naming the option), with
+        ``phases`` filled in."""
+
+        def fail(option: str, what: str) -> ConfigError:
+            return ConfigError(what, where="train patterns", option=option)
+
+        try:
+            width = check_phase_width(self.phase_width)
+        except ValueError as e:
+            raise fail("phase_width", str(e)) from None
+        try:
+            terms = check_terms(tuple(self.terms))
+        except ValueError as e:
+            raise fail("terms", str(e)) from None
+        phases = self.phases or -(-60 // width)
+        for name, value, low, high in (
+            ("phases", phases, 1, MAX_PHASES),
+            ("overlap", self.overlap, 0, 60),
+            ("iterations", self.iterations, 1, 100_000),
+            ("max_games", self.max_games, 0, 10**9),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise fail(name, f"must be a whole number in {low}..{high}, got {value!r}")
+        if not (isinstance(self.l2, int | float) and math.isfinite(self.l2) and self.l2 > 0):
+            raise fail("l2", f"must be a finite number above 0, got {self.l2!r}")
+        return replace(self, phase_width=width, phases=phases, terms=terms)
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,18 +142,89 @@ class Positions:
         """Positions from bitboards and final scores, in the dtypes the kernels take."""
         p = np.asarray(player).astype(np.uint64)
         o = np.asarray(opponent).astype(np.uint64)
+        if not (p.ndim == 1 and p.shape == o.shape == np.shape(score)):
+            raise ValueError(
+                f"player, opponent and score must be 1-D arrays of one length, got shapes "
+                f"{p.shape}, {o.shape}, {np.shape(score)}"
+            )
+        if (p & o).any():
+            raise ValueError(f"position {int(np.flatnonzero(p & o)[0])}: a square holds both sides")
         empties = 64 - popcount_batch(p | o).astype(np.int64)
         return cls(p, o, empties, np.asarray(score).astype(np.float64))
 
+    def __len__(self) -> int:
+        return len(self.score)
+
+
+def read_positions(path: str | Path) -> Positions:
+    """Positions from an ``.npz`` file of 1-D arrays ``player`` and ``opponent`` (bitboards of
+    the side to move and the other) and the target from the side to move, ``score`` (or
+    ``exact``, as ``benchmarks/exact_labels.py`` writes); a file that is not one is a
+    ``ConfigError`` naming it."""
+    import zipfile
+
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such positions file")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
+        raise ConfigError(f"{path}: not a readable .npz positions file ({e})") from None
+    targets = [k for k in ("score", "exact") if k in arrays]
+    missing = [k for k in ("player", "opponent") if k not in arrays] + (
+        [] if targets else ["score"]
+    )
+    if missing or len(targets) > 1:
+        raise ConfigError(
+            f"{path}: a positions file holds arrays player, opponent and one of score/exact; "
+            f"it has {', '.join(sorted(arrays)) or 'none'}"
+        )
+    score = arrays[targets[0]]
+    if (
+        score.dtype.kind not in "iuf"
+        or not np.isfinite(score).all()
+        or np.abs(score).max(initial=0) > 64
+    ):
+        raise ConfigError(f"{path}: {targets[0]} must be finite disc differences in -64..64")
+    if arrays["player"].dtype.kind not in "iu" or arrays["opponent"].dtype.kind not in "iu":
+        raise ConfigError(f"{path}: player and opponent must be integer bitboards")
+    try:
+        return Positions.of(arrays["player"], arrays["opponent"], score)
+    except ValueError as e:
+        raise ConfigError(f"{path}: {e}") from None
+
+
+def _concat(parts: Sequence[Positions]) -> Positions:
+    if len(parts) == 1:
+        return parts[0]
+    return Positions(
+        *(np.concatenate([getattr(x, f) for x in parts]) for f in ("p", "o", "empties", "score"))
+    )
+
 
 def load_training_positions(
-    wthor_dir: Path | None, years: str, extra: Sequence[Path], *, max_games: int = 0
+    wthor_dir: Path | None,
+    years: str,
+    extra: Sequence[Path],
+    *,
+    max_games: int = 0,
+    positions_files: Sequence[Path] = (),
+    positions: Positions | None = None,
 ) -> tuple[Positions, list[str]]:
-    """Replay the WTHOR ``years`` and the ``extra`` record files into positions; the held-out
-    year is refused, so a model is never fitted on its test games."""
+    """Replay the WTHOR ``years`` and the ``extra`` record files into positions, add those of
+    the ``positions_files`` and ``positions``; the held-out year is refused, so a model is
+    never fitted on its test games."""
     from othellolab.training.data import parse_years
 
     described: list[str] = []
+    ready: list[Positions] = []
+    for path in positions_files:
+        ready.append(read_positions(path))
+        described.append(Path(path).name)
+    if positions is not None:
+        ready.append(positions)
+        described.append("positions given")
     parts = []
     if wthor_dir is not None:
         ys = parse_years(years)
@@ -105,14 +235,18 @@ def load_training_positions(
     for path in extra:
         parts.append(load_positions([path], max_games=max_games, size=8))
         described.append(Path(path).name)
-    if not parts:
-        raise ConfigError("no training data: give a WTHOR folder or record files")
-    positions = Positions.of(
-        np.concatenate([x.player for x in parts]),
-        np.concatenate([x.opponent for x in parts]),
-        np.concatenate([x.score for x in parts]),
-    )
-    return positions, described
+    if not parts and not ready:
+        raise ConfigError("no training data: give a WTHOR folder, record files or positions files")
+    if parts:
+        ready.insert(
+            0,
+            Positions.of(
+                np.concatenate([x.player for x in parts]),
+                np.concatenate([x.opponent for x in parts]),
+                np.concatenate([x.score for x in parts]),
+            ),
+        )
+    return _concat(ready), described
 
 
 @numba.njit(cache=True)
@@ -165,6 +299,8 @@ def solve_phase(
     d = z.copy()
     rz = float(r @ z)
     for _ in range(iterations):
+        if rz <= 0.0:  # solved exactly (all targets fitted, or all zero)
+            break
         q = normal(d)
         alpha = rz / float(d @ q)
         w += alpha * d
@@ -185,10 +321,22 @@ def _evaluate_batch(kind: int, weights: np.ndarray, p: np.ndarray, o: np.ndarray
     return out
 
 
-def held_out_errors(positions: Positions, table: np.ndarray) -> list[dict[str, Any]]:
+def _as_evaluation(evaluation: Evaluation | np.ndarray) -> Evaluation:
+    """An ``Evaluation`` of pattern weights given as one or as a kernel table."""
+    if isinstance(evaluation, Evaluation):
+        return evaluation
+    kind = EVAL_PATTERN_TERMS if evaluation.shape[1] == N_TERM_FEATURES else EVAL_PATTERNS
+    return Evaluation(kind, evaluation)
+
+
+def held_out_errors(
+    positions: Positions, evaluation: Evaluation | np.ndarray
+) -> list[dict[str, Any]]:
     """Mean absolute error against the final result, by empties bucket, of the pattern
-    evaluation (``table``) and of the hand-written heuristic, on the same positions."""
-    pat = _evaluate_batch(EVAL_PATTERNS, table, positions.p, positions.o)
+    evaluation (an ``Evaluation`` or its kernel table) and of the hand-written heuristic, on
+    the same positions."""
+    ev = _as_evaluation(evaluation)
+    pat = _evaluate_batch(ev.kind, ev.weights, positions.p, positions.o)
     heu = _evaluate_batch(EVAL_HEURISTIC, DEFAULT_WEIGHTS, positions.p, positions.o)
     rows = []
     for lo, hi in (*EMPTIES_BUCKETS, (15, 35)):
@@ -205,30 +353,108 @@ def held_out_errors(positions: Positions, table: np.ndarray) -> list[dict[str, A
     return rows
 
 
-def train_patterns(out: str | Path, options: PatternTrainOptions) -> dict[str, Any]:
+def exact_errors(
+    positions: Positions, weights: Sequence[str | Path], *, buckets: Sequence[tuple[int, int]] = ()
+) -> list[dict[str, Any]]:
+    """Mean absolute error of each named pattern-weights set (a shipped name or a directory)
+    against the exact scores of ``positions``, by empties: one row per empties count present
+    (or per ``buckets`` range), then one for all; each row holds ``positions`` and
+    ``mae[name]``."""
+    evs = {str(w): weights_evaluation(str(w)) for w in weights}
+    values = {
+        n: _evaluate_batch(e.kind, e.weights, positions.p, positions.o) for n, e in evs.items()
+    }
+    ranges = list(buckets) or [(int(e), int(e)) for e in np.unique(positions.empties)]
+    rows = []
+    for lo, hi in (
+        *ranges,
+        (int(positions.empties.min(initial=0)), int(positions.empties.max(initial=0))),
+    ):
+        sel = (positions.empties >= lo) & (positions.empties <= hi)
+        if not sel.any():
+            continue
+        y = positions.score[sel]
+        rows.append(
+            {
+                "empties": f"{lo}-{hi}" if lo != hi else str(lo),
+                "positions": int(sel.sum()),
+                "mae": {n: round(float(np.abs(v[sel] - y).mean()), 3) for n, v in values.items()},
+            }
+        )
+    rows[-1]["empties"] = "all"
+    return rows
+
+
+def phase_columns(p: np.ndarray, o: np.ndarray, terms: tuple[str, ...]) -> np.ndarray:
+    """The compact columns each position sets to one: its pattern configurations, then the
+    entries of the ``terms``' tables (after the pattern columns)."""
+    index, n_compact = full_to_compact()
+    x = index[pattern_indices_batch(p, o)]
+    if terms:
+        x = np.concatenate([x, n_compact + term_indices_batch(p, o, terms)], axis=1)
+    return np.ascontiguousarray(x, dtype=np.int32)
+
+
+def _check_layout(parts: Path, options: PatternTrainOptions) -> None:
+    """Refuse to resume phases fitted for another layout (width, phases, terms, window, fit);
+    phases of a run from before layouts were recorded resume only for the plain layout."""
+    terms = list(options.terms)
+    layout = {
+        "phase_width": options.phase_width,
+        "phases": options.phases,
+        "terms": terms,
+        "overlap": options.overlap,
+        "l2": options.l2,
+        "iterations": options.iterations,
+    }
+    path = parts / "layout.json"
+    if path.is_file():
+        before = json.loads(path.read_text())
+        if before != layout:
+            raise ConfigError(
+                f"{parts}: phases fitted with {before}, not {layout}; use another --out or "
+                "remove that folder"
+            )
+    elif any(parts.glob("phase_*.npy")) and (layout["phase_width"] != PHASE_WIDTH or terms):
+        raise ConfigError(f"{parts}: phases of an unknown layout; remove them or use another --out")
+    write_json(path, layout)
+
+
+def train_patterns(
+    out: str | Path, options: PatternTrainOptions, positions: Positions | None = None
+) -> dict[str, Any]:
     """Fit all phases, then write ``weights.safetensors`` + ``config.json`` into ``out``.
 
-    Each phase ``k`` is fitted on the positions whose empties are within ``overlap`` of its
-    range (neighbouring phases share data, which smooths the step between them). Finished
+    The data are the options' sources plus ``positions`` (any ``Positions``: search-labelled,
+    exact). Each phase ``k`` is fitted on the positions whose empties are within ``overlap`` of
+    its range (neighbouring phases share data, which smooths the step between them). Finished
     phases sit in ``out/phases/`` and are not fitted again.
     """
+    options = options.checked()
     out = Path(out)
     t0 = time.perf_counter()
     data, described = load_training_positions(
-        options.wthor_dir, options.years, options.extra_sources, max_games=options.max_games
+        options.wthor_dir,
+        options.years,
+        options.extra_sources,
+        max_games=options.max_games,
+        positions_files=options.positions_files,
+        positions=positions,
     )
     parts = out / "phases"
     parts.mkdir(parents=True, exist_ok=True)
+    _check_layout(parts, options)
     t_load = time.perf_counter() - t0
-    index, n_compact = full_to_compact()
-    compact = np.zeros((options.phases, n_compact))
+    width, terms = options.phase_width, options.terms
+    n_columns = full_to_compact()[1] + term_columns(terms)
+    compact = np.zeros((options.phases, n_columns))
     fit: list[dict[str, Any]] = []
     bar = StepProgress(options.progress, total=options.phases, done=0, name="patterns")
     try:
         for k in range(options.phases):
             path = parts / f"phase_{k:02d}.npy"
-            lo = 1 + PHASE_WIDTH * k - options.overlap
-            hi = PHASE_WIDTH * (k + 1) + options.overlap
+            lo = 1 + width * k - options.overlap
+            hi = width * (k + 1) + options.overlap
             if k == options.phases - 1:
                 hi = 64
             if k == 0:
@@ -240,9 +466,9 @@ def train_patterns(out: str | Path, options: PatternTrainOptions) -> dict[str, A
                 continue
             if len(sel) == 0:
                 raise ConfigError(f"phase {k} ({lo}-{hi} empties): no training positions")
-            x = index[pattern_indices_batch(data.p[sel], data.o[sel])]
+            x = phase_columns(data.p[sel], data.o[sel], terms)
             w, mae = solve_phase(
-                x, data.score[sel], n_compact, l2=options.l2, iterations=options.iterations
+                x, data.score[sel], n_columns, l2=options.l2, iterations=options.iterations
             )
             compact[k] = w
             save_array(path, w)
@@ -261,13 +487,14 @@ def train_patterns(out: str | Path, options: PatternTrainOptions) -> dict[str, A
         "seconds": {"load": round(t_load, 1), "fit": round(t_fit, 1)},
         **options.notes,
     }
-    save_pattern_weights(out, compact, info)
+    layout = {"phase_width": width, "terms": terms}
+    save_pattern_weights(out, compact, info, **layout)
     if options.held_out is not None:
         held = load_positions([options.held_out], years=str(HELD_OUT_YEAR), size=8)
-        positions = Positions.of(held.player, held.opponent, held.score)
+        test = Positions.of(held.player, held.opponent, held.score)
         info["held_out"] = {
             "data": f"WTHOR {HELD_OUT_YEAR}",
-            "mae_by_empties": held_out_errors(positions, load_pattern_weights(out).table),
+            "mae_by_empties": held_out_errors(test, weights_evaluation(str(out))),
         }
-        save_pattern_weights(out, compact, info)
+        save_pattern_weights(out, compact, info, **layout)
     return json.loads((out / "config.json").read_text())

@@ -202,6 +202,17 @@ def phase_of(empties: int, phases: int) -> int:
     return k
 
 
+@numba.njit(cache=True, inline="always")
+def phase_row(empties: int, width: int, phases: int) -> int:
+    """``phase_of`` for phases of ``width`` empties each (``width`` 5 gives ``phase_of``)."""
+    k = (empties - 1) // width
+    if k < 0:
+        return 0
+    if k >= phases:
+        return phases - 1
+    return k
+
+
 def _dedupe(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of ``tables`` and, for each row, the number of its distinct row."""
     seen: dict[bytes, int] = {}
@@ -271,9 +282,34 @@ def kernel_source() -> str:
         "",
         "    ``weights`` is a float64 ``(phases, N_FEATURES)`` array (``PatternWeights.table``).",
         '    """',
+        "    w = weights[phase_of(64 - popcount(U64(p) | U64(o)), weights.shape[0])]",
+        "    return clamp64(pattern_sum(p, o, w))",
+        "",
+        "",
+        "@hot_kernel()",
+        "def pattern_value_pext(p: int, o: int, weights: np.ndarray) -> float:",
+        '    """``pattern_value`` with BMI2\'s ``pext`` gathering each instance\'s squares (only where',
+        '    ``core.jit.FAST_PEXT``); the same value, about a quarter faster."""',
+        "    w = weights[phase_of(64 - popcount(U64(p) | U64(o)), weights.shape[0])]",
+        "    return clamp64(pattern_sum_pext(p, o, w))",
+        "",
+        "",
+        '@hot_kernel(inline="always")',
+        "def clamp64(v: float) -> float:",
+        '    """``v`` within the disc scale [-64, 64]."""',
+        "    if v > 64.0:",
+        "        return 64.0",
+        "    if v < -64.0:",
+        "        return -64.0",
+        "    return v",
+        "",
+        "",
+        '@hot_kernel(inline="always")',
+        "def pattern_sum(p: int, o: int, w: np.ndarray) -> float:",
+        '    """The sum of the pattern weights of ``(p, o)`` in the weight row ``w`` (its first',
+        '    ``N_FEATURES`` columns), unclamped."""',
         "    p = U64(p)",
         "    o = U64(o)",
-        "    w = weights[phase_of(64 - popcount(p | o), weights.shape[0])]",
         "    tp = transpose(p)",
         "    to = transpose(o)",
         "    v = 0.0",
@@ -294,24 +330,15 @@ def kernel_source() -> str:
         if _CH_LAST[c]:
             out.append(f"    v += w[{int(_CH_OFFSET[c])} + " + " + ".join(terms) + "]")
             terms = []
-    clamp = [
-        "    if v > 64.0:",
-        "        return 64.0",
-        "    if v < -64.0:",
-        "        return -64.0",
-        "    return v",
-    ]
-    out += clamp
     out += [
+        "    return v",
         "",
         "",
-        "@hot_kernel()",
-        "def pattern_value_pext(p: int, o: int, weights: np.ndarray) -> float:",
-        '    """``pattern_value`` with BMI2\'s ``pext`` gathering each instance\'s squares (only where',
-        '    ``core.jit.FAST_PEXT``); the same value, about a quarter faster."""',
+        '@hot_kernel(inline="always")',
+        "def pattern_sum_pext(p: int, o: int, w: np.ndarray) -> float:",
+        '    """``pattern_sum`` with one ``pext`` per instance and side."""',
         "    p = U64(p)",
         "    o = U64(o)",
-        "    w = weights[phase_of(64 - popcount(p | o), weights.shape[0])]",
         "    v = 0.0",
     ]
     for inst in range(N_INSTANCES):
@@ -321,5 +348,5 @@ def kernel_source() -> str:
             f"    v += w[{int(INSTANCE_OFFSET[inst])} + np.int64(X[{t} + pext(p, {m})])"
             f" + 2 * np.int64(X[{t} + pext(o, {m})])]"
         )
-    out += [*clamp, ""]
+    out += ["    return v", ""]
     return "\n".join(out)

@@ -17,16 +17,26 @@ from othellolab.core.kernels import U64, popcount
 from othellolab.players.search.heuristic import DEFAULT_WEIGHTS, heuristic
 from othellolab.players.search.patterns import (
     DEFAULT_PATTERNS,
+    HEADER_TERMS,
+    HEADER_WIDTH,
+    N_TERM_FEATURES,
+    TERMS,
+    available_pattern_sets,
     load_pattern_weights,
+    pattern_terms_value,
+    pattern_terms_value_pext,
     pattern_value,
     pattern_value_pext,
-    shipped_table,
+    pattern_weights_dir,
+    shipped_weights,
 )
 from othellolab.players.search.patterns import N_FEATURES as _PATTERN_FEATURES
 
 _pattern_value = pattern_value_pext if FAST_PEXT else pattern_value
 """The pattern evaluation the kernels call: with ``pext`` where the CPU runs it fast, the
 portable one elsewhere; Numba binds one of the two."""
+
+_pattern_terms_value = pattern_terms_value_pext if FAST_PEXT else pattern_terms_value
 
 EVAL_HEURISTIC = 0
 """``evaluate`` kind: the hand-written evaluation (``heuristic``)."""
@@ -37,6 +47,12 @@ EVAL_DISCS = 1
 EVAL_PATTERNS = 2
 """``evaluate`` kind: the learned pattern evaluation of ``players.patterns`` (8x8 only)."""
 
+EVAL_PATTERN_TERMS = 3
+"""``evaluate`` kind: the pattern evaluation with a phase width and extra terms declared in its
+table's header (``patterns.pattern_terms_value``; 8x8 only)."""
+
+_PATTERN_KINDS = (EVAL_PATTERNS, EVAL_PATTERN_TERMS)
+
 
 @hot_kernel()
 def evaluate(kind: int, weights: np.ndarray, p: int, o: int, n: int) -> float:
@@ -45,6 +61,8 @@ def evaluate(kind: int, weights: np.ndarray, p: int, o: int, n: int) -> float:
         return heuristic(p, o, n, weights)
     if kind == EVAL_PATTERNS and n == 8:
         return _pattern_value(p, o, weights)
+    if kind == EVAL_PATTERN_TERMS and n == 8:
+        return _pattern_terms_value(p, o, weights)
     # EVAL_DISCS, and the fallback for patterns off 8x8 (``Evaluation.check_size`` refuses
     # that case in Python; a raise here would slow the pattern branch down by half).
     return float(popcount(U64(p)) - popcount(U64(o)))
@@ -58,7 +76,7 @@ class Evaluation:
     weights: np.ndarray = field(default_factory=lambda: DEFAULT_WEIGHTS.copy())
 
     def __post_init__(self) -> None:
-        if self.kind not in (EVAL_HEURISTIC, EVAL_DISCS, EVAL_PATTERNS):
+        if self.kind not in (EVAL_HEURISTIC, EVAL_DISCS, *_PATTERN_KINDS):
             raise ValueError(f"unknown evaluation kind {self.kind}")
         w = self.weights
         if not (isinstance(w, np.ndarray) and w.ndim == 2 and w.dtype == np.float64):
@@ -67,17 +85,19 @@ class Evaluation:
             raise ValueError(
                 f"pattern weights must have {_PATTERN_FEATURES} columns, got shape {w.shape}"
             )
+        if self.kind == EVAL_PATTERN_TERMS:
+            _check_terms_header(w)
 
     @property
     def name(self) -> str:
         """The name of this evaluation's kind: ``heuristic``, ``discs`` or ``patterns``."""
-        return {EVAL_HEURISTIC: "heuristic", EVAL_DISCS: "discs", EVAL_PATTERNS: "patterns"}[
-            self.kind
-        ]
+        if self.kind in _PATTERN_KINDS:
+            return "patterns"
+        return {EVAL_HEURISTIC: "heuristic", EVAL_DISCS: "discs"}[self.kind]
 
     def check_size(self, size: int) -> None:
         """Raise ``ValueError`` when this evaluation cannot judge ``size`` x ``size`` boards."""
-        if self.kind == EVAL_PATTERNS and size != 8:
+        if self.kind in _PATTERN_KINDS and size != 8:
             raise ConfigError(f"the pattern evaluation is 8x8 only, not {size}x{size}")
 
     def __call__(self, board: Board) -> float:
@@ -88,19 +108,70 @@ class Evaluation:
         )
 
 
+def _check_terms_header(w: np.ndarray) -> None:
+    """The header of a table with terms: its width and shape, and the same phase width (1..60)
+    and term mask in every row."""
+    if w.shape[1] != N_TERM_FEATURES or w.shape[0] < 1:
+        raise ValueError(
+            f"pattern weights with terms must have {N_TERM_FEATURES} columns, got shape {w.shape}"
+        )
+    width, mask = w[:, HEADER_WIDTH], w[:, HEADER_TERMS]
+    if not (
+        (width == width[0]).all()
+        and (mask == mask[0]).all()
+        and width[0] in range(1, 61)
+        and mask[0] in range(1 << len(TERMS))
+    ):
+        raise ValueError(
+            "pattern weights with terms need one phase width in 1..60 and one term mask in "
+            f"0..{(1 << len(TERMS)) - 1} in every row"
+        )
+
+
 EVALUATION_NAMES = ("heuristic", "patterns", "discs")
 """Evaluations that players and the CLI name (``patterns`` is 8x8 only)."""
 
 
 def pattern_evaluation(name: str | Path | None = None) -> Evaluation:
-    """An ``Evaluation`` (kind ``EVAL_PATTERNS``) for the search kernels, from shipped weights
-    (``None`` = the default set) or a weights directory."""
+    """An ``Evaluation`` for the search kernels (kind ``EVAL_PATTERNS``, or
+    ``EVAL_PATTERN_TERMS`` for weights with a phase width of their own or extra terms), from
+    shipped weights (``None`` = the default set) or a weights directory."""
     source = str(name) if name is not None else DEFAULT_PATTERNS
     if Path(source).is_dir():
-        table = load_pattern_weights(source).table
+        weights = load_pattern_weights(source)
+        plain, table = weights.plain, weights.table
     else:
-        table = shipped_table(source).copy()
-    return Evaluation(kind=EVAL_PATTERNS, weights=table)
+        plain, table = shipped_weights(source)
+        table = table.copy()
+    return Evaluation(kind=EVAL_PATTERNS if plain else EVAL_PATTERN_TERMS, weights=table)
+
+
+@functools.cache
+def shared_pattern_evaluation(name: str) -> Evaluation:
+    """``pattern_evaluation(name)`` of a shipped set, built once per process and shared (a
+    60-phase table is 80 MB): callers must never write its weights."""
+    plain, table = shipped_weights(name)
+    return Evaluation(kind=EVAL_PATTERNS if plain else EVAL_PATTERN_TERMS, weights=table)
+
+
+def weights_evaluation(source: str) -> Evaluation:
+    """The pattern evaluation of ``source``, a shipped set's name (shared, see
+    ``shared_pattern_evaluation``) or a weights directory (loaded, checked); an unknown name
+    is a ``ConfigError`` listing the shipped sets, a bad file a ``ModelFileError`` naming it."""
+    try:
+        d = pattern_weights_dir(source)
+    except FileNotFoundError:
+        raise ConfigError(
+            f"no pattern weights named {source!r} (neither a shipped set nor a directory "
+            f"holding a config.json); shipped: {', '.join(available_pattern_sets()) or 'none'}",
+            allowed=", ".join(available_pattern_sets()),
+        ) from None
+    if source in available_pattern_sets() and not Path(source).is_dir():
+        return shared_pattern_evaluation(source)
+    weights = load_pattern_weights(d)
+    return Evaluation(
+        kind=EVAL_PATTERNS if weights.plain else EVAL_PATTERN_TERMS, weights=weights.table
+    )
 
 
 def named_evaluation(name: str) -> Evaluation:
@@ -120,4 +191,4 @@ def default_evaluation(size: int) -> Evaluation:
     8x8 (about half the nodes of the hand-written one), the hand-written one on the small
     boards, which have no pattern weights. Built once per size: the pattern table is 16 MB,
     too much to copy for every solve of a game."""
-    return pattern_evaluation() if size == 8 else Evaluation()
+    return shared_pattern_evaluation(DEFAULT_PATTERNS) if size == 8 else Evaluation()
