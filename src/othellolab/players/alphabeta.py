@@ -9,11 +9,14 @@ pluggable evaluation, handing over to the exact solver (``search.endgame``) near
 
 from __future__ import annotations
 
+import random
 import time
+from pathlib import Path
 from typing import ClassVar
 
 from othellolab.core import Board, ConfigError, Limit, PlayResult, Score, square_name
 from othellolab.players.base import Player
+from othellolab.players.clock import plan
 from othellolab.players.options import SEED, Option, checked_options
 from othellolab.players.search import (
     EVALUATION_NAMES,
@@ -40,6 +43,22 @@ def weights_option(value: str) -> str:
     return value
 
 
+def book_option(value: str) -> str:
+    """``value`` if it is ``off``, ``on`` (the shipped book) or names a book (a shipped book's
+    name or a folder), else a ``ConfigError`` listing the shipped books."""
+    if value in ("off", "on"):
+        return value
+    from othellolab.players.search.book import available_books
+
+    if value in available_books() or (Path(value) / "config.json").is_file():
+        return value
+    raise ConfigError(
+        f"expected off, on or a book (shipped: {', '.join(available_books()) or 'none'}; or a "
+        f"folder that `othellolab book build` wrote), got {value[:60]!r}",
+        option="book",
+    )
+
+
 def player_weights(player: str, source: str) -> Evaluation:
     """The pattern evaluation of ``source`` for a player, a bad file's error naming the player."""
     from othellolab.core import OthelloError
@@ -62,9 +81,17 @@ class AlphaBetaPlayer(Player):
     (8x8 only) or ``discs``. ``weights`` names the pattern weights of ``auto``/``patterns`` (a
     shipped set such as ``patterns-wthor``, or a weights directory); they then also order the
     exact solver's moves.
+
+    ``book`` plays from an opening book (``on``: the shipped ``book-wthor``; off by default, as
+    for analysis and benchmarks), choosing among the book moves within ``book_margin`` discs of
+    the best at random (seeded by ``seed``). ``probcut`` turns on multi-ProbCut in the midgame
+    search with that confidence in standard deviations (0: off). On a game clock
+    (``Limit.clock``) the player plans its time: more in the midgame, a reserve for the exact
+    solve (``players.clock.plan``).
     """
 
     name = "alphabeta"
+    plans_time = True
     OPTIONS: ClassVar[dict[str, Option]] = {
         "depth": Option(int, 1, MAX_DEPTH, optional=True, help="plies of iterative deepening"),
         "time": Option(float, 0.001, 3600, optional=True, unit="seconds", help="time per move"),
@@ -83,6 +110,15 @@ class AlphaBetaPlayer(Player):
             check=weights_option,
             help="pattern weights: a shipped set name or a weights directory",
         ),
+        "book": Option(
+            str, check=book_option, switch=True, help="opening book: off, on or a book's name"
+        ),
+        "book_margin": Option(
+            int, 0, 16, unit="discs", help="play any book move this close to the best"
+        ),
+        "probcut": Option(
+            float, 0.0, 10.0, help="multi-ProbCut confidence in standard deviations (0: off)"
+        ),
     }
 
     @checked_options
@@ -97,6 +133,9 @@ class AlphaBetaPlayer(Player):
         table_bits: int = 20,
         evaluation: str = "auto",
         weights: str | None = None,
+        book: str = "off",
+        book_margin: int = 0,
+        probcut: float = 0.0,
     ) -> None:
         if weights is not None and evaluation not in ("auto", "patterns"):
             raise ConfigError(
@@ -117,6 +156,15 @@ class AlphaBetaPlayer(Player):
         self.seed = seed
         self.table = TranspositionTable(table_bits)
         self.solver_table = TranspositionTable(table_bits + 1)
+        self.book_name = book
+        self.book_margin = book_margin
+        self.probcut = probcut
+        self._book = None
+        if book != "off":
+            from othellolab.players.search.book import DEFAULT_BOOK, shipped_book
+
+            self._book = shipped_book(DEFAULT_BOOK if book == "on" else book)
+        self._rng = random.Random(seed)
 
     def evaluation_for(self, size: int) -> Evaluation:
         """The evaluation this player uses on a board of ``size`` (the pattern table is shared
@@ -142,11 +190,25 @@ class AlphaBetaPlayer(Player):
         if not actions:
             raise ValueError(f"no legal move: the game is over\n{board}")
         limit = limit or Limit()
+        t0 = time.perf_counter()
+        if self._book is not None:
+            chosen = self._book.choose(board, margin=self.book_margin, rng=self._rng)
+            if chosen is not None:
+                return PlayResult(
+                    chosen.move,
+                    score=Score(float(chosen.value)),
+                    info={"book": self._book.name, "score": chosen.value, "depth": 0},
+                )
         use_own = limit.time is None and limit.depth is None and limit.nodes is None
         depth = self.depth if use_own else limit.depth
         time_limit = limit.capped_time(self.time if use_own else limit.time)
+        solve_time = time_limit
         nodes = limit.capped_nodes(self.nodes if use_own else limit.nodes)
-        t0 = time.perf_counter()
+        if limit.clock is not None:
+            share = plan(limit.clock, board.num_empties, endgame=self.endgame)
+            depth = limit.depth if limit.depth is not None else self.depth
+            time_limit = limit.capped_time(share.target)
+            solve_time = limit.capped_time(share.solve)
         evaluation = self.evaluation_for(board.size)
         if board.num_empties <= self.endgame:
             try:
@@ -154,7 +216,7 @@ class AlphaBetaPlayer(Player):
                     board,
                     table=self.solver_table,
                     max_nodes=nodes,
-                    time_limit=time_limit,
+                    time_limit=solve_time,
                     evaluation=self._patterns if board.size == 8 else None,
                     stop=limit.stop,
                 )
@@ -164,6 +226,11 @@ class AlphaBetaPlayer(Player):
                 return solved.play_result(board)
             if time_limit is not None:
                 time_limit = max(0.01, time_limit - (time.perf_counter() - t0))
+                if limit.clock is not None:  # a failed solve used the clock's reserve
+                    left = limit.clock - (time.perf_counter() - t0)
+                    time_limit = min(
+                        time_limit, max(0.01, plan(left, board.num_empties, endgame=0).target)
+                    )
         result = search(
             board,
             depth=depth,
@@ -173,6 +240,7 @@ class AlphaBetaPlayer(Player):
             table=self.table,
             seed=self.seed,
             stop=limit.stop,
+            probcut=self.probcut,
         )
         return PlayResult(
             result.best_move,

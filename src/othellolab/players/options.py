@@ -49,7 +49,9 @@ class Option:
     Python code can pass (an object), never a spec string. ``check`` is an extra test of the
     converted value (a device that must exist) returning it or raising ``ConfigError``.
     ``model`` marks a model name or directory, which the registry resolves through the
-    caller's ``ModelCatalog`` (a server allows only its own models)."""
+    caller's ``ModelCatalog`` (a server allows only its own models). ``switch`` marks a
+    string option that also reads ``on``/``off`` (which a spec parses as true/false) as those
+    words."""
 
     kind: type
     low: float | None = None
@@ -61,6 +63,7 @@ class Option:
     spec: bool = True
     check: Callable[[Any], Any] | None = None
     model: bool = False
+    switch: bool = False
 
     def describe(self) -> str:
         """The allowed values in a few words: ``int 1..60 or none``."""
@@ -98,6 +101,8 @@ class Option:
             raise ConfigError(f"expected true or false, got {value!r}", option=name)
         if self.kind in (int, float):
             return self._number(value, name)
+        if self.switch and isinstance(value, bool):
+            value = "on" if value else "off"
         if not isinstance(value, str):
             raise ConfigError(f"expected {self.describe()}, got {value!r}", option=name)
         if len(value) > 1000:

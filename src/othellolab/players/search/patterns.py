@@ -453,10 +453,15 @@ def save_pattern_weights(
 
 
 def available_pattern_sets() -> list[str]:
-    """Names of the shipped pattern weights (directories holding a ``config.json``)."""
+    """Names of the shipped pattern weights (directories holding a ``config.json`` and the
+    weights file; the opening book beside them is not one)."""
     if not _DATA.is_dir():
         return []
-    return sorted(p.name for p in _DATA.iterdir() if (p / "config.json").is_file())
+    return sorted(
+        p.name
+        for p in _DATA.iterdir()
+        if (p / "config.json").is_file() and (p / WEIGHTS_FILE).is_file()
+    )
 
 
 def pattern_weights_dir(source: str | Path | None = None) -> Path:
