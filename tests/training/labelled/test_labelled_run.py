@@ -117,3 +117,19 @@ def test_bad_workers(tiny, tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         generate_labelled(LabelledConfig.from_dict(tiny()), tmp_path, workers=0, progress=False)
     assert info.value.option == "--workers"
+
+
+def test_changed_or_missing_opening_files_are_refused(tiny, tmp_path: Path) -> None:
+    xot = tmp_path / "xot.txt"
+    xot.write_text("f5d6c3d3c4f4f6f3\n")
+    data = tiny(shards=1, games_per_shard=1, openings__source="xot", openings__xot=str(xot))
+    root = tmp_path / "run"
+    generate_labelled(LabelledConfig.from_dict(data), root, progress=False)
+    xot.write_text("f5f6e6f4e3c5c4e7\n")
+    with pytest.raises(ConfigError, match="data files changed") as info:
+        generate_labelled(LabelledConfig.from_dict(data), root, progress=False)
+    assert str(xot) in str(info.value)
+    xot.unlink()
+    with pytest.raises(ConfigError, match="no such opening list") as info:
+        generate_labelled(LabelledConfig.from_dict(data), tmp_path / "new", progress=False)
+    assert info.value.option == "xot"

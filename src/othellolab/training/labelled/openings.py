@@ -43,8 +43,12 @@ def opening_files(cfg: OpeningsConfig) -> list[Path]:
 
 
 def source_checksums(cfg: OpeningsConfig) -> dict[str, str]:
-    """SHA-256 of every data file ``cfg`` reads, by path."""
-    return {str(p): sha256_file(p) for p in opening_files(cfg)}
+    """SHA-256 of every data file ``cfg`` reads, by path; a missing one is a ``ConfigError``."""
+    files = opening_files(cfg)
+    for path in files:
+        if not path.is_file():
+            raise ConfigError(f"{path}: no such opening list", where="[openings]", option="xot")
+    return {str(p): sha256_file(p) for p in files}
 
 
 @functools.cache

@@ -63,7 +63,9 @@ def _open_run(cfg: LabelledConfig, out: Path, text: str) -> None:
                 option="--config",
             )
         moved = sorted(
-            p for p in set(sources) | set(run["sources"]) if sources.get(p) != run["sources"].get(p)
+            p
+            for p in set(sources) | set(run.get("sources", {}))
+            if sources.get(p) != run.get("sources", {}).get(p)
         )
         if moved:
             raise ConfigError(
@@ -164,9 +166,12 @@ def generate_labelled(
             name="labelled positions",
             unit="games",
         )
+        status = [""]
         executor = make_executor(workers, ray)
         try:
-            for task, arrays, stats in _results(executor, tasks, lambda k: bar.advance("", k)):
+            for task, arrays, stats in _results(
+                executor, tasks, lambda k: bar.advance(status[0], k)
+            ):
                 write_shard(
                     out / SHARDS_DIR / shard_name(task.index),
                     arrays,
@@ -180,7 +185,8 @@ def generate_labelled(
                 made += 1
                 positions += len(arrays["player"])
                 rate = positions / max(1e-9, time.perf_counter() - wall)
-                bar.advance(f"{made} shards, {positions:,} positions, {rate:,.0f}/s", 0)
+                status[0] = f"{made} shards, {positions:,} positions, {rate:,.0f}/s"
+                bar.advance(status[0], 0)
         finally:
             executor.close()
             bar.close()
