@@ -1,6 +1,7 @@
 """``othellolab train supervised --config FILE``: train or resume a supervised run (or
 ``--resume RUN``: go on with the run's own config); ``othellolab train selfplay`` likewise for
-AlphaZero runs; ``othellolab train patterns``: fit the pattern evaluation."""
+AlphaZero runs; ``othellolab train patterns``: fit the pattern evaluation; ``othellolab train
+patterns-data``: generate search-labelled positions for it."""
 
 from __future__ import annotations
 
@@ -269,3 +270,49 @@ def patterns(
         for row in rows:
             maes = "  ".join(f"{row['mae'][n]:>{len(n)}.2f}" for n in scored)
             typer.echo(f"{row['empties']:>7}  {row['positions']:>9,}  {maes}")
+
+
+@train_app.command("patterns-data")
+def patterns_data(
+    config: Annotated[
+        Path,
+        typer.Option("--config", "-c", help="TOML config (see configs/patterns-selfplay.toml)."),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Run folder (resumed if it holds this config).")
+    ],
+    workers: Annotated[int, typer.Option(help="Worker processes (1: this process).")] = 1,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            help="Play on a Ray cluster: 'auto', an address, or 'local' (start one here); "
+            "needs pip install 'othellolab\\[distributed]'."
+        ),
+    ] = None,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Generate search-labelled self-play positions for the pattern fit: the engine plays
+    itself from XOT or WTHOR openings and the exact solver finishes each game; a run folder
+    with the same config resumes (after any kill), a different config is refused."""
+    from othellolab.training.labelled import generate_labelled, load_labelled_config
+
+    cfg = load_labelled_config(config)
+    summary = generate_labelled(
+        cfg, out, text=config.read_text(), workers=workers, ray=ray, progress=not quiet
+    )
+    typer.echo(
+        f"{out}: {summary['shards']} of {summary['shards_wanted']} shards, "
+        f"{summary['games']:,} games, {summary['positions']:,} positions "
+        f"({summary['exact_positions']:,} with an exact score)"
+    )
+    for row in summary["phases"]:
+        if row["positions"]:
+            typer.echo(
+                f"{row['empties']:>6} empties: {row['positions']:>10,} positions, "
+                f"{row['exact']:>10,} exact"
+            )
+    rates = ", ".join(
+        f"{kind} {rate:,}" if rate is not None else f"{kind} -"
+        for kind, rate in summary["positions_per_cpu_hour"].items()
+    )
+    typer.echo(f"positions per CPU-hour: {rates}")

@@ -1,0 +1,60 @@
+"""``othellolab train patterns-data``: a tiny run through typer's test runner, its resume, and a
+refused change of config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from othellolab.cli import app
+
+runner = CliRunner()
+
+TINY = """
+seed = 3
+games_per_shard = 2
+shards = 2
+
+[openings]
+source = "start"
+
+[randomise]
+random_plies = 6
+
+[search]
+depth = {depth}
+
+[labels]
+exact_empties = 10
+search_depth = 1
+"""
+
+
+def test_patterns_data_command(tmp_path: Path) -> None:
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY.format(depth=2))
+    out = tmp_path / "run"
+    args = ["train", "patterns-data", "--config", str(config), "--out", str(out), "--quiet"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "2 of 2 shards, 4 games" in result.output
+    assert "positions per CPU-hour: final" in result.output
+    assert "  0-5 empties:" in result.output
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0, again.output
+    assert again.output.splitlines()[0] == result.output.splitlines()[0]
+    config.write_text(TINY.format(depth=3))
+    refused = runner.invoke(app, args)
+    assert refused.exit_code == 1
+    assert "search.depth (2 -> 3)" in refused.output
+
+
+def test_patterns_data_names_a_bad_key(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text(TINY.format(depth=0))
+    args = ["train", "patterns-data", "--config", str(config), "--out", str(tmp_path / "r")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    assert "depth" in result.output and "[search]" in result.output
+    assert not (tmp_path / "r").exists()
