@@ -29,6 +29,8 @@ __all__ = [
     "replace_dir",
     "replacing",
     "save_array",
+    "sha256_file",
+    "write_array_dir",
     "write_bytes",
     "write_json",
     "write_text",
@@ -172,3 +174,31 @@ def recover_dir(target: str | Path) -> None:
     for leftover in (tmp, old):
         if leftover.exists():
             shutil.rmtree(leftover)
+
+
+def sha256_file(path: str | Path) -> str:
+    """Hex SHA-256 of a file's bytes, read in blocks."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_array_dir(
+    target: str | Path, arrays: dict[str, np.ndarray], meta: dict[str, Any], *, meta_file: str
+) -> Path:
+    """Write ``arrays`` as ``NAME.npy`` files (never pickled) and ``meta`` with their SHA-256
+    under ``"sha256"`` as ``meta_file``, into the folder ``target``, swapped in whole (a shard
+    of self-play or labelled positions)."""
+    folder = Path(target)
+    with replace_dir(folder, overwrite=True) as tmp:
+        checksums = {}
+        for name, a in arrays.items():
+            path = tmp / f"{name}.npy"
+            np.save(path, np.ascontiguousarray(a), allow_pickle=False)
+            checksums[name] = sha256_file(path)
+        (tmp / meta_file).write_text(json.dumps({**meta, "sha256": checksums}, indent=1) + "\n")
+    return folder

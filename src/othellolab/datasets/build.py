@@ -24,7 +24,7 @@ import numpy as np
 
 from othellolab.core import ConfigError
 from othellolab.core.features import symmetry_table, transform_bitboards
-from othellolab.core.files import replace_dir, write_json
+from othellolab.core.files import replace_dir, sha256_file, write_json
 from othellolab.core.kernels import U64, hash_position_batch
 from othellolab.core.numba_kernel import kernel
 from othellolab.datasets.replay import Replayed, game_results, replay_games
@@ -45,7 +45,6 @@ from othellolab.datasets.sources import (
     expand_sources,
     load_source,
     sha256_arrays,
-    sha256_file,
 )
 from othellolab.records.report import RecordError
 

@@ -63,15 +63,6 @@ class GameArrays:
         return int(self.moves.shape[0])
 
 
-def sha256_file(path: str | Path) -> str:
-    """Hex SHA-256 of a file's bytes (recorded in manifests and used as a cache key)."""
-    h = hashlib.sha256()
-    with Path(path).open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def sha256_arrays(ga: GameArrays) -> str:
     """Hex SHA-256 of a ``GameArrays``' content (the cache key of an in-memory source)."""
     h = hashlib.sha256(f"{ga.size}".encode())

@@ -301,13 +301,23 @@ def read_table(klass: type, section: Any, where: str) -> Any:
     return obj
 
 
-def load_config(path: str | Path) -> SupervisedConfig:
-    """Read and validate a TOML run config."""
+def read_toml(path: str | Path) -> tuple[dict[str, Any], str]:
+    """A TOML config file's tables and its text; a missing, unreadable or invalid file is a
+    ``ConfigError`` naming it (every training config is read here)."""
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text())
+        text = p.read_text()
     except FileNotFoundError:
         raise ConfigError(f"{p}: no such config file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{p}: cannot read the config ({e})") from None
+    try:
+        return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{p}: invalid TOML ({e})") from None
-    return SupervisedConfig.from_dict(data, where=str(p))
+
+
+def load_config(path: str | Path) -> SupervisedConfig:
+    """Read and validate a TOML run config."""
+    data, _ = read_toml(path)
+    return SupervisedConfig.from_dict(data, where=str(path))

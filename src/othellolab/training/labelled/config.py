@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -281,15 +280,7 @@ def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> l
 
 def load_labelled_config(path: str | Path) -> LabelledConfig:
     """Read and check a TOML labelled-position config."""
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise ConfigError(f"{p}: no such config file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{p}: cannot read the config ({e})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{p}: invalid TOML ({e})") from None
-    return LabelledConfig.from_dict(data, where=str(p))
+    from othellolab.training.config import read_toml
+
+    data, _ = read_toml(path)
+    return LabelledConfig.from_dict(data, where=str(path))

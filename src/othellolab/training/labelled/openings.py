@@ -12,7 +12,8 @@ import numpy as np
 
 from othellolab.arena.openings import read_openings
 from othellolab.core import Board, ConfigError, OthelloError
-from othellolab.datasets.sources import read_wtb_arrays, sha256_file
+from othellolab.core.files import sha256_file
+from othellolab.datasets.sources import read_wtb_arrays
 from othellolab.training.data import parse_years, wthor_paths
 from othellolab.training.labelled.config import OpeningsConfig
 

@@ -22,9 +22,8 @@ from typing import Any
 import numpy as np
 
 from othellolab.core import ConfigError
-from othellolab.core.files import recover_dir, replace_dir
+from othellolab.core.files import recover_dir, sha256_file, write_array_dir
 from othellolab.core.values import NO_SCORE
-from othellolab.datasets.sources import sha256_file
 from othellolab.training.labelled.generate import ARRAYS
 from othellolab.training.patterns import Positions
 from othellolab.training.selfplay.shards import ShardError
@@ -77,29 +76,19 @@ def write_shard(
     stats: dict[str, Any],
 ) -> Path:
     """Write one shard's ``arrays`` as ``folder`` (atomically, whole); returns its path."""
-    folder = Path(folder)
-    with replace_dir(folder, overwrite=True) as tmp:
-        checksums = {}
-        for name in ARRAYS:
-            path = tmp / f"{name}.npy"
-            np.save(
-                path, np.ascontiguousarray(arrays[name], dtype=ARRAYS[name]), allow_pickle=False
-            )
-            checksums[name] = sha256_file(path)
-        meta = {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "config_hash": config_hash,
-            "index": index,
-            "seed": seed,
-            "first_game": first_game,
-            "games": games,
-            "positions": len(arrays["player"]),
-            "stats": stats,
-            "sha256": checksums,
-        }
-        (tmp / SHARD_FILE).write_text(json.dumps(meta, indent=1) + "\n")
-    return folder
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "config_hash": config_hash,
+        "index": index,
+        "seed": seed,
+        "first_game": first_game,
+        "games": games,
+        "positions": len(arrays["player"]),
+        "stats": stats,
+    }
+    typed = {name: np.asarray(arrays[name], dtype=dtype) for name, dtype in ARRAYS.items()}
+    return write_array_dir(folder, typed, meta, meta_file=SHARD_FILE)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ on resume). Unknown tables and keys are errors that name them; every number is c
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -371,15 +370,7 @@ class SelfPlayRunConfig:
 
 def load_run_config(path: str | Path) -> tuple[SelfPlayRunConfig, str]:
     """Read and validate a TOML self-play config; returns it and the file's text."""
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise ConfigError(f"{p}: no such config file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{p}: cannot read the config ({e})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{p}: invalid TOML ({e})") from None
-    return SelfPlayRunConfig.from_dict(data, where=str(p)), text
+    from othellolab.training.config import read_toml
+
+    data, text = read_toml(path)
+    return SelfPlayRunConfig.from_dict(data, where=str(path)), text

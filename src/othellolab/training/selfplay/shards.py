@@ -15,7 +15,6 @@ checks every checksum, so a corrupt or truncated file is an error that names it
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from othellolab.core import ConfigError, OthelloError
-from othellolab.core.files import recover_dir, replace_dir
+from othellolab.core.files import recover_dir, sha256_file, write_array_dir
 from othellolab.core.games import Game, get_game
 from othellolab.training.selfplay.records import (
     GAME_FIELDS,
@@ -64,14 +63,6 @@ def shard_name(generation: int, index: int) -> str:
     return f"g{generation:04d}-{index:03d}"
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def write_shard(
     folder: str | Path,
     records: SelfPlayRecords,
@@ -86,27 +77,19 @@ def write_shard(
     game = get_game(records.game_key) if records.game_key else get_game("othello", records.size)
     arrays = records.position_arrays()
     arrays.update({f"game_{name}": a for name, a in records.game_arrays().items()})
-    with replace_dir(folder, overwrite=True) as tmp:
-        checksums = {}
-        for name, a in arrays.items():
-            path = tmp / f"{name}.npy"
-            np.save(path, np.ascontiguousarray(a), allow_pickle=False)
-            checksums[name] = _sha256(path)
-        meta = {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "game": game.name,
-            "game_params": game.params,
-            "generation": generation,
-            "index": index,
-            "seed": seed,
-            "games": records.games,
-            "positions": len(records),
-            "stats": stats,
-            "sha256": checksums,
-        }
-        (tmp / SHARD_FILE).write_text(json.dumps(meta, indent=1) + "\n")
-    return folder
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "game": game.name,
+        "game_params": game.params,
+        "generation": generation,
+        "index": index,
+        "seed": seed,
+        "games": records.games,
+        "positions": len(records),
+        "stats": stats,
+    }
+    return write_array_dir(folder, arrays, meta, meta_file=SHARD_FILE)
 
 
 @dataclass(frozen=True)
@@ -176,7 +159,7 @@ def read_shard(folder: str | Path, *, game: str | Game, games: bool = False) -> 
             continue
         if not path.exists():
             raise ShardError("missing array file", where=str(path))
-        if sums.get(name) != _sha256(path):
+        if sums.get(name) != sha256_file(path):
             raise ShardError(
                 "checksum mismatch: the file is corrupt or was changed", where=str(path)
             )
