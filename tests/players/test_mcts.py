@@ -503,7 +503,7 @@ def test_every_expansion_gets_its_own_evaluation() -> None:
             first, k = nodes["first"][i], nodes["nchild"][i]
             if k < 2:
                 continue
-            want, _ = ev.evaluate(nodes["p"][i : i + 1], nodes["o"][i : i + 1], 6)
+            want, _ = ev.evaluate(nodes["p"][i : i + 1], nodes["o"][i : i + 1], board.game)
             kids = nodes[first : first + k]
             got = kids["prior"] / kids["prior"].sum()
             assert got == pytest.approx(want[0, kids["action"].astype(int)], rel=1e-5)
