@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+import numba
 import numpy as np
 
 from othellolab.core import Board
@@ -33,9 +34,9 @@ from othellolab.core.games import (
     playout_at,
     position_game,
     position_state,
+    rules_children,
     rules_playout,
 )
-from othellolab.core.numba_kernel import kernel
 
 __all__ = [
     "Evaluator",
@@ -61,32 +62,36 @@ class Evaluator(Protocol):
         ...
 
 
-@kernel
-def _own_rollouts(
-    player: np.ndarray, opponent: np.ndarray, playouts: int, state: np.ndarray, own: tuple
-) -> np.ndarray:
-    values = np.zeros(player.shape[0], dtype=np.float32)
-    for i in range(player.shape[0]):
+@numba.njit(cache=True, nogil=True)
+def _priors_and_rollouts(
+    player, opponent, playouts, state, children, result, param, scale, room, n_actions, own
+):  # type: ignore[no-untyped-def]
+    """Uniform priors over each position's legal actions (from the game's ``children``) and
+    the mean result of ``playouts`` random games, in one call: the game's own playout kernel
+    at address ``own`` (0: ``rules_playout``). The game's ``rules`` come as separate numbers:
+    Numba types a tuple argument on every call, which cost a quarter of the call."""
+    rules = (children, result, param, scale, room)
+    n = player.shape[0]
+    priors = np.zeros((n, n_actions), dtype=np.float32)
+    values = np.zeros(n, dtype=np.float32)
+    actions = np.empty(room, np.int64)
+    cp = np.empty(room, np.uint64)
+    co = np.empty(room, np.uint64)
+    for i in range(n):
+        k = rules_children(rules, player[i], opponent[i], actions, cp, co)
+        if k > 0:
+            share = np.float32(1.0 / k)
+            for j in range(k):
+                priors[i, actions[j]] = share
         total = 0
         for _ in range(playouts):
-            s = playout_at(own[0])(own[1], player[i], opponent[i], state)
+            if own != 0:
+                s = playout_at(own)(param, player[i], opponent[i], state)
+            else:
+                s = rules_playout(rules, player[i], opponent[i], state)
             total += (s > 0) - (s < 0)
         values[i] = total / playouts
-    return values
-
-
-@kernel
-def _rollouts(
-    player: np.ndarray, opponent: np.ndarray, playouts: int, state: np.ndarray, rules: tuple
-) -> np.ndarray:
-    values = np.zeros(player.shape[0], dtype=np.float32)
-    for i in range(player.shape[0]):
-        total = 0
-        for _ in range(playouts):
-            s = rules_playout(rules, player[i], opponent[i], state)
-            total += (s > 0) - (s < 0)
-        values[i] = total / playouts
-    return values
+    return priors, values
 
 
 def legal_priors(player: np.ndarray, opponent: np.ndarray, game: Game | str) -> np.ndarray:
@@ -143,11 +148,11 @@ class RandomRolloutEvaluator:
     ) -> tuple[np.ndarray, np.ndarray]:
         p, o = _as_bitboards(player), _as_bitboards(opponent)
         own = game.playout
-        if own is not None:
-            values = _own_rollouts(p, o, self.playouts, self._state, own)
-        else:
-            values = _rollouts(p, o, self.playouts, self._state, game.rules)
-        return game.legal_priors(p, o), values
+        children, result, param, scale, room = game.rules
+        return _priors_and_rollouts(
+            p, o, self.playouts, self._state, children, result, param, scale, room,
+            game.n_actions, own[0] if own is not None else 0,
+        )  # fmt: skip
 
     def __repr__(self) -> str:
         return f"RandomRolloutEvaluator({self.playouts}, seed={self.seed!r})"

@@ -224,7 +224,7 @@ class MCTS:
         else:
             priors, values = evaluate_leaves(self.evaluator, player, opponent, n_open, game)
         expand_backup(
-            self._nodes, self._meta, leaves, priors, values, game.rules, self.score_weight
+            self._nodes, self._meta, leaves, priors, values, *game.rules, self.score_weight
         )
 
     def _add_noise(self) -> None:

@@ -281,15 +281,22 @@ def expand_backup(
     leaves: np.ndarray,
     priors: np.ndarray,
     values: np.ndarray,
-    rules: tuple,
+    children: int,
+    result: int,
+    param: int,
+    scale: float,
+    room: int,
     score_weight: float = 0.0,
 ) -> None:
     """Expand each evaluated leaf and back its value up to the root, removing virtual losses.
 
     ``priors`` and ``values`` hold one row per non-terminal leaf, in order (as
     ``select_leaves`` listed them); values are from the view of the side to move at the leaf.
-    Proven leaves take their exact value.
+    Proven leaves take their exact value. The game's ``rules`` come as their five numbers:
+    Numba types a tuple argument on every call from Python, a cost as large as a small
+    batch's expansion.
     """
+    rules = (children, result, param, scale, room)
     k = 0
     none = np.zeros(0, dtype=np.bool_)
     buffers = _child_buffers(rules[4])
