@@ -62,3 +62,17 @@ def test_a_game_on_a_clock_keeps_within_it() -> None:
     )
     # the searches stop at their deadlines; the margin is only for a stalled machine
     assert 0 < record.headers["time_black"] < 6.0 and 0 < record.headers["time_white"] < 6.0
+
+
+def test_a_server_that_allows_no_paths_takes_only_shipped_weights_and_books() -> None:
+    from othellolab.nn.pretrained import ModelCatalog
+
+    server = ModelCatalog(allow_paths=False)
+    for spec, option in (
+        ("alphabeta:book=/etc", "book"),
+        ("alphabeta:weights=../weights", "weights"),
+        ("endgame:weights=/tmp", "weights"),
+    ):
+        with pytest.raises(ConfigError, match=f"{option}.*not a path|not a path"):
+            make_player(spec, models=server)
+    assert make_player("alphabeta:book=on,weights=patterns-wthor", models=server).book_name == "on"

@@ -108,10 +108,15 @@ class AlphaBetaPlayer(Player):
             str,
             optional=True,
             check=weights_option,
+            path=True,
             help="pattern weights: a shipped set name or a weights directory",
         ),
         "book": Option(
-            str, check=book_option, switch=True, help="opening book: off, on or a book's name"
+            str,
+            check=book_option,
+            switch=True,
+            path=True,
+            help="opening book: off, on or a book's name",
         ),
         "book_margin": Option(
             int, 0, 16, unit="discs", help="play any book move this close to the best"

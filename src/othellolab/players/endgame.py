@@ -35,6 +35,7 @@ class EndgamePlayer(Player):
             str,
             optional=True,
             check=weights_option,
+            path=True,
             help="pattern weights: a shipped set name or a weights directory",
         ),
     }

@@ -51,7 +51,9 @@ class Option:
     ``model`` marks a model name or directory, which the registry resolves through the
     caller's ``ModelCatalog`` (a server allows only its own models). ``switch`` marks a
     string option that also reads ``on``/``off`` (which a spec parses as true/false) as those
-    words."""
+    words. ``path`` marks a string option that names shipped data or a local folder (pattern
+    weights, an opening book): a caller that allows no paths (a server's ``ModelCatalog``)
+    takes only names there."""
 
     kind: type
     low: float | None = None
@@ -64,6 +66,7 @@ class Option:
     check: Callable[[Any], Any] | None = None
     model: bool = False
     switch: bool = False
+    path: bool = False
 
     def describe(self) -> str:
         """The allowed values in a few words: ``int 1..60 or none``."""

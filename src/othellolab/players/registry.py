@@ -192,6 +192,13 @@ def make_player(
         )
     catalog = models or ModelCatalog()
     for key, option in entry.declared().items():
+        value = options.get(key)
+        if option.path and not catalog.allow_paths and _looks_like_path(value):
+            raise ConfigError(
+                f"{value[:80]!r}: this server takes a shipped name here, not a path",
+                where=where,
+                option=key,
+            )
         if option.model and key in options:
             try:
                 options[key] = str(catalog.resolve(options[key]))
@@ -226,6 +233,13 @@ def available_players() -> list[PlayerEntry]:
     """Every registered player, strongest first."""
     _load_builtin()
     return sorted(_REGISTRY.values(), key=lambda e: (-e.strength, e.name))
+
+
+def _looks_like_path(value: object) -> bool:
+    """Whether a spec value names a file system path rather than shipped data."""
+    return isinstance(value, str) and (
+        any(c in value for c in "/\\") or value.startswith((".", "~"))
+    )
 
 
 def strongest_player_spec() -> str:
