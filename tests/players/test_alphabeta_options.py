@@ -76,3 +76,10 @@ def test_a_server_that_allows_no_paths_takes_only_shipped_weights_and_books() ->
         with pytest.raises(ConfigError, match=f"{option}.*not a path|not a path"):
             make_player(spec, models=server)
     assert make_player("alphabeta:book=on,weights=patterns-wthor", models=server).book_name == "on"
+
+
+def test_the_tournament_keeps_a_player_planning_its_own_clock() -> None:
+    from othellolab.arena.tournament import _Timed
+
+    assert _Timed(make_player("alphabeta")).plans_time
+    assert not _Timed(make_player("greedy")).plans_time

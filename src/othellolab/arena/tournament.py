@@ -64,6 +64,7 @@ class _Timed(Player):
         self.inner = inner
         self.name = inner.name
         self.games = inner.games
+        self.plans_time = inner.plans_time  # the inner player gets a game clock as it would
         self.seconds = 0.0
         self.moves = 0
 

@@ -43,6 +43,10 @@ def weights_option(value: str) -> str:
     return value
 
 
+DEADLINE_OVER_TARGET = 2.0
+"""On a game clock, the search's deadline over the plan's target time for the move."""
+
+
 def book_option(value: str) -> str:
     """``value`` if it is ``off``, ``on`` (the shipped book) or names a book (a shipped book's
     name or a folder), else a ``ConfigError`` listing the shipped books."""
@@ -212,7 +216,9 @@ class AlphaBetaPlayer(Player):
         if limit.clock is not None:
             share = plan(limit.clock, board.num_empties, endgame=self.endgame)
             depth = limit.depth if limit.depth is not None else self.depth
-            time_limit = limit.capped_time(share.target)
+            # iterative deepening starts no iteration it expects to overrun, so a search given
+            # its target as the deadline spends about half of it: give it twice, within the cap
+            time_limit = limit.capped_time(min(share.cap, DEADLINE_OVER_TARGET * share.target))
             solve_time = limit.capped_time(share.solve)
         evaluation = self.evaluation_for(board.size)
         if board.num_empties <= self.endgame:
