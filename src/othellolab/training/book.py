@@ -36,6 +36,7 @@ from othellolab.players.search.book import (
     load_book,
     save_book,
 )
+from othellolab.training.config import whole_number
 
 __all__ = ["BookOptions", "book_nodes", "build_book", "extend_book", "negamax_values"]
 
@@ -61,20 +62,20 @@ class BookOptions:
     notes: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.max_plies, int) or not 1 <= self.max_plies <= MAX_PLIES:
+        if not whole_number(self.max_plies) or not 1 <= self.max_plies <= MAX_PLIES:
             raise ConfigError(
                 f"max_plies must be an integer 1..{MAX_PLIES}, got {self.max_plies!r}",
                 option="max_plies",
             )
-        if not isinstance(self.min_count, int) or not 1 <= self.min_count <= 10**9:
+        if not whole_number(self.min_count) or not 1 <= self.min_count <= 10**9:
             raise ConfigError(
                 f"min_count must be a positive integer, got {self.min_count!r}", option="min_count"
             )
-        if not isinstance(self.depth, int) or not 1 <= self.depth <= MAX_DEPTH:
+        if not whole_number(self.depth) or not 1 <= self.depth <= MAX_DEPTH:
             raise ConfigError(
                 f"depth must be an integer 1..{MAX_DEPTH}, got {self.depth!r}", option="depth"
             )
-        if not isinstance(self.max_games, int) or self.max_games < 0:
+        if not whole_number(self.max_games) or self.max_games < 0:
             raise ConfigError(
                 f"max_games must be 0 (all) or a positive integer, got {self.max_games!r}",
                 option="max_games",

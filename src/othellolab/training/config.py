@@ -301,6 +301,11 @@ def read_table(klass: type, section: Any, where: str) -> Any:
     return obj
 
 
+def whole_number(value: object) -> bool:
+    """An int that is not a bool (``True`` is not a count)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def read_toml(path: str | Path) -> tuple[dict[str, Any], str]:
     """A TOML config file's tables and its text; a missing, unreadable or invalid file is a
     ``ConfigError`` naming it (every training config is read here)."""

@@ -43,11 +43,19 @@ class ProbCutOptions:
     progress: bool = True
 
     def __post_init__(self) -> None:
-        if not isinstance(self.positions, int) or not 20 <= self.positions <= 10**6:
+        if (
+            isinstance(self.positions, bool)
+            or not isinstance(self.positions, int)
+            or not 20 <= self.positions <= 10**6
+        ):
             raise ConfigError(
                 f"positions must be 20..10**6, got {self.positions!r}", option="positions"
             )
-        if not isinstance(self.max_depth, int) or not MIN_DEPTH <= self.max_depth <= 20:
+        if (
+            isinstance(self.max_depth, bool)
+            or not isinstance(self.max_depth, int)
+            or not MIN_DEPTH <= self.max_depth <= 20
+        ):
             raise ConfigError(
                 f"max_depth must be {MIN_DEPTH}..20, got {self.max_depth!r}", option="max_depth"
             )
@@ -56,7 +64,11 @@ class ProbCutOptions:
             raise ConfigError(
                 f"empties must be 1 <= lo <= hi <= 59, got {self.empties}", option="empties"
             )
-        if not isinstance(self.band, int) or not 1 <= self.band <= 60:
+        if (
+            isinstance(self.band, bool)
+            or not isinstance(self.band, int)
+            or not 1 <= self.band <= 60
+        ):
             raise ConfigError(f"band must be 1..60 empties, got {self.band!r}", option="band")
 
 

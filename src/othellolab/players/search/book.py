@@ -188,7 +188,7 @@ class Book:
         if not moves or moves[0].value < value:
             return None
         good = [m for m in moves if m.value >= moves[0].value - margin]
-        return (rng or random).choice(good) if len(good) > 1 and rng is not None else good[0]
+        return rng.choice(good) if rng is not None and len(good) > 1 else good[0]
 
 
 def save_book(
