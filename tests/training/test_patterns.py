@@ -213,3 +213,74 @@ def test_exact_errors_by_empties() -> None:
     assert sum(r["positions"] for r in rows[:-1]) == len(boards)
     with pytest.raises(ConfigError, match="shipped: patterns-wthor"):
         exact_errors(positions, ["no-such-set"])
+
+
+def test_a_weighted_row_counts_as_that_many_copies() -> None:
+    """Weight 3 on a row gives the fit of the data with that row written three times (the
+    normal equations are the same), and weights leave the unweighted fit alone."""
+    index, n = full_to_compact()
+    p, o = _boards(range(40))
+    x = index[pattern_indices_batch(p, o)]
+    y = np.random.default_rng(1).normal(0, 10, size=len(x))
+    weight = np.ones(len(x))
+    weight[::7] = 3.0
+    copies = np.concatenate([np.arange(len(x))] + [np.arange(0, len(x), 7)] * 2)
+
+    def fitted(rows: np.ndarray, targets: np.ndarray, **kw: object) -> np.ndarray:
+        w, _ = solve_phase(rows, targets, n, l2=1.0, iterations=300, **kw)
+        return w[x].sum(1)  # the fit's values on the original rows
+
+    weighted = fitted(x, y, weight=weight)
+    np.testing.assert_allclose(weighted, fitted(x[copies], y[copies]), atol=0.02)
+    plain = fitted(x, y)
+    np.testing.assert_allclose(plain, fitted(x, y, weight=np.ones(len(x))), atol=1e-9)
+    assert np.abs(plain - weighted).max() > 0.5
+
+
+def test_wthor_theoretical_targets_are_exact_at_their_depth() -> None:
+    """Positions at the file's depth (24 empties) get WTHOR's theoretical score, which our
+    exact solver confirms (the independent check); earlier positions of the game get the same
+    score from their side to move, later ones the game's recorded result."""
+    from othellolab.players.search import solve
+    from othellolab.training.patterns import wthor_positions
+
+    wthor = shared_file("wthor/WTH_2022.wtb").parent
+    data = wthor_positions(wthor, [2022], max_games=12)
+    final = load_positions([wthor], years="2022", max_games=12, size=8)
+    assert len(data) == len(final.score)
+    np.testing.assert_array_equal(data.p, final.player)
+    late = data.empties < 24
+    np.testing.assert_array_equal(data.score[late], final.score[late])
+    assert (data.score[~late] != final.score[~late]).mean() > 0.5  # human endgames err
+    game = final.game
+    for g in (9, 11):  # two games of the file whose 24-empties solve takes about a second
+        at = np.flatnonzero((game == g) & (data.empties == 24))[0]
+        board = Board.from_bitboards(int(data.p[at]), int(data.o[at]))
+        assert solve(board).score == data.score[at], f"game {g + 1}"
+        early = (game == g) & (data.empties > 24)
+        assert set(np.abs(data.score[early])) == {abs(data.score[at])}
+
+
+def test_labelled_runs_join_the_fit_with_their_weight(tmp_path: Path) -> None:
+    """A patterns-data run folder is read with the label asked for; its weight reaches the
+    fit (the training error is a weighted mean) and the layout records it."""
+    sample = Path(__file__).parent.parent / "data" / "labelled-sample"
+    p, o = _boards(range(30))
+    base = Positions.of(p, o, np.zeros(len(p)))
+    options = PatternTrainOptions(
+        labelled=(sample,), label="exact", labelled_weight=4.0, phase_width=30,
+        iterations=5, progress=False,
+    )  # fmt: skip
+    config = train_patterns(tmp_path, options, positions=base)
+    assert any("labelled-sample (exact labels" in d for d in config["training_data"])
+    assert "weight 4" in " ".join(config["training_data"])
+    layout = (tmp_path / "phases" / "layout.json").read_text()
+    assert '"label": "exact"' in layout and '"labelled_weight": 4.0' in layout
+    for bad, match in (
+        ({"label": "best"}, "label"),
+        ({"labelled_weight": 0.0}, "labelled_weight"),
+        ({"labelled_weight": float("inf")}, "labelled_weight"),
+        ({"wthor_target": "human"}, "wthor_target"),
+    ):
+        with pytest.raises(ConfigError, match=match):
+            train_patterns(tmp_path / "bad", PatternTrainOptions(progress=False, **bad), base)

@@ -185,6 +185,27 @@ def patterns(
             "added to the data; repeatable.",
         ),
     ] = None,
+    wthor_target: Annotated[
+        str,
+        typer.Option(
+            help="Target of WTHOR positions: theoretical (the files' solved score up to their "
+            "depth, the final result after) or final."
+        ),
+    ] = "theoretical",
+    labelled: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--labelled",
+            help="A run folder of train patterns-data, added to the data; repeatable.",
+        ),
+    ] = None,
+    label: Annotated[
+        str, typer.Option(help="Target of the --labelled positions: final, exact or search.")
+    ] = "final",
+    labelled_weight: Annotated[
+        float,
+        typer.Option(help="How many times each --labelled position counts in the fit."),
+    ] = 1.0,
     held_out: Annotated[
         Path | None,
         typer.Option(help="Folder of WTHOR files whose 2023 games measure the fit."),
@@ -208,8 +229,9 @@ def patterns(
     exact: Annotated[
         Path | None,
         typer.Option(
-            help="A .npz of player, opponent and exact scores: report each --weights set's "
-            "(and the fitted one's) mean absolute error against them by empties."
+            help="A .npz of player, opponent and exact scores, or a patterns-data run folder "
+            "(its exact labels): report each --weights set's (and the fitted one's) mean "
+            "absolute error against them by empties."
         ),
     ] = None,
     weights: Annotated[
@@ -230,7 +252,14 @@ def patterns(
         train_patterns,
     )
 
-    test = read_positions(exact) if exact is not None else None
+    test = None
+    if exact is not None:
+        if exact.is_dir():
+            from othellolab.training.labelled import load_labelled
+
+            test = load_labelled(exact, label="exact")
+        else:
+            test = read_positions(exact)
     scored = list(weights or [])
     if weights and exact is None:
         raise ConfigError(
@@ -245,6 +274,10 @@ def patterns(
             years=years,
             extra_sources=(logistello,) if logistello else (),
             positions_files=tuple(positions or ()),
+            wthor_target=wthor_target,
+            labelled=tuple(labelled or ()),
+            label=label,
+            labelled_weight=labelled_weight,
             held_out=held_out,
             phase_width=phase_width,
             phases=phases,

@@ -127,6 +127,21 @@ def read_wtb_arrays(path: str | Path) -> GameArrays:
     )
 
 
+def read_wtb_theoretical(path: str | Path) -> tuple[np.ndarray, int]:
+    """Each game's theoretical score of a ``.wtb`` file (black's disc difference under perfect
+    play from the game's position at ``depth`` empty squares, empties to the winner) and that
+    ``depth`` from the header: WTHOR's solved scores, exact where the human result is not."""
+    p = Path(path)
+    data = p.read_bytes()
+    header = parse_header(data[:HEADER_SIZE], str(p))
+    n = header.n_games
+    if len(data) - HEADER_SIZE < n * GAME_SIZE:
+        raise WthorError(f"{p}: truncated: the header announces {n} games")
+    rec = np.frombuffer(data[HEADER_SIZE:], dtype=np.uint8, count=n * GAME_SIZE)
+    theoretical = rec.reshape(n, GAME_SIZE)[:, 7].astype(np.int16)
+    return score_of_discs(theoretical).astype(np.int16), int(header.depth)
+
+
 def games_to_arrays(games: Iterable[GameRecord], *, name: str = "<games>") -> GameArrays:
     """``GameRecord`` values (any reader's output) as arrays; all games must share a board size."""
     moves: list[tuple[int, ...]] = []

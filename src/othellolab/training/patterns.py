@@ -72,6 +72,9 @@ __all__ = [
 HELD_OUT_YEAR = 2023
 """The WTHOR year kept out of training and used to measure the fit."""
 
+WTHOR_TARGETS = ("theoretical", "final")
+"""Targets of WTHOR positions: the solved score where the file gives one, or the game's end."""
+
 EMPTIES_BUCKETS = ((1, 14), (15, 19), (20, 24), (25, 29), (30, 35), (36, 60))
 """Empty-square ranges of the held-out report; 15-35 is the endgame solver's range."""
 
@@ -79,7 +82,11 @@ EMPTIES_BUCKETS = ((1, 14), (15, 19), (20, 24), (25, 29), (30, 35), (36, 60))
 @dataclass(frozen=True)
 class PatternTrainOptions:
     """What ``train_patterns`` reads and how it fits: WTHOR ``years``, other record files
-    (``extra_sources``) and ``.npz`` positions files (``positions_files``); ``phase_width``
+    (``extra_sources``), ``.npz`` positions files (``positions_files``) and search-labelled
+    run folders (``labelled``, their target ``label``, each position counted
+    ``labelled_weight`` times in the fit); ``wthor_target`` is ``theoretical`` (WTHOR's solved
+    score for the positions before its depth, the final result after) or ``final``;
+    ``phase_width``
     empties per phase (``phases`` rows, 0 for enough to cover 60 empties), the extra ``terms``
     (of ``players.search.patterns.TERMS``), the ridge ``l2``, the phase window ``overlap`` and
     the conjugate-gradient ``iterations``."""
@@ -88,6 +95,10 @@ class PatternTrainOptions:
     years: str = "1977-2022"
     extra_sources: tuple[Path, ...] = ()
     positions_files: tuple[Path, ...] = ()
+    labelled: tuple[Path, ...] = ()
+    label: str = "final"
+    labelled_weight: float = 1.0
+    wthor_target: str = "theoretical"
     held_out: Path | None = None
     phase_width: int = PHASE_WIDTH
     phases: int = 0
@@ -123,19 +134,33 @@ class PatternTrainOptions:
         ):
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise fail(name, f"must be a whole number in {low}..{high}, got {value!r}")
-        if not (isinstance(self.l2, int | float) and math.isfinite(self.l2) and self.l2 > 0):
-            raise fail("l2", f"must be a finite number above 0, got {self.l2!r}")
+        for name, value in (("l2", self.l2), ("labelled_weight", self.labelled_weight)):
+            if isinstance(value, bool) or not (
+                isinstance(value, int | float) and math.isfinite(value) and 0 < value <= 1e6
+            ):
+                raise fail(name, f"must be a finite number in (0, 1e6], got {value!r}")
+        from othellolab.training.labelled.shards import LABELS
+
+        if self.wthor_target not in WTHOR_TARGETS:
+            raise fail(
+                "wthor_target",
+                f"must be one of {', '.join(WTHOR_TARGETS)}, got {self.wthor_target!r}",
+            )
+        if self.label not in LABELS:
+            raise fail("label", f"must be one of {', '.join(LABELS)}, got {self.label!r}")
         return replace(self, phase_width=width, phases=phases, terms=terms)
 
 
 @dataclass(frozen=True, eq=False)
 class Positions:
-    """Positions with their targets: bitboards, empties, final disc difference (side to move)."""
+    """Positions with their targets: bitboards, empties, final disc difference (side to move),
+    and each position's weight in a fit (``None``: all 1)."""
 
     p: np.ndarray
     o: np.ndarray
     empties: np.ndarray
     score: np.ndarray
+    weight: np.ndarray | None = None
 
     @classmethod
     def of(cls, player: np.ndarray, opponent: np.ndarray, score: np.ndarray) -> Positions:
@@ -154,6 +179,10 @@ class Positions:
 
     def __len__(self) -> int:
         return len(self.score)
+
+    def weighted(self, weight: float) -> Positions:
+        """These positions, each counted ``weight`` times in a fit."""
+        return replace(self, weight=np.full(len(self.score), float(weight)))
 
 
 def read_positions(path: str | Path) -> Positions:
@@ -198,8 +227,12 @@ def read_positions(path: str | Path) -> Positions:
 def _concat(parts: Sequence[Positions]) -> Positions:
     if len(parts) == 1:
         return parts[0]
+    weight = None
+    if any(x.weight is not None for x in parts):
+        weight = np.concatenate([np.ones(len(x)) if x.weight is None else x.weight for x in parts])
     return Positions(
-        *(np.concatenate([getattr(x, f) for x in parts]) for f in ("p", "o", "empties", "score"))
+        *(np.concatenate([getattr(x, f) for x in parts]) for f in ("p", "o", "empties", "score")),
+        weight=weight,
     )
 
 
@@ -211,17 +244,29 @@ def load_training_positions(
     max_games: int = 0,
     positions_files: Sequence[Path] = (),
     positions: Positions | None = None,
+    labelled: Sequence[Path] = (),
+    label: str = "final",
+    labelled_weight: float = 1.0,
+    wthor_target: str = "theoretical",
 ) -> tuple[Positions, list[str]]:
     """Replay the WTHOR ``years`` and the ``extra`` record files into positions, add those of
-    the ``positions_files`` and ``positions``; the held-out year is refused, so a model is
-    never fitted on its test games."""
+    the ``positions_files``, of the ``labelled`` run folders (target ``label``, weight
+    ``labelled_weight``) and ``positions``; the held-out year is refused, so a model is never
+    fitted on its test games. WTHOR positions get ``wthor_target`` (see
+    ``wthor_positions``)."""
     from othellolab.training.data import parse_years
+    from othellolab.training.labelled.shards import load_labelled
 
     described: list[str] = []
     ready: list[Positions] = []
     for path in positions_files:
         ready.append(read_positions(path))
         described.append(Path(path).name)
+    for path in labelled:
+        part = load_labelled(path, label=label)
+        ready.append(part if labelled_weight == 1 else part.weighted(labelled_weight))
+        weight = f", weight {labelled_weight:g}" if labelled_weight != 1 else ""
+        described.append(f"{Path(path).name} ({label} labels, {len(part):,} positions{weight})")
     if positions is not None:
         ready.append(positions)
         described.append("positions given")
@@ -230,8 +275,12 @@ def load_training_positions(
         ys = parse_years(years)
         if HELD_OUT_YEAR in ys:
             raise ConfigError(f"years: {HELD_OUT_YEAR} is the held-out year; train on others")
-        parts.append(load_positions([wthor_dir], years=years, max_games=max_games, size=8))
-        described.append(f"WTHOR {years}")
+        if wthor_target == "theoretical":
+            ready.append(wthor_positions(wthor_dir, ys, max_games=max_games))
+            described.append(f"WTHOR {years} (theoretical scores before their depth)")
+        else:
+            parts.append(load_positions([wthor_dir], years=years, max_games=max_games, size=8))
+            described.append(f"WTHOR {years}")
     for path in extra:
         parts.append(load_positions([path], max_games=max_games, size=8))
         described.append(Path(path).name)
@@ -247,6 +296,36 @@ def load_training_positions(
             ),
         )
     return _concat(ready), described
+
+
+def wthor_positions(wthor_dir: Path, years: Sequence[int], *, max_games: int = 0) -> Positions:
+    """The positions of the WTHOR ``years``, each with the best target the files give: a
+    position with at least the file's theoretical depth (24) of empties gets the game's
+    theoretical score (the human moves up to that depth, perfect play after: the human
+    endgame's errors, 11.5 discs a game on average over 1977-2023, are gone), the others the
+    game's final result; a game that never reaches the depth keeps its final result."""
+    from othellolab.datasets.replay import positions_from_games
+    from othellolab.datasets.sources import read_wtb_arrays, read_wtb_theoretical
+    from othellolab.training.data import wthor_paths
+
+    files = wthor_paths(wthor_dir, years)
+    rows = positions_from_games((read_wtb_arrays(f) for f in files), max_games=max_games)
+    theo, depth = [], []
+    for f in files:
+        scores, d = read_wtb_theoretical(f)
+        theo.append(scores)
+        depth.append(np.full(len(scores), d if 0 < d <= 60 else 99, dtype=np.int64))
+    assert rows.game is not None and rows.color is not None and rows.score is not None
+    game = rows.game.astype(np.int64)
+    theo_black = np.concatenate(theo).astype(np.float64)[game]
+    game_depth = np.concatenate(depth)[game]
+    empties = 64 - popcount_batch(rows.player | rows.opponent).astype(np.int64)
+    reaches = np.zeros(int(game.max(initial=-1)) + 1, dtype=bool)
+    reaches[game[empties == game_depth]] = True
+    use = reaches[game] & (empties >= game_depth)
+    final = np.rint(rows.score.astype(np.float64) * 64)
+    sign = 1.0 - 2.0 * rows.color.astype(np.float64)
+    return Positions.of(rows.player, rows.opponent, np.where(use, sign * theo_black, final))
 
 
 @numba.njit(cache=True)
@@ -267,33 +346,40 @@ def _rmatvec(x: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
 
 
 @numba.njit(cache=True)
-def _counts(x: np.ndarray, n: int) -> np.ndarray:
+def _counts(x: np.ndarray, n: int, weight: np.ndarray) -> np.ndarray:
     c = np.zeros(n, dtype=np.float64)
     for i in range(x.shape[0]):
         for j in range(x.shape[1]):
-            c[x[i, j]] += 1.0
+            c[x[i, j]] += weight[i]
     return c
 
 
 def solve_phase(
-    x: np.ndarray, y: np.ndarray, n_features: int, *, l2: float, iterations: int
+    x: np.ndarray,
+    y: np.ndarray,
+    n_features: int,
+    *,
+    l2: float,
+    iterations: int,
+    weight: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
-    """Ridge least squares over sparse 0/1 rows ``x`` (column numbers, one per instance) by
-    Jacobi-preconditioned conjugate gradient on the normal equations; returns the weights and
-    the training mean absolute error."""
+    """Ridge least squares over sparse 0/1 rows ``x`` (column numbers, one per instance), each
+    row counted ``weight`` times (default once), by Jacobi-preconditioned conjugate gradient on
+    the normal equations; returns the weights and the training mean absolute error (weighted)."""
     x = np.ascontiguousarray(x, dtype=np.int32)
     y = np.ascontiguousarray(y, dtype=np.float64)
-    diag = _counts(x, n_features) + l2
+    wt = np.ones(len(y)) if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
+    diag = _counts(x, n_features, wt) + l2
     w = np.zeros(n_features)
     pred = np.empty(len(y))
     g = np.empty(n_features)
 
     def normal(v: np.ndarray) -> np.ndarray:
         _matvec(x, v, pred)
-        _rmatvec(x, pred, g)
+        _rmatvec(x, pred * wt, g)
         return g + l2 * v
 
-    _rmatvec(x, y, g)
+    _rmatvec(x, y * wt, g)
     r = g.copy()
     z = r / diag
     d = z.copy()
@@ -310,7 +396,7 @@ def solve_phase(
         d = z + (rz_new / rz) * d
         rz = rz_new
     _matvec(x, w, pred)
-    return w, float(np.abs(np.clip(pred, -64, 64) - y).mean())
+    return w, float(np.average(np.abs(np.clip(pred, -64, 64) - y), weights=wt))
 
 
 @numba.njit(cache=True)
@@ -407,6 +493,10 @@ def _check_layout(parts: Path, options: PatternTrainOptions) -> None:
         "l2": options.l2,
         "iterations": options.iterations,
     }
+    if options.wthor_dir is not None and options.wthor_target != "final":
+        layout["wthor_target"] = options.wthor_target
+    if options.labelled:
+        layout.update(label=options.label, labelled_weight=options.labelled_weight)
     path = parts / "layout.json"
     if path.is_file():
         before = json.loads(path.read_text())
@@ -440,6 +530,10 @@ def train_patterns(
         max_games=options.max_games,
         positions_files=options.positions_files,
         positions=positions,
+        labelled=options.labelled,
+        label=options.label,
+        labelled_weight=options.labelled_weight,
+        wthor_target=options.wthor_target,
     )
     parts = out / "phases"
     parts.mkdir(parents=True, exist_ok=True)
@@ -468,7 +562,12 @@ def train_patterns(
                 raise ConfigError(f"phase {k} ({lo}-{hi} empties): no training positions")
             x = phase_columns(data.p[sel], data.o[sel], terms)
             w, mae = solve_phase(
-                x, data.score[sel], n_columns, l2=options.l2, iterations=options.iterations
+                x,
+                data.score[sel],
+                n_columns,
+                l2=options.l2,
+                iterations=options.iterations,
+                weight=None if data.weight is None else data.weight[sel],
             )
             compact[k] = w
             save_array(path, w)
