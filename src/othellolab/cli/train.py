@@ -83,6 +83,8 @@ def supervised(
     from othellolab.training.supervised import train_supervised
 
     result = train_supervised(cfg, config_text=config.read_text(), progress=not quiet)
+    if os.environ.get("RANK", "0") != "0":
+        return  # under torchrun, rank 0 reports
     m = result.metrics
     typer.echo(
         f"{cfg.name}: {result.epochs} epochs, {result.steps} steps, {result.samples} samples; "
