@@ -525,7 +525,6 @@ class SupervisedTrainer:
         model: PolicyValueNet | None = None,
     ) -> Path:
         cfg = self.cfg
-        name = f"{cfg.name}-s{state['samples']}-d{self.rows}"  # as _train names it
         training = {
             "run": cfg.name,
             "samples": state["samples"],
@@ -536,7 +535,11 @@ class SupervisedTrainer:
             "metrics": metrics,
             "data": asdict(cfg.data),
         }
-        return save_model(model or self.model, self.run.models / name, training=training)
+        return save_model(model or self.model, self.model_dir(state), training=training)
+
+    def model_dir(self, state: dict[str, Any]) -> Path:
+        """Where ``export`` writes the model of the loop's ``state``."""
+        return self.run.models / f"{self.cfg.name}-s{state['samples']}-d{self.rows}"
 
     def after_checkpoint(self, run: RunDir) -> None:
         _plot(run)
@@ -641,8 +644,7 @@ def _train(
     final.load_state_dict(weights if weights is not None else trainer.model.state_dict())
     if not last_val or weights is not None:
         last_val = trainer.validate(final)[1]
-    name = f"{cfg.name}-s{st['samples']}-d{trainer.rows}"
-    model_dir = trainer.export(st, last_val, final) if writer else run.models / name
+    model_dir = trainer.export(st, last_val, final) if writer else trainer.model_dir(st)
     return RunResult(
         run.root, model_dir, st["step"], st["samples"], st["epoch"], last_val, st["stopped_early"]
     )
