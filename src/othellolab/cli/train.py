@@ -82,7 +82,14 @@ def supervised(
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from othellolab.training.supervised import train_supervised
 
-    result = train_supervised(cfg, config_text=config.read_text(), progress=not quiet)
+    train = train_supervised
+    if "TORCHELASTIC_ERROR_FILE" in os.environ:  # under torchrun: its report shows our error
+        from torch.distributed.elastic.multiprocessing.errors import record
+
+        train = record(train_supervised)
+    result = train(cfg, config_text=config.read_text(), progress=not quiet)
+    if os.environ.get("RANK", "0") != "0":
+        return  # under torchrun, rank 0 reports
     m = result.metrics
     typer.echo(
         f"{cfg.name}: {result.epochs} epochs, {result.steps} steps, {result.samples} samples; "

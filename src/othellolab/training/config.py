@@ -18,6 +18,7 @@ from othellolab.nn.config import ModelConfig, ModelConfigError, model_config
 __all__ = [
     "ConfigError",
     "DataConfig",
+    "DistributedConfig",
     "OptimConfig",
     "RuntimeConfig",
     "ScheduleConfig",
@@ -190,12 +191,36 @@ class RuntimeConfig:
         _check(self.threads >= 1, where, "threads must be >= 1")
 
 
+@dataclass(frozen=True)
+class DistributedConfig:
+    """How the processes of a ``torchrun`` run work together (``training.distributed``; a
+    plain start ignores the table): ``backend`` (``auto``: NCCL on CUDA, gloo on CPUs),
+    ``timeout_s``: how long a collective waits for a rank before the run ends with an error
+    (a dead rank must not hang the others), ``sync_batchnorm``: batch-norm statistics over the
+    global batch instead of each rank's share. These may change when a run resumes."""
+
+    backend: str = "auto"
+    timeout_s: float = 600.0
+    sync_batchnorm: bool = False
+
+    def validate(self, where: str) -> None:
+        _check(
+            self.backend in ("auto", "nccl", "gloo"),
+            where,
+            f"backend={self.backend!r}; expected auto, nccl or gloo",
+        )
+        _check(
+            0 < self.timeout_s <= 86400, where, f"timeout_s={self.timeout_s} must be in (0, 86400]"
+        )
+
+
 _TABLES: dict[str, type] = {
     "data": DataConfig,
     "optim": OptimConfig,
     "schedule": ScheduleConfig,
     "train": TrainConfig,
     "runtime": RuntimeConfig,
+    "distributed": DistributedConfig,
 }
 
 
@@ -212,6 +237,7 @@ class SupervisedConfig:
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     runtime: RuntimeConfig = field(default_factory=RuntimeConfig)
+    distributed: DistributedConfig = field(default_factory=DistributedConfig)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (the model as its full config, not its preset name)."""

@@ -30,6 +30,7 @@ __all__ = [
     "ArraySource",
     "DatasetSource",
     "PositionArrays",
+    "batch_plan",
     "parse_years",
     "positions_from_wthor",
     "split_by_game",
@@ -111,6 +112,30 @@ def split_by_game(
     return arrays.take(np.flatnonzero(~is_val)), arrays.take(np.flatnonzero(is_val))
 
 
+def batch_plan(
+    rows: int,
+    batch_size: int,
+    rng: np.random.Generator,
+    *,
+    augment: bool,
+    shuffle: bool = True,
+    drop_last: bool = False,
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The rows and symmetries of each batch of a pass over ``rows`` positions: a random
+    order (or in order), a random symmetry per row with ``augment`` (else 0). All draws
+    happen up front, so a given ``rng`` state always gives the same plan; every source draws
+    its batches from it, and a distributed trainer splits each planned batch between ranks."""
+    if batch_size < 1:
+        raise ValueError(f"batches: batch_size must be positive, got {batch_size}")
+    order = rng.permutation(rows) if shuffle else np.arange(rows)
+    syms = rng.integers(0, 8, size=rows) if augment else np.zeros(rows, dtype=np.int64)
+    for start in range(0, rows, batch_size):
+        idx = order[start : start + batch_size]
+        if drop_last and len(idx) < batch_size:
+            break
+        yield idx, syms[start : start + batch_size]
+
+
 def _move_table(size: int) -> np.ndarray:
     """``table[k, a]``: action ``a`` under symmetry ``k`` (pass maps to itself)."""
     n = size * size + 1
@@ -148,18 +173,10 @@ class ArraySource:
     ) -> Iterator[dict[str, np.ndarray]]:
         """Batches in a random order (or in order, ``shuffle=False``); all random draws happen
         up front, so a given ``rng`` state always yields the same batches."""
-        if batch_size < 1:
-            raise ValueError(f"batches: batch_size must be positive, got {batch_size}")
-        a = self.arrays
-        n = len(a)
-        order = rng.permutation(n) if shuffle else np.arange(n)
-        syms = rng.integers(0, 8, size=n) if augment else None
-        for start in range(0, n, batch_size):
-            idx = order[start : start + batch_size]
-            if drop_last and len(idx) < batch_size:
-                break
-            ks = None if syms is None else syms[start : start + batch_size]
-            yield self.batch(idx, ks)
+        for idx, ks in batch_plan(
+            len(self.arrays), batch_size, rng, augment=augment, shuffle=shuffle, drop_last=drop_last
+        ):
+            yield self.batch(idx, ks if augment else None)
 
     def batch(
         self, index: np.ndarray, symmetries: np.ndarray | None = None
@@ -237,16 +254,10 @@ class DatasetSource:
         """Batches in a random order (or in order, ``shuffle=False``), a random symmetry per
         row with ``augment`` and none without; all draws happen up front, so a given ``rng``
         state always yields the same batches."""
-        if batch_size < 1:
-            raise ValueError(f"batches: batch_size must be positive, got {batch_size}")
-        n = self.rows
-        order = rng.permutation(n) if shuffle else np.arange(n)
-        syms = rng.integers(0, 8, size=n) if augment else np.zeros(n, dtype=np.int64)
-        for start in range(0, n, batch_size):
-            idx = order[start : start + batch_size]
-            if drop_last and len(idx) < batch_size:
-                break
-            yield self.batch(idx, syms[start : start + batch_size])
+        for idx, ks in batch_plan(
+            self.rows, batch_size, rng, augment=augment, shuffle=shuffle, drop_last=drop_last
+        ):
+            yield self.batch(idx, ks)
 
     def batch(
         self, index: np.ndarray, symmetries: np.ndarray | None = None

@@ -74,7 +74,10 @@ class Trainer(Protocol):
 
 @dataclass(frozen=True)
 class LoopOptions:
-    """How long the loop runs and how often it logs, checkpoints, exports and gives up."""
+    """How long the loop runs and how often it logs, checkpoints, exports and gives up.
+
+    ``writer``: whether this process writes the run directory; the other processes of a
+    distributed run (``training.distributed``) keep the same state and write nothing."""
 
     name: str
     epochs: int
@@ -84,6 +87,7 @@ class LoopOptions:
     checkpoint_every_steps: int = 0
     export_every_epochs: int = 0
     progress: bool = True
+    writer: bool = True
 
 
 @dataclass
@@ -122,8 +126,10 @@ def run_loop(
     on_step: Callable[[int], None] | None = None,
 ) -> LoopResult:
     """Train (or resume) until the epochs are done or early stopping ends the run."""
-    run.root.mkdir(parents=True, exist_ok=True)
-    run.recover()
+    writer = options.writer
+    if writer:
+        run.root.mkdir(parents=True, exist_ok=True)
+        run.recover()
     st = _fresh_state(trainer.rows)
     best: dict[str, Any] | None = None
     if run.has_checkpoint():
@@ -138,11 +144,14 @@ def run_loop(
             from safetensors.torch import load_file
 
             best = load_file(str(run.state / "best.safetensors"))
-        run.keep_metrics(st["metrics_lines"])
-    else:
+        if writer:
+            run.keep_metrics(st["metrics_lines"])
+    elif writer:
         run.clear_metrics()
 
     def checkpoint() -> None:
+        if not writer:
+            return
         files, entries = trainer.save()
         st.update(entries)
         st["metrics_lines"] = len(run.metric_lines())
@@ -155,7 +164,8 @@ def run_loop(
         record = {"kind": "train", "epoch": epoch + 1, "step": st["step"]}
         record.update({"samples": st["samples"], "lr": lr})
         record.update({k: v / n for k, v in st["window"].items()})
-        run.log(record)
+        if writer:
+            run.log(record)
         st["window"], st["window_steps"] = {}, 0
 
     total = options.epochs * trainer.steps_per_epoch
@@ -190,7 +200,8 @@ def run_loop(
                 log_window(epoch, trainer.learning_rate(max(0, st["step"] - 1)))
             val_loss, last = trainer.validate()
             record = {"kind": "val", "epoch": epoch + 1, "step": st["step"]}
-            run.log({**record, "samples": st["samples"], "val_loss": val_loss, **last})
+            if writer:
+                run.log({**record, "samples": st["samples"], "val_loss": val_loss, **last})
             if st["best"] is None or val_loss < st["best"] - options.min_delta:
                 st["best"], st["best_epoch"], st["bad_epochs"] = val_loss, epoch + 1, 0
                 best = trainer.weights()
@@ -202,10 +213,11 @@ def run_loop(
             if st["epoch"] >= options.epochs:
                 st["done"] = True
             every = options.export_every_epochs
-            if every and st["epoch"] % every == 0 and not st["done"]:
+            if every and st["epoch"] % every == 0 and not st["done"] and writer:
                 trainer.export(st, last)
             checkpoint()
-            trainer.after_checkpoint(run)
+            if writer:
+                trainer.after_checkpoint(run)
     finally:
         bar.close()
     return LoopResult(st, last, best)

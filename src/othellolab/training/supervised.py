@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -35,10 +35,19 @@ from othellolab.training.config import _TABLES, ConfigError, OptimConfig, Superv
 from othellolab.training.data import (
     ArraySource,
     DatasetSource,
+    batch_plan,
     parse_years,
     positions_from_wthor,
     split_by_game,
     wthor_paths,
+)
+from othellolab.training.distributed import (
+    Part,
+    Ranks,
+    config_hash,
+    on_rank,
+    split_batch,
+    sync_batchnorm,
 )
 from othellolab.training.loop import LoopOptions, run_loop
 from othellolab.training.rundir import RunDir
@@ -65,6 +74,13 @@ class PositionSource(Protocol):
     def batches(
         self, batch_size: int, rng: np.random.Generator, *, augment: bool
     ) -> Iterator[dict[str, np.ndarray]]: ...
+
+    def batch(
+        self, index: np.ndarray, symmetries: np.ndarray | None = None
+    ) -> dict[str, np.ndarray]:
+        """The rows ``index`` under their symmetries (what a distributed trainer draws: each
+        rank its part of the planned batch, ``training.data.batch_plan``)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -208,14 +224,23 @@ def validation_metrics(
     choice among legal moves (the baseline to beat); ``val_value_mse``: squared error of the
     value against the game's result (and ``val_score_mse`` with a score head).
     """
+    rng = np.random.default_rng(0)
+    sums, n = validation_sums(model, source.batches(batch_size, rng, augment=False), device)
+    return {k: v / max(n, 1) for k, v in sums.items()}
+
+
+def validation_sums(
+    model: PolicyValueNet, batches: Iterable[dict[str, np.ndarray]], device: str | torch.device
+) -> tuple[dict[str, float], int]:
+    """The sums behind ``validation_metrics`` over ``batches``, and their row count (ranks of a
+    distributed run add theirs up)."""
     device = torch.device(device)
     was_training = model.training
     model.eval()
     sums: dict[str, float] = {}
     n = 0
-    rng = np.random.default_rng(0)
     with torch.inference_mode():
-        for raw in source.batches(batch_size, rng, augment=False):
+        for raw in batches:
             b = _to_device(raw, device)
             out = model(b["planes"])
             logits = _masked_logits(out[0], b["legal"])
@@ -238,7 +263,7 @@ def validation_metrics(
                 sums[key] = sums.get(key, 0.0) + float(v)
             n += k
     model.train(was_training)
-    return {k: v / max(n, 1) for k, v in sums.items()}
+    return sums, n
 
 
 # ----------------------------------------------------------------------------------------------
@@ -356,7 +381,12 @@ def _resolve_device(cfg: SupervisedConfig) -> torch.device:
 
 
 class SupervisedTrainer:
-    """A network, its optimiser and its train/validation sources, as the loop trains them."""
+    """A network, its optimiser and its train/validation sources, as the loop trains them.
+
+    With ``ranks`` (a ``torchrun`` start) the model trains under ``DistributedDataParallel``:
+    each rank takes its part of every batch of the epoch's one plan, scales its loss so that
+    the gradient is the global batch's mean, and validates its share of the validation
+    batches; losses and metrics are summed over ranks, so every rank logs the same numbers."""
 
     def __init__(
         self,
@@ -365,12 +395,14 @@ class SupervisedTrainer:
         train: PositionSource,
         val: PositionSource,
         device: torch.device,
+        ranks: Ranks | None = None,
     ) -> None:
         self.cfg = cfg
         self.run = run
         self.train = train
         self.val = val
         self.device = device
+        self.ranks = ranks
         self.rows = len(train)
         self.steps_per_epoch = math.ceil(self.rows / cfg.train.batch_size)
         if cfg.train.steps_per_epoch:
@@ -378,22 +410,51 @@ class SupervisedTrainer:
         self.autocast = cfg.runtime.mixed_precision and fast_bfloat16(device)
         torch.manual_seed(cfg.seed)
         self.model = build_model(cfg.model).to(device)
+        if ranks is not None and cfg.distributed.sync_batchnorm:
+            self.model = sync_batchnorm(self.model, device)
         self.channels_last = training_layout(self.model, device, self.autocast)
         self.optimizer = make_optimizer(cfg.optim, self.model)
         self.model.train()
-        # the compiled module shares the model's parameters; state is always saved from ``model``
-        self.forward = (
-            torch.compile(self.model, dynamic=False) if cfg.runtime.compile else self.model
-        )
+        # the wrapped and compiled modules share the model's parameters; state is always
+        # saved from ``model``
+        forward: torch.nn.Module = self.model
+        if ranks is not None:
+            from torch.nn.parallel import DistributedDataParallel
 
-    def batches(self, epoch: int) -> Iterator[dict[str, np.ndarray]]:
+            with ranks.collective("sharing rank 0's initial weights"):
+                forward = DistributedDataParallel(
+                    self.model,
+                    device_ids=[device] if device.type == "cuda" else None,
+                    find_unused_parameters=cfg.model.score_head,
+                )
+        self.forward = torch.compile(forward, dynamic=False) if cfg.runtime.compile else forward
+
+    def batches(self, epoch: int) -> Iterator[dict[str, np.ndarray]] | Iterator[Part]:
         rng = np.random.default_rng([self.cfg.seed, epoch])
-        return self.train.batches(self.cfg.train.batch_size, rng, augment=self.cfg.data.augment)
+        size, augment = self.cfg.train.batch_size, self.cfg.data.augment
+        if self.ranks is None:
+            return self.train.batches(size, rng, augment=augment)
+        return self._parts(batch_plan(self.rows, size, rng, augment=augment), self.ranks)
+
+    def _parts(self, plan: Iterator[tuple[np.ndarray, np.ndarray]], ranks: Ranks) -> Iterator[Part]:
+        for index, symmetries in plan:
+            idx, syms, scale = split_batch(index, symmetries, ranks.rank, ranks.world)
+            yield Part(self.train.batch(idx, syms), scale, len(index))
 
     def learning_rate(self, step: int) -> float:
         return learning_rate(self.cfg, step, self.steps_per_epoch)
 
-    def step(self, batch: dict[str, np.ndarray], step: int) -> tuple[int, dict[str, float]]:
+    def step(self, batch: dict[str, np.ndarray] | Part, step: int) -> tuple[int, dict[str, float]]:
+        if not isinstance(batch, Part):
+            return self._step(batch, None, step)
+        assert self.ranks is not None
+        # DDP's collectives run in the forward pass (buffers) and the backward (gradients)
+        with self.ranks.collective(f"step {step + 1}"):
+            return self._step(batch.batch, batch, step)
+
+    def _step(
+        self, batch: dict[str, np.ndarray], part: Part | None, step: int
+    ) -> tuple[int, dict[str, float]]:
         cfg = self.cfg
         for group in self.optimizer.param_groups:
             group["lr"] = self.learning_rate(step)
@@ -406,26 +467,53 @@ class SupervisedTrainer:
             out = self.forward(b["planes"])
         losses = _losses(cfg, out, b)
         self.optimizer.zero_grad(set_to_none=True)
-        losses["loss"].backward()
+        (losses["loss"] if part is None else losses["loss"] * part.scale).backward()
         if cfg.optim.grad_clip > 0:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.optim.grad_clip)
         self.optimizer.step()
-        return len(batch["value"]), {k: float(v.detach()) for k, v in losses.items()}
+        if part is None or self.ranks is None:
+            return len(batch["value"]), {k: float(v.detach()) for k, v in losses.items()}
+        # the global batch's mean losses: each rank's mean weighted by its share of the rows
+        names = sorted(losses)
+        mine = torch.stack([losses[k].detach().double() for k in names]) * (
+            part.scale / self.ranks.world
+        )
+        total = self.ranks.all_sum(mine, f"summing the losses of step {step + 1}")
+        return part.rows, {k: float(v) for k, v in zip(names, total.tolist(), strict=True)}
 
     def validate(self, model: PolicyValueNet | None = None) -> tuple[float, dict[str, float]]:
-        m = validation_metrics(
-            model or self.model,
-            self.val,
-            batch_size=max(self.cfg.train.batch_size, 256),
-            device=self.device,
-        )
+        size = max(self.cfg.train.batch_size, 256)
+        if self.ranks is None:
+            m = validation_metrics(
+                model or self.model, self.val, batch_size=size, device=self.device
+            )
+        else:
+            m = self._validate_shared(model or self.model, size, self.ranks)
         return m["val_policy_ce"] + self.cfg.train.value_weight * m["val_value_mse"], m
+
+    def _validate_shared(self, model: PolicyValueNet, size: int, ranks: Ranks) -> dict[str, float]:
+        """``validation_metrics`` with each rank validating every ``world``-th batch of rank
+        0's weights and batch-norm statistics, the sums added up over ranks."""
+        if model is self.model:
+            ranks.broadcast_buffers(self.model)
+        plan = batch_plan(len(self.val), size, np.random.default_rng(0), augment=False)
+        mine = (
+            self.val.batch(idx, syms)
+            for i, (idx, syms) in enumerate(plan)
+            if i % ranks.world == ranks.rank
+        )
+        every = ranks.gather(validation_sums(model, mine, self.device), "summing validation")
+        n = sum(count for _, count in every)
+        keys = sorted({k for sums, _ in every for k in sums})
+        return {k: sum(sums.get(k, 0.0) for sums, _ in every) / max(n, 1) for k in keys}
 
     def weights(self) -> dict[str, torch.Tensor]:
         return state_tensors(self.model)
 
     def save(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-        return network_checkpoint(self.model, self.optimizer)
+        files, entries = network_checkpoint(self.model, self.optimizer)
+        entries["world_size"] = 1 if self.ranks is None else self.ranks.world
+        return files, entries
 
     def restore(self, run: RunDir, state: dict[str, Any]) -> None:
         restore_network_checkpoint(run.state, state, self.model, self.optimizer)
@@ -437,7 +525,6 @@ class SupervisedTrainer:
         model: PolicyValueNet | None = None,
     ) -> Path:
         cfg = self.cfg
-        name = f"{cfg.name}-s{state['samples']}-d{self.rows}"
         training = {
             "run": cfg.name,
             "samples": state["samples"],
@@ -448,7 +535,11 @@ class SupervisedTrainer:
             "metrics": metrics,
             "data": asdict(cfg.data),
         }
-        return save_model(model or self.model, self.run.models / name, training=training)
+        return save_model(model or self.model, self.model_dir(state), training=training)
+
+    def model_dir(self, state: dict[str, Any]) -> Path:
+        """Where ``export`` writes the model of the loop's ``state``."""
+        return self.run.models / f"{self.cfg.name}-s{state['samples']}-d{self.rows}"
 
     def after_checkpoint(self, run: RunDir) -> None:
         _plot(run)
@@ -465,24 +556,75 @@ def train_supervised(
     """Train (or resume) the run of ``cfg``; returns where it ended.
 
     ``sources`` (train, validation) replace the WTHOR builder of ``cfg.data``; ``on_step`` is
-    called after every optimiser step with the step count (tests use it to kill a run).
+    called after every optimiser step with the step count (tests use it to kill a run). Under
+    ``torchrun`` every process calls this: they train one model together
+    (``training.distributed``) and rank 0 writes the run directory.
     """
     if cfg.runtime.threads >= 2:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     torch.set_num_threads(cfg.runtime.threads)
+    device = _resolve_device(cfg)
+    ranks = Ranks.from_env(cfg.distributed, device)
+    try:
+        return _train(
+            cfg,
+            ranks,
+            device if ranks is None else ranks.device,
+            sources,
+            config_text,
+            progress,
+            on_step,
+        )
+    finally:
+        if ranks is not None:
+            ranks.close()
+
+
+def _train(
+    cfg: SupervisedConfig,
+    ranks: Ranks | None,
+    device: torch.device,
+    sources: tuple[PositionSource, PositionSource] | None,
+    config_text: str | None,
+    progress: bool,
+    on_step: Callable[[int], None] | None,
+) -> RunResult:
     run = RunDir(Path(cfg.runs_dir) / cfg.name)
     defaults = {table: asdict(cls()) for table, cls in _TABLES.items()}
     defaults["model"] = ModelConfig.defaults()
     # where the run lives and how it runs may change between starts (train --resume RUN)
-    run.freeze(cfg.to_dict(), text=config_text, defaults=defaults, ignore=("runtime", "runs_dir"))
-    run.recover()
-    device = _resolve_device(cfg)
+    free = ("runtime", "distributed", "runs_dir")
+    writer = ranks is None or ranks.writer
+    if ranks is not None:
+        every = "hash of all but [runtime], [distributed] and runs_dir"
+        ranks.agree({f"the config ({every})": config_hash(cfg.to_dict(), free)})
+
+    def freeze() -> None:
+        run.freeze(cfg.to_dict(), text=config_text, defaults=defaults, ignore=free)
+        run.recover()
+
+    on_rank(ranks, freeze, "rank 0 preparing the run directory")
+    if not writer:
+        run.freeze(cfg.to_dict(), defaults=defaults, ignore=free)  # only compares: it exists
     train_src, val_src = sources if sources is not None else build_sources(cfg)
     if len(train_src) == 0 or len(val_src) == 0:
         raise ConfigError(
             f"{cfg.name}: no training or validation positions ({len(train_src)}, {len(val_src)})"
         )
-    trainer = SupervisedTrainer(cfg, run, train_src, val_src, device)
+    if ranks is not None:
+        if ranks.world > cfg.train.batch_size:
+            raise ConfigError(
+                f"{ranks.world} processes (WORLD_SIZE) for a global [train] batch_size of "
+                f"{cfg.train.batch_size}: every rank needs rows of each batch"
+            )
+        ranks.agree(
+            {
+                "the training rows": len(train_src),
+                "the validation rows": len(val_src),
+                "the checkpoint's step": run.read_state()["step"] if run.has_checkpoint() else None,
+            }
+        )
+    trainer = SupervisedTrainer(cfg, run, train_src, val_src, device, ranks)
     t = cfg.train
     options = LoopOptions(
         name=cfg.name,
@@ -492,7 +634,8 @@ def train_supervised(
         log_every_steps=t.log_every_steps,
         checkpoint_every_steps=t.checkpoint_every_steps,
         export_every_epochs=t.export_every_epochs,
-        progress=progress,
+        progress=progress and writer,
+        writer=writer,
     )
     ended = run_loop(run, trainer, options, on_step=on_step)
     st, last_val = ended.state, ended.metrics
@@ -501,7 +644,7 @@ def train_supervised(
     final.load_state_dict(weights if weights is not None else trainer.model.state_dict())
     if not last_val or weights is not None:
         last_val = trainer.validate(final)[1]
-    model_dir = trainer.export(st, last_val, final)
+    model_dir = trainer.export(st, last_val, final) if writer else trainer.model_dir(st)
     return RunResult(
         run.root, model_dir, st["step"], st["samples"], st["epoch"], last_val, st["stopped_early"]
     )
