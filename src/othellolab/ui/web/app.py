@@ -45,6 +45,7 @@ from othellolab.ui.web.models import (
     ErrorResponse,
     GameInfo,
     GameState,
+    GameVariant,
     GotoRequest,
     HintRequest,
     MoveRequest,
@@ -447,15 +448,18 @@ def _game(name: str, size: int) -> Game:
 
 def _game_info(store: GameStore, name: str) -> GameInfo:
     rules = game_named(name)
-    sizes = list(rules.sizes) or [rules.rows]
-    variants = [game_for(name, size) for size in sizes] if rules.sizes else [rules]
+    sizes = list(rules.sizes)
+    variants = [(size, game_for(name, size)) for size in sizes] or [(None, rules)]
     return GameInfo(
         name=rules.name,
         title=rules.title or rules.name,
         sizes=sizes,
         sides=list(rules.side_names),
         position_format=rules.position_format,
-        default_opponent={g.key: store.opponent_for(g) for g in variants},
+        variants=[
+            GameVariant(key=g.key, size=size, default_opponent=store.opponent_for(g))
+            for size, g in variants
+        ],
     )
 
 

@@ -266,16 +266,24 @@ class ServerLimits(BaseModel):
     models: list[str] = Field(description="model names that a 'model=' option may give")
 
 
+class GameVariant(BaseModel):
+    """A game at one board size: its key and the server's default opponent there."""
+
+    key: str
+    size: int | None
+    default_opponent: str
+
+
 class GameInfo(BaseModel):
     """A game the board plays: its name, sizes, side names, position notation and the server's
     default opponent (the strongest shipped player of it)."""
 
     name: str
     title: str
-    sizes: list[int]
+    sizes: list[int] = Field(description="its board sizes (empty: one board)")
     sides: list[str]
     position_format: str | None
-    default_opponent: dict[str, str] = Field(description="by game key ('othello6')")
+    variants: list[GameVariant] = Field(description="one per size")
 
 
 class PlayersResponse(BaseModel):
