@@ -301,14 +301,14 @@ function onSquareClick(name) {
     }
   }
   selected = moves.some((m) => m.from === name) && !(selected && selected.from === name) ? { from: name } : null;
-  renderBoard(s);
+  render(s);
 }
 
 function onHandClick(letter) {
   const s = state;
   if (!s || !humanCanMove(s) || !s.legal_moves.some((m) => m.drop === letter)) return;
   selected = selected && selected.drop === letter ? null : { drop: letter };
-  renderBoard(s);
+  render(s);
 }
 
 // ---------------------------------------------------------------------------------------------
