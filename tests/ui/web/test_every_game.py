@@ -231,3 +231,37 @@ def test_the_analysis_of_a_solved_game_marks_its_mistakes(client: TestClient) ->
     # Playing on drops the analysis; nothing to analyse in a fresh game.
     fresh = new_game(client, size=4)
     expect_error(client.post(f"/api/games/{fresh['id']}/analyse", json={}), 409, "nothing to")
+
+
+def test_a_game_defined_in_a_test_module_plays_without_a_web_edit(client: TestClient) -> None:
+    """Tic-tac-toe of ``tests/core/test_third_game.py``, registered here: the server serves it
+    through the generic ``Game`` views alone (its text rendering, its move names)."""
+    import importlib.util
+    from pathlib import Path
+
+    from othellolab.core.games import register_game, unregister_game
+
+    path = Path(__file__).resolve().parents[2] / "core" / "test_third_game.py"
+    spec = importlib.util.spec_from_file_location("_third_game", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    the = module.TicTacToe()
+    register_game("tic-tac-toe", lambda size: the)
+    try:
+        games = client.get("/api/players").json()["games"]
+        assert "tic-tac-toe" in {g["name"] for g in games}
+        state = new_game(client, game="tic-tac-toe", opponent="random:seed=3")
+        assert state["view"]["kind"] == "text" and state["sides"] == ["first", "second"]
+        assert state["legal"] == [the.action_name(a) for a in range(9)]
+        while not state["game_over"]:
+            if state["to_move"] == "ai":
+                state = post(client, state, "ai-move")
+            else:
+                state = post(client, state, "move", {"move": state["legal"][0]})
+        position = the.new_position()
+        for name in state["moves"]:
+            position = position.play(name)
+        assert position.is_game_over() and state["view"]["text"] == str(position)
+        assert state["result"]["text"] == the.describe_end(position)
+    finally:
+        unregister_game("tic-tac-toe")

@@ -132,7 +132,7 @@ function renderBoard(prev) {
   $("hand-top").hidden = $("hand-bottom").hidden = v.kind !== "pieces";
   if (v.kind === "discs") renderDiscs(s, sameGame ? prev : null);
   else if (v.kind === "pieces") renderPieces(s);
-  else board.appendChild(el("pre", "text-board", v.text));
+  else renderText(s);
   buildCoords(s);
 }
 
@@ -167,6 +167,24 @@ function renderDiscs(s, prev) {
     if (name === hintMove) sq.classList.add("hint");
     board.appendChild(sq);
   });
+}
+
+function renderText(s) {
+  // A game without a drawing of its own: its text, and a button per legal move.
+  const board = $("board");
+  board.style.gridTemplateColumns = "auto";
+  const box = el("div", "text-board");
+  box.appendChild(el("pre", "", s.view.text));
+  const moves = el("div", "text-moves");
+  for (const m of humanCanMove(s) ? s.legal : []) {
+    const b = el("button", "move-button", m);
+    b.type = "button";
+    b.dataset.move = m;
+    b.addEventListener("click", () => playMove(m));
+    moves.appendChild(b);
+  }
+  box.appendChild(moves);
+  board.appendChild(box);
 }
 
 // Where each piece steps, from its owner's side (dx right, dy down): the dots on the tile.
