@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from othellolab import Board
 from othellolab.core.animal_shogi import AnimalShogi
-from othellolab.core.games import get_game
+from othellolab.core.games import Game, get_game
 from othellolab.players import available_players
 from othellolab.players.search import solve
 from othellolab.training.rl.solved6 import move_scores
@@ -233,35 +233,55 @@ def test_the_analysis_of_a_solved_game_marks_its_mistakes(client: TestClient) ->
     expect_error(client.post(f"/api/games/{fresh['id']}/analyse", json={}), 409, "nothing to")
 
 
-def test_a_game_defined_in_a_test_module_plays_without_a_web_edit(client: TestClient) -> None:
-    """Tic-tac-toe of ``tests/core/test_third_game.py``, registered here: the server serves it
-    through the generic ``Game`` views alone (its text rendering, its move names)."""
-    import importlib.util
-    from pathlib import Path
+class TakeAway(Game):
+    """A pile of 7 stones; each side takes 1 or 2; who takes the last one wins. Rules in plain
+    Python (``legal_actions`` and ``result`` overridden), so no kernel is compiled."""
 
+    name = key = "take-away"
+    rows, cols, n_actions = 1, 7, 2
+
+    def start(self) -> tuple[int, int]:
+        return 7, 0  # (stones left, plies played)
+
+    def step(self, p: int, o: int, action: int) -> tuple[int, int]:
+        return p - action - 1, o + 1
+
+    def legal_actions(self, p: int, o: int) -> list[int]:
+        return [a for a in (0, 1) if a + 1 <= p]
+
+    def result(self, p: int, o: int) -> int | None:
+        return -1 if p == 0 else None  # the side to move has nothing left to take: it lost
+
+    def action_name(self, action: int) -> str:
+        return f"take{action + 1}"
+
+
+def test_a_game_defined_in_a_test_module_plays_without_a_web_edit(client: TestClient) -> None:
+    """A game registered here is served through the generic ``Game`` views alone (its text
+    rendering, its move names, its result)."""
     from othellolab.core.games import register_game, unregister_game
 
-    path = Path(__file__).resolve().parents[2] / "core" / "test_third_game.py"
-    spec = importlib.util.spec_from_file_location("_third_game", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    the = module.TicTacToe()
-    register_game("tic-tac-toe", lambda size: the)
+    the = TakeAway()
+    register_game("take-away", lambda size: the)
     try:
         games = client.get("/api/players").json()["games"]
-        assert "tic-tac-toe" in {g["name"] for g in games}
-        state = new_game(client, game="tic-tac-toe", opponent="random:seed=3")
+        assert "take-away" in {g["name"] for g in games}
+        state = new_game(client, game="take-away", opponent="random:seed=3")
         assert state["view"]["kind"] == "text" and state["sides"] == ["first", "second"]
-        assert state["legal"] == [the.action_name(a) for a in range(9)]
+        assert state["legal"] == ["take1", "take2"]
+        expect_error(client.post(f"/api/games/{state['id']}/move", json={"move": "take3"}), 422)
         while not state["game_over"]:
             if state["to_move"] == "ai":
                 state = post(client, state, "ai-move")
             else:
-                state = post(client, state, "move", {"move": state["legal"][0]})
+                state = post(client, state, "move", {"move": state["legal"][-1]})
         position = the.new_position()
         for name in state["moves"]:
             position = position.play(name)
         assert position.is_game_over() and state["view"]["text"] == str(position)
         assert state["result"]["text"] == the.describe_end(position)
+        winner = 1 - position.turn  # who took the last stone
+        assert state["result"]["winner"] == the.side_names[winner]
+        assert state["result"]["human_score"] == (1 if winner == 0 else -1)
     finally:
-        unregister_game("tic-tac-toe")
+        unregister_game("take-away")

@@ -1,5 +1,6 @@
-"""Games of the web board, kept in memory: a recorded line with a cursor (undo/redo/replay), an
-AI opponent from the player registry, a lock per game, and expiry of idle games.
+"""A game of the web board, kept in memory (``store.GameStore`` holds them): any registered
+game's positions along a recorded line with a cursor (undo/redo/replay), an AI opponent from
+the player registry, a hint player that also analyses, and a lock.
 
 The AI thinks outside the game's lock (``begin_think`` / ``finish_think``), so reading a game
 never waits for a search; while it thinks, changes to that game are refused with a clear 409.
@@ -458,16 +459,3 @@ class WebGame:
             if p is not None:
                 with contextlib.suppress(Exception):  # one failing close must not stop the other
                     p.close()
-
-
-def __getattr__(name: str) -> Any:
-    """``GameStore`` and the errors, where they were before ``store`` and ``errors`` took them."""
-    if name == "GameStore":
-        from othellolab.ui.web.store import GameStore
-
-        return GameStore
-    from othellolab.ui.web import errors
-
-    if name in errors.__all__:
-        return getattr(errors, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
