@@ -458,6 +458,47 @@ class Game:
             position = position.play(a)
         return position
 
+    # the web board (``ui.web``) ------------------------------------------------------------
+
+    position_format: str | None = None
+    """The notation of one position that ``format_position`` writes and ``start_position``
+    reads (animal shogi: ``sfen``); ``None``: games are loaded as lists of moves only."""
+
+    def start_position(self, text: str | None = None) -> Any:
+        """The position a game played by people starts from: the start, or ``text`` in the
+        game's ``position_format``, keeping what rules over a whole game need (animal shogi:
+        the history that the repetition draw counts)."""
+        if text is None:
+            return self.new_position()
+        raise ConfigError(
+            f"{self.title or self.name} has no position notation; load a list of moves",
+            option="position",
+        )
+
+    def format_position(self, position: Any) -> str | None:
+        """``position`` in the game's ``position_format``, or ``None`` without one."""
+        return None
+
+    def board_view(self, position: Any) -> dict[str, Any]:
+        """What a board page draws of ``position``, as JSON: ``kind`` names the drawing (by
+        default ``text``, the position's ``str``), ``rows``, ``cols``, ``squares`` (square
+        names row by row as drawn) and ``cells`` (what stands on each, in the kind's terms)."""
+        return {
+            "kind": "text", "rows": self.rows, "cols": self.cols, "squares": [], "cells": [],
+            "text": str(position),
+        }  # fmt: skip
+
+    def move_parts(self, position: Any, action: int) -> dict[str, str | None]:
+        """Where ``action`` acts on the board of ``board_view``: the square a piece leaves
+        (``from``), the square it reaches or is placed on (``to``) and the piece dropped from
+        a hand (``drop``); ``None`` for each it lacks (all three by default, and for a pass)."""
+        return {"from": None, "to": None, "drop": None}
+
+    def end_reason(self, position: Any) -> str | None:
+        """Why a finished game ended, for a person who may not know the rule (animal shogi:
+        the try, repetition), or ``None`` when ``describe_end`` says it all."""
+        return None
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and other.key == self.key
 

@@ -281,6 +281,29 @@ class Othello(Game):
     def move_help(self) -> str:
         return "Type a move like f5, or 'pass' when you have no move."
 
+    def board_view(self, position: Any) -> dict[str, Any]:
+        """``discs``: ``cells`` 0 empty, 1 black, 2 white from a1 row by row, the disc
+        ``counts`` (black, white) and, once the game is over, the ``final`` counts with the
+        empties given to the winner."""
+        board: Board = position
+        n = self.size * self.size
+        black, white = board.black, board.white
+        outcome = board.outcome()
+        return {
+            "kind": "discs",
+            "rows": self.size,
+            "cols": self.size,
+            "squares": [move_name(i, self.size) for i in range(n)],
+            "cells": [1 if black >> i & 1 else 2 if white >> i & 1 else 0 for i in range(n)],
+            "counts": [board.disc_count(BLACK), board.disc_count(1 - BLACK)],
+            "final": None if outcome is None else list(outcome.final_counts()),
+        }
+
+    def move_parts(self, position: Any, action: int) -> dict[str, str | None]:
+        """A disc placed on ``to``; a pass is nowhere."""
+        to = None if action == self.size * self.size else move_name(int(action), self.size)
+        return {"from": None, "to": to, "drop": None}
+
     def vector_kernels(self) -> Any:
         """Numba kernels that step many games against a batched random or greedy opponent."""
         from othellolab.core.othello_vector import OthelloVectorKernels

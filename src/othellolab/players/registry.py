@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from othellolab.core import ConfigError
-from othellolab.core.games import game_names, get_game
+from othellolab.core.games import Game, game_names, get_game
 from othellolab.core.parsing import parse_number
 from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players.base import Player
@@ -242,12 +242,20 @@ def _looks_like_path(value: object) -> bool:
     )
 
 
-def strongest_player_spec() -> str:
-    """Spec of the strongest registered player with its recommended options."""
-    entry = available_players()[0]
-    if not entry.defaults:
+def strongest_player_spec(game: str | Game | None = None) -> str:
+    """Spec of the strongest player with its recommended options: of the registry (8x8
+    Othello's) when ``game`` is None, else of that game and board size, its ``default_player``
+    (``az-6x6`` on 6x6, the exact solver on 4x4) with the options the spec leaves out."""
+    if game is None:
+        entry = available_players()[0]
+        options: dict[str, Any] = dict(entry.defaults)
+    else:
+        name, given = parse_spec(get_game(game).default_player)
+        entry = get_entry(name)
+        options = {**entry.defaults, **given}
+    if not options:
         return entry.name
-    return entry.name + ":" + ",".join(f"{k}={v}" for k, v in entry.defaults.items())
+    return entry.name + ":" + ",".join(f"{k}={v}" for k, v in options.items())
 
 
 _LOADED = False

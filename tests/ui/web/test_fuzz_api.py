@@ -21,7 +21,28 @@ MAX_THINK = 0.3
 
 @pytest.fixture(scope="module")
 def client():
-    app = create_app(opponent="greedy:seed=1", hint="greedy:seed=2", max_think_time=MAX_THINK)
+    app = create_app(
+        opponent="greedy:seed=1",
+        hint="greedy:seed=2",
+        max_think_time=MAX_THINK,
+        max_analysis_time=2 * MAX_THINK,
+    )
+    with TestClient(app, raise_server_exceptions=False) as c:
+        # A body may name animal shogi, whose default players are networks: load the network
+        # code once here, not inside an example's time guard.
+        assert c.post("/api/games", json={"game": "animal-shogi"}).status_code == 201
+        yield c
+
+
+@pytest.fixture(scope="module")
+def shogi_client():
+    """Cheap players of animal shogi (no network to load), that report scores for analyses."""
+    app = create_app(
+        opponent="random:seed=1",
+        hint="negamax",
+        max_think_time=MAX_THINK,
+        max_analysis_time=2 * MAX_THINK,
+    )
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
 
@@ -35,7 +56,9 @@ SCALARS = st.one_of(
     st.sampled_from(["f5", "pass", "PA", "a1", "h8", "8", "8.0", "black", "white", "random",
                      "both", "ggf", "auto", "transcript", "greedy", "alphabeta:time=nan",
                      "mcts:sims=100000000", "policy:model=/etc", "endgame:max_empties=60",
-                     "f5d6c3d3c4", "(;GM[Othello]KM[inf];)", "(;GM[Othello]RE[+1e999];)"]),
+                     "f5d6c3d3c4", "(;GM[Othello]KM[inf];)", "(;GM[Othello]RE[+1e999];)",
+                     "animal-shogi", "othello6", "sente", "gote", "first", "b3b2", "C*b2",
+                     "b2b1+", "gle/1c1/1C1/ELG b - 1", "L2/3/2l/3 w - 9", "9/9/9/9 b - 1"]),
 )  # fmt: skip
 JSON = st.recursive(
     SCALARS,
@@ -44,8 +67,8 @@ JSON = st.recursive(
     ),
     max_leaves=8,
 )
-NEW_GAME_KEYS = ["size", "human", "opponent", "record", "record_format", "ply", "think_time",
-                 "seed", "bogus"]  # fmt: skip
+NEW_GAME_KEYS = ["game", "size", "human", "opponent", "position", "record", "record_format",
+                 "ply", "think_time", "seed", "bogus"]  # fmt: skip
 
 
 def check(response) -> None:
@@ -62,7 +85,7 @@ def check(response) -> None:
 )
 @given(
     body=st.dictionaries(st.sampled_from(NEW_GAME_KEYS), JSON, max_size=5) | JSON,
-    action=st.sampled_from(["move", "goto", "undo", "redo", "ai-move", "hint"]),
+    action=st.sampled_from(["move", "goto", "undo", "redo", "ai-move", "hint", "analyse"]),
     follow=JSON,
 )
 def test_random_bodies_get_a_clear_answer(client, body, action: str, follow) -> None:
@@ -72,6 +95,28 @@ def test_random_bodies_get_a_clear_answer(client, body, action: str, follow) -> 
     game_id = r.json()["id"] if r.status_code == 201 else "nope"
     check(client.post(f"/api/games/{game_id}/{action}", json=follow))
     check(client.get(f"/api/games/{game_id}"))
+    assert time.monotonic() - t0 < 3 * MAX_THINK + 5
+
+
+@settings(max_examples=fuzz_examples(60), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(
+    body=st.dictionaries(st.sampled_from(NEW_GAME_KEYS), JSON, max_size=4),
+    moves=st.lists(st.sampled_from(["b3b2", "C*b2", "G*a2", "b2b1+", "c1b2", "pass", "zz"])),
+    action=st.sampled_from(["hint", "analyse", "undo"]),
+    follow=JSON,
+)
+def test_random_animal_shogi_games_get_a_clear_answer(
+    shogi_client, body, moves, action, follow
+) -> None:
+    client = shogi_client
+    t0 = time.monotonic()
+    r = client.post("/api/games", json={**body, "game": "animal-shogi"})
+    check(r)
+    game_id = r.json()["id"] if r.status_code == 201 else "nope"
+    for move in moves:
+        check(client.post(f"/api/games/{game_id}/move", json={"move": move}))
+    check(client.post(f"/api/games/{game_id}/{action}", json=follow))
     assert time.monotonic() - t0 < 3 * MAX_THINK + 5
 
 

@@ -7,15 +7,15 @@ import pytest
 
 from othellolab import Board
 from othellolab.core import PlayResult
-from othellolab.ui.web.games import (
+from othellolab.ui.web.errors import (
     Conflict,
     GameNotFound,
-    GameStore,
     PlayerFailed,
     TooManyGames,
     Unprocessable,
 )
 from othellolab.ui.web.models import NewGame
+from othellolab.ui.web.store import GameStore
 
 
 class Clock:

@@ -157,6 +157,75 @@ class AnimalShogiGame(Game):
             "rows 1-4 from the top; the first player's pieces are uppercase."
         )
 
+    # the web board ---------------------------------------------------------------------------
+
+    position_format = "sfen"
+
+    def start_position(self, text: str | None = None) -> _shogi.AnimalShogi:
+        """The start or an SFEN position, keeping the game's history: a position seen a third
+        time is a draw."""
+        if text is None:
+            return _shogi.AnimalShogi.start(repetition_draw=True)
+        return _shogi.AnimalShogi.from_sfen(text, repetition_draw=True)
+
+    def format_position(self, position: Any) -> str:
+        return str(position.sfen())
+
+    def board_view(self, position: Any) -> dict[str, Any]:
+        """``pieces``: the board from the first player's side (row 1 at the top), each cell
+        ``None`` or its piece (``letter`` as in SFEN, upper case, ``name``, ``side`` 0 for the
+        first player), and each side's ``hands`` (letter -> count)."""
+        cells: list[dict[str, Any] | None] = []
+        for square in range(12):
+            letter = position.piece_at(square)
+            cells.append(
+                None
+                if letter is None
+                else {
+                    "letter": letter.upper(),
+                    "name": _PIECE_OF[letter.upper()],
+                    "side": 0 if letter.isupper() else 1,
+                }
+            )
+        hands = [
+            {name[0].upper(): count for name, count in position.hand(side).items()}
+            for side in (_shogi.SENTE, _shogi.GOTE)
+        ]
+        return {
+            "kind": "pieces",
+            "rows": self.rows,
+            "cols": self.cols,
+            "squares": [_shogi.square_name(i) for i in range(12)],
+            "cells": cells,
+            "hands": hands,
+            "pieces": _PIECE_OF,
+        }
+
+    def move_parts(self, position: Any, action: int) -> dict[str, str | None]:
+        """``b3b2``: from b3 to b2; ``C*b2``: a chick dropped on b2."""
+        name = position.move_name(action)
+        if "*" in name:
+            return {"from": None, "to": name[2:4], "drop": name[0]}
+        return {"from": name[0:2], "to": name[2:4], "drop": None}
+
+    def end_reason(self, position: Any) -> str | None:
+        why = position.termination()
+        return None if why is None else _END_REASONS.get(why)
+
+
+_PIECE_OF = {name[0].upper(): name for name in _shogi.PIECE_NAMES if name}
+"""Each piece's name by its letter (``L``: lion)."""
+
+_END_REASONS = {
+    "lion captured": "A lion was captured: its side loses.",
+    "try": "Try: a lion reached the far row and was not captured on the next move, so its "
+    "side wins.",
+    "repetition": "The same position (board, hands and side to move) came up a third time: a draw.",
+    "ply limit": f"{_shogi.DRAW_PLIES} moves were played without a result: a draw.",
+    "no legal move": "The side to move has no legal move: it loses.",
+}
+"""Each way a game can end (``AnimalShogi.termination``), explained."""
+
 
 LEGEND = (
     ", ".join(f"{name[0].upper()} {name}" for name in _shogi.PIECE_NAMES if name)

@@ -452,6 +452,7 @@ class MCTSPlayer(Player):
                 else float("inf"),
                 "value": out.value,
                 "solved": out.solved,
+                **root_moves(visits, q),
             },
         )
 
@@ -504,6 +505,17 @@ class MCTSPlayer(Player):
                 if result.seconds > 0
                 else float("inf"),
                 "value": result.value,
+                **root_moves(result.visits, result.q),
                 **result.info,
             },
         )
+
+
+def root_moves(visits: np.ndarray, q: np.ndarray) -> dict[str, dict[int, Any]]:
+    """The root's visited actions: ``move_visits`` (action -> visits) and ``move_q`` (action
+    -> mean value for the side to move), for a report of what the search thinks."""
+    seen = [int(a) for a in np.flatnonzero(np.asarray(visits) > 0)]
+    return {
+        "move_visits": {a: int(visits[a]) for a in seen},
+        "move_q": {a: round(float(q[a]), 4) for a in seen if not math.isnan(q[a])},
+    }

@@ -24,32 +24,37 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from othellolab.arena.ladder import shipped_ratings
-from othellolab.core import Board, OthelloError
+from othellolab.core import OthelloError
+from othellolab.core.games import DEFAULT_GAME, Game, game_for, game_names
+from othellolab.core.games import get_game as game_named
 from othellolab.core.parsing import clip, parse_int
 from othellolab.nn.pretrained import ModelCatalog
-from othellolab.players import available_players, strongest_player_spec
+from othellolab.players import available_players
 from othellolab.players.registry import describe_options
-from othellolab.ui.web.games import (
+from othellolab.ui.web.errors import (
     EXTERNAL_PLAYERS,
-    GameStore,
     Gone,
     PlayerFailed,
-    ThinkKind,
     Unprocessable,
     WebError,
-    describe_value,
 )
-from othellolab.ui.web.limits import MAX_NODES, MAX_THINK_TIME
+from othellolab.ui.web.games import ThinkKind
+from othellolab.ui.web.limits import MAX_ANALYSIS_TIME, MAX_NODES, MAX_THINK_TIME
 from othellolab.ui.web.models import (
+    AnalyseRequest,
     ErrorResponse,
+    GameInfo,
     GameState,
+    GameVariant,
     GotoRequest,
+    HintRequest,
     MoveRequest,
     NewGame,
     PlayerInfo,
     PlayersResponse,
     ServerLimits,
 )
+from othellolab.ui.web.store import GameStore, describe_value
 
 STATIC = Path(__file__).resolve().parent / "static"
 RECORD_FORMATS = ["auto", "transcript", "ggf"]
@@ -200,25 +205,27 @@ def create_app(
     think_time: float | None = None,
     max_think_time: float = MAX_THINK_TIME,
     max_nodes: int = MAX_NODES,
+    max_analysis_time: float = MAX_ANALYSIS_TIME,
     models: ModelCatalog | None = None,
     max_body: int = 64 * 1024,
     sweep_interval: float = 60.0,
 ) -> FastAPI:
-    """The web board app. ``opponent`` and ``hint`` are player specs (default: the strongest
-    registered player); idle games expire after ``ttl`` seconds. Every search stops by
-    ``max_think_time`` seconds (plus a small margin) and after ``max_nodes`` nodes,
-    simulations or playouts; ``think_time`` is the default time per move (the players' own
-    settings when ``None``). A ``model=`` option may name only the models of ``models`` (default:
-    the shipped ones), never a path."""
-    default = opponent or strongest_player_spec()
+    """The web board app. ``opponent`` and ``hint`` are player specs for the games they play
+    (default, and for the other games: each game's strongest shipped player); idle games
+    expire after ``ttl`` seconds. Every search stops by ``max_think_time`` seconds (plus a
+    small margin) and after ``max_nodes`` nodes, simulations or playouts, an analysis of a
+    whole game after ``max_analysis_time`` seconds; ``think_time`` is the default time per move
+    (the players' own settings when ``None``). A ``model=`` option may name only the models of
+    ``models`` (default: the shipped ones), never a path."""
     store = GameStore(
-        default_opponent=default,
-        hint_spec=hint or strongest_player_spec(),
+        default_opponent=opponent,
+        hint_spec=hint,
         ttl=ttl,
         max_games=max_games,
         think_time=think_time,
         max_think_time=max_think_time,
         max_nodes=max_nodes,
+        max_analysis_time=max_analysis_time,
         models=models,
     )
 
@@ -240,7 +247,7 @@ def create_app(
 
     app = FastAPI(
         title="othellolab web board",
-        description="Play Othello against any registered othellolab player.",
+        description="Play Othello or animal shogi against any registered othellolab player.",
         version="1",
         lifespan=lifespan,
         responses=_ERRORS,
@@ -275,9 +282,13 @@ def create_app(
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/api/players", response_model=PlayersResponse)
-    def players() -> PlayersResponse:
-        """Every registered player of Othello with its options, and the server's defaults."""
+    def players(game: str = "othello", size: int = 8) -> PlayersResponse:
+        """Every registered player of a game (default: 8x8 Othello) with its options, the
+        server's defaults for it, and the games the board plays."""
+        rules = _game(game, size)
+        ratings = shipped_ratings() if rules == game_named(DEFAULT_GAME) else {}
         return PlayersResponse(
+            game=rules.key,
             players=[
                 PlayerInfo(
                     name=e.name,
@@ -287,19 +298,21 @@ def create_app(
                     options={k: describe_value(v) for k, v in e.spec_options().items()},
                     defaults={k: describe_value(v) for k, v in e.defaults.items()},
                     ranges=describe_options(e),
-                    rating=shipped_ratings().get(e.name),
+                    rating=ratings.get(e.name),
                 )
                 for e in available_players()
-                if e.name not in EXTERNAL_PLAYERS and "othello" in e.games()
+                if e.name not in EXTERNAL_PLAYERS and rules.name in e.games()
             ],
-            default_opponent=store.default_opponent,
-            hint_player=store.hint_spec,
-            formats=RECORD_FORMATS,
+            default_opponent=store.opponent_for(rules),
+            hint_player=store.hint_for(rules),
+            formats=RECORD_FORMATS if rules.record_format == "ggf" else RECORD_FORMATS[:2],
             limits=ServerLimits(
                 max_think_time=store.max_think_time,
                 max_nodes=store.max_nodes,
+                max_analysis_time=store.max_analysis_time,
                 models=store.models.names(),
             ),
+            games=[_game_info(store, name) for name in game_names()],
         )
 
     @app.post("/api/games", response_model=GameState, status_code=201)
@@ -354,14 +367,24 @@ def create_app(
             game.goto(request.ply)
             return game.state()
 
-    async def think(request: Request, game_id: str, kind: ThinkKind) -> GameState:
+    async def think(
+        request: Request,
+        game_id: str,
+        kind: ThinkKind,
+        body: HintRequest | AnalyseRequest | None = None,
+    ) -> GameState:
         game = store.get(game_id)
         with game.lock:
             if kind == "ai" and game.pass_for_ai():
                 return game.state()
             board, player, version = game.begin_think(kind)
-            limit = game.search_limit()
-        task = asyncio.ensure_future(run_in_threadpool(player.choose, board, limit))
+            try:
+                job = game.think_job(kind, board, player, body)
+            except BaseException:
+                game.abort_think()
+                raise
+            stop = game.stop
+        task = asyncio.ensure_future(run_in_threadpool(job))
         gone = False
         try:
             while not task.done():
@@ -385,7 +408,7 @@ def create_app(
             with game.lock:
                 game.abort_think()
             raise
-        if gone or (limit.stop is not None and limit.stop.is_set()):
+        if gone or (kind != "analysis" and stop is not None and stop.is_set()):
             with game.lock:
                 game.abort_think()
             raise Gone(f"game {game.id}: the {kind} search was abandoned (client gone or shutdown)")
@@ -399,15 +422,54 @@ def create_app(
         return await think(request, game_id, "ai")
 
     @app.post("/api/games/{game_id}/hint", response_model=GameState)
-    async def hint_move(request: Request, game_id: str) -> GameState:
-        """Ask the hint player for the position shown; the answer is in ``hint``."""
-        return await think(request, game_id, "hint")
+    async def hint_move(
+        request: Request, game_id: str, body: HintRequest | None = None
+    ) -> GameState:
+        """Ask the hint player for the position shown; the answer is in ``hint``. With
+        ``all_moves``, every legal move is also searched on its own and scored."""
+        return await think(request, game_id, "hint", body)
+
+    @app.post("/api/games/{game_id}/analyse", response_model=GameState)
+    async def analyse(request: Request, game_id: str, body: AnalyseRequest) -> GameState:
+        """Evaluate every position of the recorded game with the hint player, within
+        ``time_per_move`` seconds each; the answer is in ``analysis``."""
+        return await think(request, game_id, "analysis", body)
 
     return app
 
 
+def _game(name: str, size: int) -> Game:
+    """The game of a query (``game``, ``size``), or a 422 naming what is wrong."""
+    try:
+        return game_for(name[:40], size)
+    except OthelloError as e:
+        raise Unprocessable(f"query.game: {e}") from None
+
+
+def _game_info(store: GameStore, name: str) -> GameInfo:
+    rules = game_named(name)
+    sizes = list(rules.sizes)
+    variants = [(size, game_for(name, size)) for size in sizes] or [(None, rules)]
+    return GameInfo(
+        name=rules.name,
+        title=rules.title or rules.name,
+        sizes=sizes,
+        sides=list(rules.side_names),
+        position_format=rules.position_format,
+        variants=[
+            GameVariant(key=g.key, size=size, default_opponent=store.opponent_for(g))
+            for size, g in variants
+        ],
+    )
+
+
 def _warm_up() -> None:
-    """Load the compiled rules kernels before the first request needs them."""
-    for size in (8, 6, 4):
-        board = Board(size=size)
-        board.play(board.legal_actions()[0]).is_game_over()
+    """Load the compiled rules kernels of every game and size before the first request."""
+    for name in game_names():
+        rules = game_named(name)
+        for size in rules.sizes or (None,):
+            variant = rules if size is None else game_for(name, size)
+            position = variant.start_position()
+            legal = position.legal_actions()
+            if legal:
+                position.play(legal[0]).is_game_over()

@@ -1,5 +1,6 @@
-"""Games of the web board, kept in memory: a recorded line with a cursor (undo/redo/replay), an
-AI opponent from the player registry, a lock per game, and expiry of idle games.
+"""A game of the web board, kept in memory (``store.GameStore`` holds them): any registered
+game's positions along a recorded line with a cursor (undo/redo/replay), an AI opponent from
+the player registry, a hint player that also analyses, and a lock.
 
 The AI thinks outside the game's lock (``begin_think`` / ``finish_think``), so reading a game
 never waits for a search; while it thinks, changes to that game are refused with a clear 409.
@@ -11,8 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import math
-import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -21,114 +20,71 @@ from typing import Any, Literal
 import numpy as np
 
 from othellolab.core import (
-    BLACK,
-    COLOR_NAMES,
-    WHITE,
-    Board,
-    Color,
-    ConfigError,
     IllegalMoveError,
     InvalidMoveError,
     Limit,
-    OthelloError,
     PlayResult,
     Stop,
-    format_transcript,
-    parse_move,
-    parse_transcript,
-    square_name,
 )
-from othellolab.nn.pretrained import ModelCatalog
-from othellolab.players import Player, make_game_player, make_player
-from othellolab.players.registry import get_entry, parse_spec
-from othellolab.records.ggf import parse_ggf
-from othellolab.ui.web.limits import MAX_NODES, MAX_THINK_TIME
-from othellolab.ui.web.models import Evaluation, GameState, NewGame, Result
+from othellolab.core.games import Game, position_game
+from othellolab.players import Player, make_game_player
+from othellolab.ui.web import analysis as _analysis
+from othellolab.ui.web.errors import Conflict, PlayerFailed, Unprocessable
+from othellolab.ui.web.limits import MAX_ANALYSIS_TIME
+from othellolab.ui.web.models import (
+    AnalyseRequest,
+    Analysis,
+    Evaluation,
+    GameState,
+    HintRequest,
+    Result,
+)
+from othellolab.ui.web.views import (
+    chooses,
+    evaluation,
+    final_score,
+    move_info,
+    must_pass,
+)
 
-ThinkKind = Literal["ai", "hint"]
-
-
-class WebError(Exception):
-    """A request the web board refuses; ``status`` is the HTTP status, the message says why."""
-
-    status = 400
-
-
-class GameNotFound(WebError):
-    """No game has that id (never created, deleted, or expired)."""
-
-    status = 404
-
-
-class Conflict(WebError):
-    """The request does not fit the game's state: out of turn, game over, the AI is thinking."""
-
-    status = 409
-
-
-EXTERNAL_PLAYERS = frozenset({"nboard"})
-"""Players that start outside programs: never built from a web request."""
-
-
-class Unprocessable(WebError):
-    """Well-formed JSON whose content is wrong: a bad move, an illegal move, a bad player spec."""
-
-    status = 422
-
-
-class TooManyGames(WebError):
-    """The server holds its maximum number of games."""
-
-    status = 503
-
-
-class PlayerFailed(WebError):
-    """The AI player raised or answered an illegal move (a server-side fault, not bad input)."""
-
-    status = 500
-
-
-class Gone(WebError):
-    """The search was abandoned: its client went away, or the server is shutting down."""
-
-    status = 503
-
-
-def _color_name(color: Color) -> Literal["black", "white"]:
-    return "black" if color == BLACK else "white"
+ThinkKind = Literal["ai", "hint", "analysis"]
 
 
 class WebGame:
-    """One game: the start position, the recorded actions (passes explicit) and a cursor.
+    """One game of any registered game: the start position, the recorded actions (passes
+    explicit) and a cursor.
 
-    ``boards[i]`` is the position after ``i`` actions. Undo and redo move the cursor; a move
-    played before the end of the record replaces the rest of it (or just steps forward when
-    it is the recorded next move).
+    ``boards[i]`` is the position after ``i`` actions (a position of the game: ``Board``,
+    ``AnimalShogi``, ...). Undo and redo move the cursor; a move played before the end of the
+    record replaces the rest of it (or just steps forward when it is the recorded next move).
     """
 
     def __init__(
         self,
         game_id: str,
         *,
-        start: Board,
-        human: Color | None,
+        start: Any,
+        human: int | None,
         opponent_spec: str,
         player: Player,
         hint_spec: str,
         actions: list[int] | None = None,
         ply: int | None = None,
         limit: Limit | None = None,
+        max_analysis_time: float = MAX_ANALYSIS_TIME,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.id = game_id
+        self.rules: Game = position_game(start)
         self.human = human
         self.opponent_spec = opponent_spec
         self.player = player
         self.hint_spec = hint_spec
         self.limit = limit
+        self.max_analysis_time = max_analysis_time
         self.lock = threading.Lock()
         self.actions: list[int] = []
-        self.boards: list[Board] = [start]
+        self.boards: list[Any] = [start]
         for a in actions or []:
             self.actions.append(a)
             self.boards.append(self.boards[-1].play(a))
@@ -140,6 +96,7 @@ class WebGame:
         self.busy: ThinkKind | None = None
         self.evaluations: dict[int, Evaluation] = {}
         self.hint: Evaluation | None = None
+        self.analysis: Analysis | None = None
         self.stop: Stop | None = None
         self.version = 0
         self.clock = clock
@@ -150,21 +107,28 @@ class WebGame:
     # Facts
 
     @property
-    def board(self) -> Board:
+    def board(self) -> Any:
         """The position shown: after ``cursor`` actions."""
         return self.boards[self.cursor]
 
     @property
     def size(self) -> int:
-        """Board size of the game."""
-        return self.boards[0].size
+        """Rows of the game's board."""
+        return self.rules.rows
 
-    def is_human_turn(self, board: Board) -> bool:
+    def side(self, side: int) -> str:
+        """A side's name in this game (``black``, ``sente``)."""
+        return self.rules.side_names[side]
+
+    def is_human_turn(self, board: Any) -> bool:
         """Whether the side to move in ``board`` is played by the human."""
         return self.human is None or board.turn == self.human
 
-    def _pov(self) -> Color:
-        return BLACK if self.human is None else self.human
+    def _pov(self) -> int:
+        return 0 if self.human is None else self.human
+
+    def _legal_names(self, board: Any) -> str:
+        return ", ".join(self.rules.move_name(board, a) for a in board.legal_actions()) or "none"
 
     # ------------------------------------------------------------------------------------------
     # Changes (call with ``lock`` held)
@@ -174,6 +138,8 @@ class WebGame:
             raise Conflict(f"game {self.id}: the AI is thinking; wait for its move")
         if self.busy == "hint":
             raise Conflict(f"game {self.id}: a hint is being computed; wait for it")
+        if self.busy == "analysis":
+            raise Conflict(f"game {self.id}: the game is being analysed; wait for it")
 
     def _apply(self, action: int) -> None:
         board = self.board
@@ -188,23 +154,28 @@ class WebGame:
             self.actions.append(action)
             self.boards.append(after)
             self.cursor += 1
+            self.analysis = None
         self.hint = None
         self.version += 1
 
     def play_human(self, move: str) -> None:
-        """Play the human's move (a square name or ``pass``) in the position shown."""
+        """Play the human's move (its name in the game's notation, or ``pass``) in the
+        position shown."""
         self._check_idle()
         board = self.board
-        try:
-            action = parse_move(move, board.size)
-        except InvalidMoveError as e:
-            raise Unprocessable(f"game {self.id}: invalid move {move!r}: {e}") from None
         if board.is_game_over():
             raise Conflict(f"game {self.id}: the game is over; no more moves")
+        try:
+            action = self.rules.parse_move(board, move)
+        except InvalidMoveError as e:
+            raise Unprocessable(
+                f"game {self.id}: invalid move {move!r}: {e}; legal moves: "
+                f"{self._legal_names(board)}"
+            ) from None
         if not self.is_human_turn(board):
             raise Conflict(
-                f"game {self.id}: it is {COLOR_NAMES[board.turn]}'s turn, played by the AI "
-                f"({self.opponent_spec}); you play {COLOR_NAMES[self._pov()]}"
+                f"game {self.id}: it is {self.side(board.turn)}'s turn, played by the AI "
+                f"({self.opponent_spec}); you play {self.side(self._pov())}"
             )
         try:
             self._apply(action)
@@ -214,7 +185,7 @@ class WebGame:
     def _undo_target(self) -> int | None:
         for p in range(self.cursor - 1, -1, -1):
             b = self.boards[p]
-            if self.human is None or (b.turn == self.human and b.legal_mask):
+            if self.human is None or (b.turn == self.human and chooses(self.rules, b)):
                 return p
         return None
 
@@ -223,7 +194,11 @@ class WebGame:
             return None
         for p in range(self.cursor + 1, len(self.actions) + 1):
             b = self.boards[p]
-            if self.human is None or (b.turn == self.human and b.legal_mask) or b.is_game_over():
+            if (
+                self.human is None
+                or (b.turn == self.human and chooses(self.rules, b))
+                or b.is_game_over()
+            ):
                 return p
         return len(self.actions)
 
@@ -257,27 +232,34 @@ class WebGame:
             self.version += 1
             self.player.reset()
 
-    def begin_think(self, kind: ThinkKind) -> tuple[Board, Player, int]:
+    def hint_player(self) -> Player:
+        """The player that gives hints and analyses (made on first use)."""
+        if self._hint_player is None:
+            self._hint_player = make_game_player(self.hint_spec, self.rules.name)
+        return self._hint_player
+
+    def begin_think(self, kind: ThinkKind) -> tuple[Any, Player, int]:
         """Mark the game busy and hand out what a search needs: the board, the player, and the
         version that ``finish_think`` checks. ``search_limit()`` is then the search's limit,
         with a fresh ``stop`` signal."""
         self._check_idle()
         board = self.board
-        if board.is_game_over():
+        if kind == "analysis":
+            if not self.actions:
+                raise Conflict(f"game {self.id}: no move has been played; nothing to analyse")
+        elif board.is_game_over():
             raise Conflict(f"game {self.id}: the game is over; no more moves")
         if kind == "ai":
             if self.human is not None and board.turn == self.human:
                 raise Conflict(
-                    f"game {self.id}: it is {COLOR_NAMES[board.turn]}'s turn, the human's; "
+                    f"game {self.id}: it is {self.side(board.turn)}'s turn, the human's; "
                     "the AI moves only on its own turn"
                 )
             if self.human is None:
                 raise Conflict(f"game {self.id}: both sides are human here; there is no AI")
             player = self.player
         else:
-            if self._hint_player is None:
-                self._hint_player = make_player(self.hint_spec)
-            player = self._hint_player
+            player = self.hint_player()
         self.busy = kind
         self.stop = Stop()
         self.last_access = self.clock()
@@ -287,6 +269,46 @@ class WebGame:
         """The limit of the search in flight: the game's, with that search's stop signal."""
         base = self.limit or Limit()
         return dataclasses.replace(base, stop=self.stop)
+
+    def think_job(
+        self,
+        kind: ThinkKind,
+        board: Any,
+        player: Player,
+        request: HintRequest | AnalyseRequest | None = None,
+    ) -> Callable[[], Any]:
+        """The work of a search begun by ``begin_think``, to run outside the lock: the
+        player's move; for a hint asked ``all_moves``, also every move's score; for an
+        analysis, the whole recorded game's."""
+        limit = self.search_limit()
+        rules = self.rules
+        if kind == "analysis":
+            assert isinstance(request, AnalyseRequest)
+            cap = limit.max_time
+            if cap is not None and request.time_per_move > cap:
+                raise Unprocessable(
+                    f"time_per_move {request.time_per_move:g} s is over this server's maximum "
+                    f"of {cap:g} s a search"
+                )
+            positions, actions = list(self.boards), list(self.actions)
+            return lambda: _analysis.analyse(
+                rules,
+                positions,
+                actions,
+                player,
+                name=self.hint_spec,
+                time_per_move=request.time_per_move,
+                max_time=self.max_analysis_time,
+                limit=limit,
+            )
+        all_moves = isinstance(request, HintRequest) and request.all_moves
+
+        def job() -> tuple[PlayResult, dict[int, Any] | None]:
+            result = player.choose(board, limit)
+            scores = _analysis.move_scores(rules, board, player, limit) if all_moves else None
+            return result, scores
+
+        return job
 
     def stop_search(self) -> None:
         """Ask the search in flight, if any, to return now."""
@@ -299,116 +321,135 @@ class WebGame:
         self.stop = None
         self.last_access = self.clock()
 
-    def finish_think(self, kind: ThinkKind, version: int, result: PlayResult) -> None:
-        """Apply the AI's move, or store the hint, with the player's report."""
+    def finish_think(self, kind: ThinkKind, version: int, outcome: Any) -> None:
+        """Apply the AI's move, or store the hint or the analysis, with the player's report
+        (``outcome``: what ``think_job``'s work returned, or a bare ``PlayResult``)."""
         self.busy = None
         self.stop = None
         self.last_access = self.clock()
         if version != self.version:
             raise Conflict(f"game {self.id}: the game changed while the {kind} was computed")
+        if kind == "analysis":
+            self.analysis = outcome
+            self.version += 1
+            return
+        result, scores = outcome if isinstance(outcome, tuple) else (outcome, None)
         board = self.board
         name = self.opponent_spec if kind == "ai" else self.hint_spec
-        if not board.is_legal(result.move):
+        legal = board.legal_actions()
+        if not isinstance(result.move, int | np.integer) or int(result.move) not in legal:
             raise PlayerFailed(
                 f"game {self.id}: player {name!r} answered {result.move!r}, not a legal move; "
-                f"legal: {', '.join(square_name(a, board.size) for a in board.legal_actions())}"
+                f"legal: {self._legal_names(board)}"
             )
-        evaluation = self._evaluation(board, kind, name, result)
+        report = evaluation(
+            self.rules,
+            board,
+            ply=self.cursor,
+            by=kind,
+            player=name,
+            result=result,
+            pov=self._pov(),
+            scores=scores,
+        )
         if kind == "ai":
-            self.evaluations[self.cursor] = evaluation
+            self.evaluations[self.cursor] = report
             self._apply(int(result.move))
         else:
-            self.hint = evaluation
+            self.hint = report
             self.version += 1
 
     def pass_for_ai(self) -> bool:
         """Play the AI's forced pass without asking it; ``True`` if there was one to play."""
         board = self.board
-        if self.human is not None and board.turn != self.human and board.must_pass():
+        if self.human is not None and board.turn != self.human and must_pass(self.rules, board):
             self._check_idle()
-            self._apply(board.pass_action)
+            self._apply(self.rules.pass_action)  # type: ignore[arg-type]
             return True
         return False
-
-    def _evaluation(
-        self, board: Board, kind: ThinkKind, name: str, result: PlayResult
-    ) -> Evaluation:
-        n = board.size * board.size + 1
-        value = exact = win_prob = None
-        unit = "discs"
-        if result.score is not None:
-            score = result.score if board.turn == self._pov() else result.score.flipped()
-            unit = "result" if getattr(score, "unit", "discs") == "result" else "discs"
-            value = round(float(score.value), 3)
-            exact = bool(score.exact)
-            win_prob = None if score.win_prob is None else round(float(score.win_prob), 4)
-        policy = None
-        if result.policy is not None:
-            p = np.asarray(result.policy, dtype=np.float64).ravel()
-            if p.shape == (n,) and np.all(np.isfinite(p)):
-                policy = [round(float(x), 4) for x in p]
-        return Evaluation(
-            ply=self.cursor,
-            by=kind,
-            player=name,
-            move=square_name(int(result.move), board.size),
-            value=value,
-            unit=unit,
-            exact=bool(exact),
-            win_prob=win_prob,
-            policy=policy,
-        )
 
     # ------------------------------------------------------------------------------------------
     # The view
 
+    def _result(self, board: Any, view: dict[str, Any]) -> Result | None:
+        if not board.is_game_over():
+            return None
+        score = final_score(self.rules, board)
+        winner = None if not score else board.turn if score > 0 else 1 - board.turn
+        final = view.get("final") or [None, None]
+        human_score = None
+        if self.human is not None:
+            human_score = int(score if board.turn == self.human else -score)
+        return Result(
+            winner=None if winner is None else self.side(winner),
+            black=final[0],
+            white=final[1],
+            text=self.rules.describe_end(board),
+            reason=self.rules.end_reason(board),
+            human_score=human_score,
+        )
+
+    def _transcript(self) -> str:
+        """The moves up to the cursor in the game's record notation, passes left out; from a
+        start other than the game's own, the moves' names separated by spaces."""
+        rules = self.rules
+        pairs = [
+            (b, a)
+            for b, a in zip(self.boards, self.actions[: self.cursor], strict=False)
+            if a != rules.pass_action
+        ]
+        if self.boards[0] == rules.start_position():
+            return rules.format_moves([a for _, a in pairs])
+        return " ".join(rules.move_name(b, a) for b, a in pairs)
+
     def state(self) -> GameState:
         """The game as the page shows it."""
+        rules = self.rules
         board = self.board
-        size = board.size
-        black, white = board.black, board.white
-        cells = [1 if black >> i & 1 else 2 if white >> i & 1 else 0 for i in range(size * size)]
+        view = rules.board_view(board)
         over = board.is_game_over()
-        result = None
-        outcome = board.outcome()
-        if outcome is not None:
-            b, w = outcome.final_counts()
-            winner = outcome.winner
-            result = Result(
-                winner=None if winner is None else _color_name(winner),
-                black=b,
-                white=w,
-                text=str(outcome),
-                human_score=None if self.human is None else outcome.score(self.human),
-            )
         to_move: Literal["human", "ai", "nobody"] = (
             "nobody" if over else "human" if self.is_human_turn(board) else "ai"
         )
+        legal = [a for a in board.legal_actions() if a != rules.pass_action]
+        infos = [move_info(rules, board, a) for a in legal]
         last = self.actions[self.cursor - 1] if self.cursor else None
+        before = self.boards[self.cursor - 1] if self.cursor else None
         latest = [p for p in self.evaluations if p < self.cursor]
+        counts = view.get("counts") or [None, None]
+        names = [rules.move_name(b, a) for b, a in zip(self.boards, self.actions, strict=False)]
         return GameState(
             id=self.id,
-            size=size,
-            human="both" if self.human is None else _color_name(self.human),
+            game=rules.key,
+            title=rules.title or rules.name,
+            sides=list(rules.side_names),
+            size=rules.rows,
+            human="both" if self.human is None else self.side(self.human),
             opponent=self.opponent_spec,
-            cells=cells,
-            turn=_color_name(board.turn),
+            view=view,
+            cells=list(view.get("cells", [])),
+            turn=self.side(board.turn),
             to_move=to_move,
-            legal=board.legal_moves.names(),
-            must_pass=board.must_pass(),
+            legal=[m.name for m in infos],
+            legal_moves=infos,
+            must_pass=must_pass(rules, board),
             game_over=over,
-            black_discs=board.disc_count(BLACK),
-            white_discs=board.disc_count(WHITE),
-            result=result,
+            black_discs=counts[0],
+            white_discs=counts[1],
+            result=self._result(board, view),
             ply=self.cursor,
-            moves=[square_name(a, size) for a in self.actions],
-            last_move=None if last is None else square_name(last, size),
-            transcript=format_transcript(self.actions[: self.cursor], size=size),
+            moves=names,
+            last_move=None if last is None else names[self.cursor - 1],
+            last_parts=None if last is None else move_info(rules, before, last),
+            transcript=self._transcript(),
+            position=rules.format_position(board),
+            score_scale=rules.score_scale,
             can_undo=self._undo_target() is not None,
             can_redo=self.cursor < len(self.actions),
             busy=self.busy,
             evaluation=self.evaluations[max(latest)] if latest else None,
             hint=self.hint if self.hint is not None and self.hint.ply == self.cursor else None,
+            analysis=self.analysis,
             version=self.version,
         )
 
@@ -418,195 +459,3 @@ class WebGame:
             if p is not None:
                 with contextlib.suppress(Exception):  # one failing close must not stop the other
                     p.close()
-
-
-class GameStore:
-    """The games of one server, keyed by random ids; idle games expire after ``ttl`` seconds."""
-
-    def __init__(
-        self,
-        *,
-        default_opponent: str,
-        hint_spec: str,
-        ttl: float = 3600.0,
-        max_games: int = 100,
-        think_time: float | None = None,
-        max_think_time: float = MAX_THINK_TIME,
-        max_nodes: int = MAX_NODES,
-        models: ModelCatalog | None = None,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        _check_positive("ttl", ttl)
-        _check_positive("max_think_time", max_think_time)
-        if not isinstance(max_games, int) or max_games < 1:
-            raise ConfigError(f"must be at least 1, got {max_games!r}", option="max_games")
-        if not isinstance(max_nodes, int) or max_nodes < 1:
-            raise ConfigError(f"must be at least 1, got {max_nodes!r}", option="max_nodes")
-        if think_time is not None:
-            _check_positive("think_time", think_time)
-            if think_time > max_think_time:
-                raise ConfigError(
-                    f"{think_time:g} s is over the server's max_think_time of {max_think_time:g} s",
-                    option="think_time",
-                )
-        self.default_opponent = default_opponent
-        self.hint_spec = hint_spec
-        self.ttl = ttl
-        self.max_games = max_games
-        self.think_time = think_time
-        self.max_think_time = float(max_think_time)
-        self.max_nodes = max_nodes
-        self.models = models or ModelCatalog(allow_paths=False)
-        self.clock = clock
-        self._games: dict[str, WebGame] = {}
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._games)
-
-    def create(self, request: NewGame) -> WebGame:
-        """A new game from a validated request; bad specs and records raise ``Unprocessable``."""
-        self.expire()
-        spec = (request.opponent or self.default_opponent).strip()
-        think_time = request.think_time if request.think_time is not None else self.think_time
-        if think_time is not None and think_time > self.max_think_time:
-            raise Unprocessable(
-                f"think_time {think_time:g} s is over this server's maximum of "
-                f"{self.max_think_time:g} s (othellolab serve --max-think-time)"
-            )
-        player = self.make_player(spec, "opponent")
-        start = Board(size=request.size)
-        actions: list[int] = []
-        if request.record is not None:
-            fmt = request.record_format
-            if fmt == "auto":
-                fmt = "ggf" if "(;" in request.record else "transcript"
-            try:
-                if fmt == "ggf":
-                    game = next(parse_ggf(request.record, source="record"), None)
-                    if game is None:
-                        raise ValueError("no GGF game '(;...;)' found")
-                    start, actions = game.start, list(game.moves)
-                else:
-                    actions = parse_transcript(request.record, size=request.size)
-            except OthelloError as e:
-                player.close()
-                raise Unprocessable(f"record ({fmt}): {e}") from None
-        elif request.ply is not None:
-            player.close()
-            raise Unprocessable("ply is only meaningful with a record to load")
-        human: Color | None
-        if request.human == "both":
-            human = None
-        elif request.human == "random":
-            human = int(np.random.default_rng(request.seed).integers(2))
-        else:
-            human = BLACK if request.human == "black" else WHITE
-        limit = Limit(time=think_time, max_time=self.max_think_time, max_nodes=self.max_nodes)
-        game_id = secrets.token_urlsafe(12)
-        try:
-            game = WebGame(
-                game_id,
-                start=start,
-                human=human,
-                opponent_spec=spec,
-                player=player,
-                hint_spec=self.hint_spec,
-                actions=actions,
-                ply=request.ply,
-                limit=limit,
-                clock=self.clock,
-            )
-        except WebError:
-            player.close()
-            raise
-        player.reset()
-        with self._lock:
-            if len(self._games) >= self.max_games:
-                player.close()
-                raise TooManyGames(
-                    f"the server holds its maximum of {self.max_games} games; "
-                    f"idle games expire after {self.ttl:g} s"
-                )
-            self._games[game_id] = game
-        return game
-
-    def make_player(self, spec: str, what: str) -> Player:
-        """The player of ``spec``, its model names resolved in this server's catalog only; an
-        external engine (which would run a command on this machine) or a player of another
-        game than Othello is refused."""
-        try:
-            if get_entry(parse_spec(spec)[0]).name in EXTERNAL_PLAYERS:
-                raise Unprocessable(
-                    f"{what} {spec[:200]!r}: the web board does not start external engines"
-                )
-            return make_game_player(spec, "othello", models=self.models)
-        except OthelloError as e:
-            raise Unprocessable(f"{what} {spec[:200]!r}: {e}") from None
-
-    def stop_searches(self) -> None:
-        """Ask every search in flight to return now (the server is shutting down)."""
-        with self._lock:
-            games = list(self._games.values())
-        for game in games:
-            game.stop_search()
-
-    def get(self, game_id: str) -> WebGame:
-        """The game with this id, marked as used now."""
-        now = self.clock()
-        with self._lock:
-            game = self._games.get(game_id)
-            if game is not None and game.busy is None and now - game.last_access > self.ttl:
-                del self._games[game_id]
-                game.close()
-                game = None
-            if game is None:
-                raise GameNotFound(f"no game with id {game_id[:40]!r} (unknown or expired)")
-            game.last_access = now
-            return game
-
-    def delete(self, game_id: str) -> None:
-        """Forget a game."""
-        with self._lock:
-            game = self._games.pop(game_id, None)
-        if game is None:
-            raise GameNotFound(f"no game with id {game_id[:40]!r} (unknown or expired)")
-        game.close()
-
-    def expire(self) -> int:
-        """Drop the games idle for longer than the TTL (never one that is thinking)."""
-        now = self.clock()
-        with self._lock:
-            old = [
-                g for g in self._games.values() if g.busy is None and now - g.last_access > self.ttl
-            ]
-            for g in old:
-                del self._games[g.id]
-        for g in old:
-            g.close()
-        return len(old)
-
-    def close(self) -> None:
-        """Stop every search and drop every game."""
-        self.stop_searches()
-        with self._lock:
-            games = list(self._games.values())
-            self._games.clear()
-        for g in games:
-            g.close()
-
-
-def _check_positive(name: str, value: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"expected seconds, got {value!r}", option=name)
-    if not (math.isfinite(value) and value > 0):
-        raise ConfigError(
-            f"must be a positive finite number of seconds, got {value!r}", option=name
-        )
-
-
-def describe_value(value: Any) -> Any:
-    """A JSON-friendly form of an option default (its repr when it is not a JSON scalar)."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    return repr(value)

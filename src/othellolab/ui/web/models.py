@@ -11,7 +11,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-ColorName = Literal["black", "white"]
 JSONScalar = int | float | bool | str | None
 
 
@@ -26,27 +25,45 @@ class _Request(BaseModel):
 
 
 class NewGame(_Request):
-    """Start a game: board size, the human's colour, the opponent, optionally a recorded game."""
+    """Start a game: which game (and board size), the human's side, the opponent, optionally a
+    start position and a recorded game."""
 
-    size: Annotated[int, AfterValidator(_board_size)] = Field(
-        8, json_schema_extra={"enum": [8, 6, 4]}
+    game: str = Field(
+        "othello",
+        min_length=1,
+        max_length=40,
+        description="a registered game: 'othello' (with size) or 'animal-shogi', or a key "
+        "such as 'othello6'",
     )
-    human: Literal["black", "white", "random", "both"] = Field(
-        "black", description="the human's colour; 'both' means no AI moves (two people, replay)"
+    size: Annotated[int, AfterValidator(_board_size)] = Field(
+        8, json_schema_extra={"enum": [8, 6, 4]}, description="the board size of Othello"
+    )
+    human: str = Field(
+        "first",
+        min_length=1,
+        max_length=20,
+        description="the human's side: a side name of the game ('black', 'white'; 'sente', "
+        "'gote'), 'first' or 'second', 'random', or 'both' (no AI moves: two people, replay)",
     )
     opponent: str | None = Field(
         None,
         max_length=500,
-        description="player spec such as 'greedy:seed=1' (default: the server's opponent)",
+        description="player spec such as 'greedy:seed=1' (default: the server's opponent for "
+        "this game)",
+    )
+    position: str | None = Field(
+        None,
+        max_length=200,
+        description="a start position in the game's position notation (animal shogi: SFEN)",
     )
     record: str | None = Field(
         None,
         max_length=20_000,
-        description="a game to load: a transcript such as 'f5d6c3d3c4' (passes optional) or a "
-        "GGF game '(;GM[Othello]...;)'",
+        description="a game to load: its moves ('f5d6c3d3c4', passes optional; 'b3b2 b2b3') "
+        "or a GGF game '(;GM[Othello]...;)'",
     )
     record_format: Literal["auto", "transcript", "ggf"] = Field(
-        "auto", description="'auto' reads GGF when the record contains '(;', else a transcript"
+        "auto", description="'auto' reads GGF when the record contains '(;', else moves"
     )
     ply: int | None = Field(
         None, ge=0, description="with a record: the ply to show first (default: its end)"
@@ -59,7 +76,7 @@ class NewGame(_Request):
         "server's max_think_time)",
     )
     seed: int | None = Field(
-        None, ge=0, le=2**63 - 1, description="seed for choosing a random colour"
+        None, ge=0, le=2**63 - 1, description="seed for choosing a random side"
     )
 
 
@@ -75,15 +92,55 @@ class GotoRequest(_Request):
     ply: int = Field(..., ge=0, le=10_000)
 
 
+class HintRequest(_Request):
+    """Ask the hint player; with ``all_moves`` it also scores every legal move (each within a
+    share of the server's time cap)."""
+
+    all_moves: bool = False
+
+
+class AnalyseRequest(_Request):
+    """Evaluate every position of the game with the hint player, ``time_per_move`` seconds
+    each (at most the server's max_think_time; the whole analysis stops at its own cap)."""
+
+    time_per_move: float = Field(0.5, gt=0, le=60)
+
+
+class MoveInfo(BaseModel):
+    """A legal move: its name and where it acts on the board drawn (``Game.move_parts``)."""
+
+    name: str
+    from_: str | None = Field(None, alias="from")
+    to: str | None = None
+    drop: str | None = Field(None, description="the letter of a piece dropped from a hand")
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class MoveEval(BaseModel):
+    """What a search says of one legal move, for the side to move: its ``prior`` or policy
+    share, ``visits`` and mean value ``q`` (in [-1, 1]) of a tree search, and ``score`` (in the
+    evaluation's unit) when each move was searched on its own."""
+
+    move: str
+    to: str | None = None
+    prior: float | None = None
+    visits: int | None = None
+    q: float | None = None
+    score: float | None = None
+    exact: bool = False
+
+
 class Evaluation(BaseModel):
     """What a player reported about a position, from the human's point of view.
 
-    ``value`` is the expected (or, when ``exact``, proven) final disc difference for the human,
-    or with ``unit="result"`` the expected result in [-1, 1]; ``policy`` has one probability per action (``size*size + 1``, pass last).
+    ``value`` is the expected (or, when ``exact``, proven) final score for the human (Othello:
+    the disc difference), or with ``unit="result"`` the expected result in [-1, 1]; ``policy``
+    has one probability per action of the game (Othello: ``size*size + 1``, pass last).
     """
 
     ply: int = Field(description="the position evaluated: after this many moves")
-    by: Literal["ai", "hint"]
+    by: Literal["ai", "hint", "analysis"]
     player: str
     move: str
     value: float | None = None
@@ -93,45 +150,91 @@ class Evaluation(BaseModel):
     exact: bool = False
     win_prob: float | None = None
     policy: list[float] | None = None
+    pv: list[str] | None = Field(None, description="the principal variation, from the move")
+    depth: int | None = None
+    nodes: int | None = None
+    simulations: int | None = None
+    seconds: float | None = None
+    moves: list[MoveEval] | None = Field(
+        None, description="per legal move: policy, visits, Q and scores, best first"
+    )
 
 
 class Result(BaseModel):
-    """A finished game: disc counts with the empties given to the winner, as WTHOR scores."""
+    """A finished game: the winner's side, how it ended, and for Othello the disc counts with
+    the empties given to the winner (as WTHOR scores)."""
 
-    winner: ColorName | None
-    black: int
-    white: int
-    text: str = Field(description="e.g. 'black wins 40-24'")
+    winner: str | None = Field(description="the winning side's name; none for a draw")
+    black: int | None = Field(None, description="Othello: black's final count")
+    white: int | None = Field(None, description="Othello: white's final count")
+    text: str = Field(description="e.g. 'black wins 40-24', 'try'")
+    reason: str | None = Field(None, description="the rule that ended the game, explained")
     human_score: int | None = Field(
-        None, description="final disc difference for the human (none when both sides are human)"
+        None, description="final score for the human (none when both sides are human)"
     )
+
+
+class AnalysedMove(BaseModel):
+    """One move of an analysed game: what the analysing player preferred and what it cost."""
+
+    ply: int = Field(description="the move's index in the game (0: the first move)")
+    side: str
+    move: str
+    best: str | None = None
+    loss: float | None = Field(None, description="value lost for the mover, in [0, 2]")
+    verdict: Literal["good", "inaccuracy", "mistake", "blunder"] | None = None
+
+
+class Analysis(BaseModel):
+    """Every position of the game evaluated: ``values[i]`` is the value after ``i`` moves for
+    the first side, in [-1, 1] (``None`` where the time ran out)."""
+
+    player: str
+    time_per_move: float
+    values: list[float | None]
+    moves: list[AnalysedMove]
+    complete: bool = Field(description="false when the analysis' time cap cut it short")
+    seconds: float
 
 
 class GameState(BaseModel):
     """Everything the board page shows: the position at the cursor and the recorded moves."""
 
     id: str
-    size: int
-    human: Literal["black", "white", "both"]
+    game: str = Field(description="the game's key: 'othello8', 'othello6', 'animal-shogi'")
+    title: str = Field(description="the game for people")
+    sides: list[str] = Field(description="the sides' names, the first player's first")
+    size: int = Field(description="board rows (Othello: the size)")
+    human: str = Field(description="the human's side name, or 'both'")
     opponent: str = Field(description="the opponent's player spec")
-    cells: list[int] = Field(description="a1, b1, ... : 0 empty, 1 black, 2 white")
-    turn: ColorName
+    view: dict[str, Any] = Field(description="what to draw (``Game.board_view``)")
+    cells: list[Any] = Field(
+        description="the view's cells; Othello: a1, b1, ... : 0 empty, 1 black, 2 white"
+    )
+    turn: str = Field(description="the side to move")
     to_move: Literal["human", "ai", "nobody"]
-    legal: list[str] = Field(description="legal placing moves of the side to move")
+    legal: list[str] = Field(description="legal moves of the side to move, but a pass")
+    legal_moves: list[MoveInfo] = Field(description="the same with where each acts")
     must_pass: bool
     game_over: bool
-    black_discs: int
-    white_discs: int
+    black_discs: int | None = Field(None, description="Othello: black's discs")
+    white_discs: int | None = Field(None, description="Othello: white's discs")
     result: Result | None
     ply: int = Field(description="moves played up to the position shown")
     moves: list[str] = Field(description="every recorded move (beyond ply: redo), passes as 'pass'")
     last_move: str | None
-    transcript: str = Field(description="the moves up to ply, passes omitted")
+    last_parts: MoveInfo | None = Field(None, description="where the last move acted")
+    transcript: str = Field(description="the moves up to ply in the game's notation, no passes")
+    position: str | None = Field(None, description="the position in the game's notation (SFEN)")
+    score_scale: float = Field(description="a final score divided by this lies in [-1, 1]")
     can_undo: bool
     can_redo: bool
-    busy: Literal["ai", "hint"] | None = Field(description="what the server is thinking about")
+    busy: Literal["ai", "hint", "analysis"] | None = Field(
+        description="what the server is thinking about"
+    )
     evaluation: Evaluation | None = Field(description="the AI's report on its latest move")
     hint: Evaluation | None = Field(description="a hint for the position shown, once asked")
+    analysis: Analysis | None = Field(None, description="the whole game's analysis, once asked")
     version: int = Field(description="increases with every change of the game")
 
 
@@ -159,17 +262,41 @@ class ServerLimits(BaseModel):
 
     max_think_time: float
     max_nodes: int
+    max_analysis_time: float = Field(description="seconds after which an analysis stops")
     models: list[str] = Field(description="model names that a 'model=' option may give")
 
 
-class PlayersResponse(BaseModel):
-    """Every registered player (strongest first) and the server's default opponent and hinter."""
+class GameVariant(BaseModel):
+    """A game at one board size: its key and the server's default opponent there."""
 
+    key: str
+    size: int | None
+    default_opponent: str
+
+
+class GameInfo(BaseModel):
+    """A game the board plays: its name, sizes, side names, position notation and the server's
+    default opponent (the strongest shipped player of it)."""
+
+    name: str
+    title: str
+    sizes: list[int] = Field(description="its board sizes (empty: one board)")
+    sides: list[str]
+    position_format: str | None
+    variants: list[GameVariant] = Field(description="one per size")
+
+
+class PlayersResponse(BaseModel):
+    """The players of one game (strongest first) and the server's default opponent and hinter
+    for it, with every game the board plays."""
+
+    game: str = Field(description="the game's key these players play")
     players: list[PlayerInfo]
     default_opponent: str
     hint_player: str
     formats: list[str] = Field(description="record formats that games can be loaded from")
     limits: ServerLimits | None = None
+    games: list[GameInfo] = Field(default_factory=list)
 
 
 class ErrorResponse(BaseModel):

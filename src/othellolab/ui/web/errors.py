@@ -1,0 +1,61 @@
+"""The web board's refusals: each a ``WebError`` with its HTTP status and a message that says
+why."""
+
+from __future__ import annotations
+
+__all__ = [
+    "EXTERNAL_PLAYERS",
+    "Conflict",
+    "GameNotFound",
+    "Gone",
+    "PlayerFailed",
+    "TooManyGames",
+    "Unprocessable",
+    "WebError",
+]
+
+
+class WebError(Exception):
+    """A request the web board refuses; ``status`` is the HTTP status, the message says why."""
+
+    status = 400
+
+
+class GameNotFound(WebError):
+    """No game has that id (never created, deleted, or expired)."""
+
+    status = 404
+
+
+class Conflict(WebError):
+    """The request does not fit the game's state: out of turn, game over, the AI is thinking."""
+
+    status = 409
+
+
+EXTERNAL_PLAYERS = frozenset({"nboard"})
+"""Players that start outside programs: never built from a web request."""
+
+
+class Unprocessable(WebError):
+    """Well-formed JSON whose content is wrong: a bad move, an illegal move, a bad player spec."""
+
+    status = 422
+
+
+class TooManyGames(WebError):
+    """The server holds its maximum number of games."""
+
+    status = 503
+
+
+class PlayerFailed(WebError):
+    """The AI player raised or answered an illegal move (a server-side fault, not bad input)."""
+
+    status = 500
+
+
+class Gone(WebError):
+    """The search was abandoned: its client went away, or the server is shutting down."""
+
+    status = 503
