@@ -57,8 +57,7 @@ def _check_empties(board: Board, max_empties: int, where: str) -> None:
         raise ConfigError(
             f"{where} has {board.num_empties} empty squares, above --max-empties "
             f"{max_empties}: an exact solve could take hours; pass --max-empties "
-            f"{board.num_empties} (and maybe --time-limit SECONDS) to go on anyway",
-            option="--max-empties",
+            f"{board.num_empties} (and maybe --time-limit SECONDS) to go on anyway"
         )
 
 
