@@ -9,6 +9,8 @@ STAMP := $(VENV)/.installed
 AOT_STAMP := src/othellolab/core/.aot-built
 
 $(STAMP): pyproject.toml
+	@echo "setup 1/3: installing othellolab and its dependencies into $(VENV) with pip"
+	@echo "           (the first time takes a few minutes: PyTorch alone is a large download)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
@@ -16,6 +18,7 @@ $(STAMP): pyproject.toml
 
 # The scalar kernels compiled ahead of time (fast cold start); rebuilt when kernels.py changes.
 $(AOT_STAMP): $(STAMP) src/othellolab/core/kernels.py src/othellolab/core/aot.py
+	@echo "setup 2/3: compiling the board's rules ahead of time (about 10 s)"
 	OTHELLOLAB_NO_AOT=1 $(PY) -m othellolab.core.aot
 	@touch $(AOT_STAMP)
 
@@ -30,17 +33,21 @@ $(NUMBA_STAMP): $(STAMP) $(shell find src -name '*.py' 2>/dev/null)
 # so that no first move or first solve stalls; again only after a source change empties the cache.
 WARM_STAMP := $(VENV)/.kernels-warm
 $(WARM_STAMP): $(NUMBA_STAMP) $(AOT_STAMP)
+	@echo "setup 3/3: compiling the search players' kernels (about 1 to 2 minutes; once, cached)"
 	$(VENV)/bin/othellolab warm-up
 	@touch $@
 
 setup: $(STAMP) $(AOT_STAMP) $(NUMBA_STAMP) $(WARM_STAMP)
+	@echo "setup: done ($(VENV) is ready; later runs skip every step whose inputs did not change)"
 
 ## play: the board in the browser against the strongest available player (prints the URL)
 play: setup
+	@echo "play: starting the web board (the URL follows; Ctrl-C stops the server)"
 	$(VENV)/bin/othellolab serve --open
 
 ## play-terminal: the same game in the terminal
 play-terminal: setup
+	@echo "play-terminal: starting a game in the terminal"
 	$(VENV)/bin/othellolab play
 
 ## chromium: Debian's Chromium for the browser test (installed when root with apt-get)

@@ -81,3 +81,20 @@ def test_bad_files_give_messages_not_tracebacks(tmp_path: Path) -> None:
         converted = runner.invoke(app, ["records", "convert", str(tmp_path / name), "x.ggf"])
         assert converted.exit_code == 1 and name in converted.output, converted.output
         assert converted.exception is None or isinstance(converted.exception, SystemExit)
+
+
+def test_stats_exits_1_on_a_missing_or_unreadable_file(tmp_path: Path) -> None:
+    """Before: ``stats missing.wtb`` printed ``[Errno 2] ...``, then "files: 1 games: 0", and
+    exited 0. Now the error names the file, the count says it was not read, and it exits 1."""
+    missing = tmp_path / "missing.wtb"
+    result = runner.invoke(app, ["records", "stats", str(missing)])
+    assert result.exit_code == 1
+    assert f"error: {missing}: No such file or directory" in result.output
+    assert "[Errno" not in result.output
+    assert "files: 0 (1 not read)  games: 0" in result.output
+    # a directory cannot be read either; the good file is still counted
+    good = shared_file("ggf/novello_TestGames.ggf")
+    result = runner.invoke(app, ["records", "stats", str(good), str(tmp_path)])
+    assert result.exit_code == 1
+    assert "files: 1 (1 not read)  games: 12" in result.output
+    assert str(tmp_path) in result.output

@@ -15,7 +15,9 @@ from othellolab.players import parse_spec
         ("nboard:cmd='say \"hi\", then go'", {"cmd": 'say "hi", then go'}),
         ("x:name='12'", {"name": "12"}),  # quoted: a string, not an int
         ("x:name=12", {"name": 12}),
-        ("x:a=1,,b=2,", {"a": 1, "b": 2}),  # empty items are still skipped
+        ("x:", {}),  # a colon with nothing after it: no options, as "x"
+        ("x: ", {}),
+        ("x", {}),
     ],
 )
 def test_quoted_values_are_literal_strings(spec: str, expected: dict[str, object]) -> None:
@@ -25,3 +27,22 @@ def test_quoted_values_are_literal_strings(spec: str, expected: dict[str, object
 def test_unclosed_quote_is_an_error() -> None:
     with pytest.raises(ValueError, match="unclosed ' quote"):
         parse_spec("nboard:cmd='edax -n 1,depth=8")
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "alphabeta:depth=3,,",
+        "alphabeta:,depth=3",
+        "alphabeta:depth=3,",
+        "x:a=1,,b=2",
+        "x:,",
+        "x: , ",
+    ],
+)
+def test_empty_options_are_refused(spec: str) -> None:
+    """Empty items used to be skipped silently (``alphabeta:depth=3,,`` played as
+    ``alphabeta:depth=3``); a stray comma is a typo, refused with the spec named."""
+    with pytest.raises(ValueError, match="is empty \\(a stray comma\\?\\)") as info:
+        parse_spec(spec)
+    assert f"player spec {spec!r}" in str(info.value)

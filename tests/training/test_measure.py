@@ -207,6 +207,26 @@ def test_cli_writes_a_report(tmp_path: Path, wtb_2023: Path) -> None:
     assert r.exit_code == 1 and "needs --years" in r.output
 
 
+def test_cli_writes_under_runs_by_default(
+    tmp_path: Path, wtb_2023: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --out the report goes to runs/eval-<model> (ignored by git), not to an
+    eval-<model> folder in the checkout's root as before."""
+    work = tmp_path / "checkout"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    r = CliRunner().invoke(
+        app,
+        ["evaluate", "model", "b4c32-wthor", "--data", str(wtb_2023), "--max-games", "5"],
+        catch_exceptions=False,
+    )
+    assert r.exit_code == 0, r.output
+    assert (work / "runs" / "eval-b4c32-wthor" / "report.md").is_file()
+    assert sorted(p.name for p in work.iterdir()) == ["runs"]
+    ignored = (Path(__file__).resolve().parents[2] / ".gitignore").read_text().split()
+    assert "/runs/" in ignored
+
+
 def test_report_is_written_atomically(tmp_path: Path, wtb_2023: Path) -> None:
     pos = load_positions([wtb_2023])
     ev = measure_model(model_dir(), pos, progress=False)

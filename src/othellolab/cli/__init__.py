@@ -25,13 +25,19 @@ from othellolab.cli import selfplay as _selfplay
 from othellolab.cli import serve as _serve
 from othellolab.cli import solve as _solve
 from othellolab.cli import tools as _tools
+from othellolab.cli._common import reflow_help
 from othellolab.cli.rl import rl_app
 from othellolab.cli.train import train_app
 from othellolab.core import OthelloError
 
 
 class _Catching(TyperGroup):
-    """The root command group: turns the library's bad-input errors into a clean message."""
+    """The root command group: turns the library's bad-input errors into a clean message, and
+    every command's help into reflowed text (``_common.help_text``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        reflow_help(self)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

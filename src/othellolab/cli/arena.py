@@ -11,6 +11,8 @@ from typing import Annotated, Any
 
 import typer
 
+from othellolab.cli._common import as_command
+
 app = typer.Typer(help="Matches, tournaments and ratings between players.", no_args_is_help=True)
 
 _QUIET = typer.Option("--quiet", "-q", help="No progress bar.")
@@ -69,19 +71,22 @@ def match(
     la, lb = (a, b) if a != b else (f"{a} #1", f"{b} #2")
     given = (("time", time), ("depth", depth), ("nodes", nodes), ("clock", clock))
     limit = {k: v for k, v in given if v is not None}
-    config = TournamentConfig(
-        players=(Entrant(la, a), Entrant(lb, b)),
-        games=games,
-        openings=openings,
-        game=game,
-        size=size,
-        seed=seed,
-        limit=parse_limit(limit, "arena match"),
-        workers=workers,
-        name=f"{_slug(la)}-vs-{_slug(lb)}",
-    )
-    folder = out or Path("arena") / config.name
-    _run(config, folder, quiet=quiet, max_games=None)
+    name = f"{_slug(la)}-vs-{_slug(lb)}"
+    # a match is a tournament of two: its errors would name the tournament
+    with as_command("arena match", f"tournament {name!r}"):
+        config = TournamentConfig(
+            players=(Entrant(la, a), Entrant(lb, b)),
+            games=games,
+            openings=openings,
+            game=game,
+            size=size,
+            seed=seed,
+            limit=parse_limit(limit, "arena match"),
+            workers=workers,
+            name=name,
+        )
+        folder = out or Path("arena") / config.name
+        _run(config, folder, quiet=quiet, max_games=None)
 
 
 @app.command("tournament")

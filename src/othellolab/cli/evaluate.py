@@ -34,7 +34,9 @@ def model(
     max_games: Annotated[int, typer.Option(help="Games per data source (0 = all).")] = 0,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Report folder (default: eval-<first model's name>)."),
+        typer.Option(
+            "--out", "-o", help="Report folder (default: runs/eval-<first model's name>)."
+        ),
     ] = None,
     batch_size: Annotated[int, typer.Option(help="Positions per forward pass.")] = 512,
     threads: Annotated[int, typer.Option(help="torch threads.")] = 1,
@@ -68,7 +70,7 @@ def model(
         measure_model(d, positions, batch_size=batch_size, progress=not quiet, device=device)
         for d in dirs
     ]
-    report = write_report(evals, positions, out or Path(f"eval-{dirs[0].name}"))
+    report = write_report(evals, positions, out or Path("runs", f"eval-{dirs[0].name}"))
     for ev in evals:
         m = ev.metrics["overall"]
         typer.echo(

@@ -73,13 +73,16 @@ def _read(path: Path, report: ReadReport, progress: Progress) -> Iterator[Any]:
 
 
 def _fail(path: Path, e: Exception) -> None:
-    """Print a file-level error (record errors and OS errors already name the file)."""
-    typer.secho(f"error: {e}", err=True, fg="red")
+    """Print a file-level error: ``FILE: reason`` for an OS error (not ``[Errno 2] ...``);
+    record errors already name the file."""
+    message = f"{e.filename or path}: {e.strerror or e}" if isinstance(e, OSError) else str(e)
+    typer.secho(f"error: {message}", err=True, fg="red")
 
 
 @app.command()
 def stats(files: Files) -> None:
-    """Games, years, players, results, mismatches and errors of record files."""
+    """Games, years, players, results, mismatches and errors of record files; exit code 1 if
+    a file could not be read (missing, unreadable, a bad header)."""
     report = ReadReport()
     years: Counter[int] = Counter()
     players: Counter[str] = Counter()
@@ -99,7 +102,10 @@ def stats(files: Files) -> None:
                 _fail(path, e)
     games = report.games - positions
     typer.echo(
-        f"files: {len(files)}  games: {games}" + (f"  positions: {positions}" if positions else "")
+        f"files: {len(files) - failed}"
+        + (f" ({failed} not read)" if failed else "")
+        + f"  games: {games}"
+        + (f"  positions: {positions}" if positions else "")
     )
     if years:
         span = f"{min(years)}-{max(years)}" if len(years) > 1 else str(min(years))
@@ -119,6 +125,8 @@ def stats(files: Files) -> None:
     typer.echo(f"errors: {len(report.skipped) + failed}")
     for line in report.summary().splitlines()[1:]:
         typer.echo(line)
+    if failed:
+        raise typer.Exit(1)
 
 
 def _count(

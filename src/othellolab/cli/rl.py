@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from othellolab.cli._common import as_command
 from othellolab.core.files import replacing, write_json
 
 rl_app = typer.Typer(
@@ -39,6 +40,38 @@ def maze(
 ) -> None:
     """Train an agent on the maze: steps to the goal per episode, when it first walks the
     shortest path, and the value map (curve.png, values.png, values.gif, log.json)."""
+    # the library's checks of these options name its functions and the agent
+    with as_command("rl maze", "train_agent", "epsilon schedule", "rl", agent):
+        _maze(
+            agent,
+            episodes,
+            runs,
+            seed,
+            maze_map,
+            eta,
+            gamma,
+            epsilon,
+            epsilon_decay,
+            epsilon_min,
+            out,
+            gif,
+        )
+
+
+def _maze(
+    agent: str,
+    episodes: int,
+    runs: int,
+    seed: int,
+    maze_map: Path | None,
+    eta: float,
+    gamma: float | None,
+    epsilon: float,
+    epsilon_decay: float,
+    epsilon_min: float,
+    out: Path,
+    gif: bool,
+) -> None:
     from othellolab.envs.maze import MazeEnv, parse_maze
     from othellolab.training.rl import EpsilonSchedule, make_agent, train_agent
     from othellolab.training.rl.report import maze_curve_figure, save_figure, write_gif
@@ -172,14 +205,15 @@ def othello4(
 
     check_count(episodes, "episodes", where="rl othello4")
     check_count(grades, "grades", where="rl othello4")
-    learner = SmallBoardLearner(
-        agent,
-        opponent=opponent,
-        eta=eta,
-        gamma=gamma,
-        epsilon=EpsilonSchedule(epsilon, epsilon_decay, epsilon_min),
-        seed=seed,
-    )
+    with as_command("rl othello4", "smallboard learner", "epsilon schedule"):
+        learner = SmallBoardLearner(
+            agent,
+            opponent=opponent,
+            eta=eta,
+            gamma=gamma,
+            epsilon=EpsilonSchedule(epsilon, epsilon_decay, epsilon_min),
+            seed=seed,
+        )
     learner.solution  # noqa: B018 - build the solution before the clock starts
     marks = sorted({int(x) for x in np.geomspace(min(1000, episodes), episodes, grades)})
     bar = StepProgress(not quiet, total=len(marks), done=0, name=f"{agent} vs {opponent}")

@@ -29,7 +29,7 @@ from othellolab.core.squares import (
     parse_move,
     square_name,
 )
-from othellolab.core.squareset import SquareSet, mask_squares
+from othellolab.core.squareset import _BYTE_SQUARES, SquareSet
 from othellolab.core.values import Outcome
 
 _SIZE_OF_CELLS = {64: 8, 36: 6, 16: 4}
@@ -37,6 +37,10 @@ _OBF_COLORS = {"X": BLACK, "O": WHITE}
 
 _new = object.__new__
 _play_with_moves = _k.play_with_moves
+_T0, _T1, _T2, _T3, _T4, _T5, _T6, _T7 = _BYTE_SQUARES
+_STARTS: dict[int, tuple[int, int, int]] = {}
+"""(player, opponent, legal-move mask) of each size's start position, filled on first use (a
+kernel call at import would compile the JIT kernels there when the AOT build is missing)."""
 
 
 class Board:
@@ -55,11 +59,14 @@ class Board:
     _legal: int
 
     def __init__(self, *, size: int = 8) -> None:
-        size = check_size(size)
-        self._p, self._o = _start_masks(size)
+        start = _STARTS.get(size) if type(size) is int else None
+        if start is None:
+            size = check_size(size)
+            p, o = _start_masks(size)
+            start = _STARTS[size] = (p, o, _k.legal_mask(p, o, size))
+        self._p, self._o, self._legal = start
         self._turn = BLACK
         self._size = size
-        self._legal = -1
 
     @classmethod
     def _make(cls, p: int, o: int, turn: Color, size: int, legal: int = -1) -> Board:
@@ -283,7 +290,9 @@ class Board:
         if m < 0:
             m = self.legal_mask
         if m:
-            return mask_squares(m)
+            # mask_squares inlined: this runs once a ply in every Python game loop
+            b0, b1, b2, b3, b4, b5, b6, b7 = m.to_bytes(8, "little")
+            return [*_T0[b0], *_T1[b1], *_T2[b2], *_T3[b3], *_T4[b4], *_T5[b5], *_T6[b6], *_T7[b7]]
         return [] if self.is_game_over() else [self._size * self._size]
 
     def legal_action_mask(self) -> np.ndarray:
@@ -339,9 +348,11 @@ class Board:
             raise self._illegal(move)
         a = parse_move(move, size)
         if a == size * size:
-            if not self.must_pass():
+            # the opponent's moves decide whether the pass is legal and are the next legal moves
+            after = 0 if self.legal_mask else _k.legal_mask(self._o, self._p, size)
+            if not after:
                 raise self._illegal(a)
-            return Board._make(self._o, self._p, 1 - self._turn, size)
+            return Board._make(self._o, self._p, 1 - self._turn, size, after)
         return self.play(a)
 
     def play_pass(self) -> Board:

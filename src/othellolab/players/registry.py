@@ -102,7 +102,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``"name:k=v,k2=v2"`` into the name and its typed options.
 
     A value in single or double quotes is taken literally as a string (quotes removed), so it
-    may hold commas, ``=`` and spaces: ``nboard:cmd='edax -n 1',depth=8``.
+    may hold commas, ``=`` and spaces: ``nboard:cmd='edax -n 1',depth=8``. ``name:`` with
+    nothing after the colon has no options (as ``name``); an empty item (``depth=3,,``,
+    ``:,depth=3``, a trailing comma) is refused, since it is most likely a typo.
     """
     if not isinstance(spec, str):
         raise ConfigError(f"expected a player spec string, got {type(spec).__name__}")
@@ -143,7 +145,16 @@ def _split_options(rest: str, spec: str) -> list[str]:
     if quote:
         raise ConfigError(f"unclosed {quote} quote", where=f"player spec {spec!r}")
     items.append("".join(current))
-    return [item for item in items if item.strip()]
+    if len(items) == 1 and not items[0].strip():
+        return []  # "name:" (or "name") has no options
+    for number, item in enumerate(items, 1):
+        if not item.strip():
+            raise ConfigError(
+                f"option {number} of {len(items)} is empty (a stray comma?); expected "
+                "KEY=VALUE items separated by single commas",
+                where=f"player spec {spec!r}",
+            )
+    return items
 
 
 def get_entry(name: str) -> PlayerEntry:
