@@ -52,15 +52,25 @@ def ffo_entry(number: int) -> ObfEntry:
 
 
 def solve_ffo(
-    number: int, table_bits: int, time_limit: float | None
+    number: int, table_bits: int, time_limit: float | None, weights: str | None = None
 ) -> tuple[str, int, int, float, bool]:
-    """Solve FFO #number on this process's core: the table row, solver nodes, ordering nodes,
-    seconds (0 nodes when not solved) and whether the score and move match the file."""
+    """Solve FFO #number on this process's core (its moves ordered by the pattern ``weights``
+    named, default the shipped default): the table row, solver nodes, ordering nodes, seconds
+    (0 nodes when not solved) and whether the score and move match the file."""
+    from othellolab.players.search.evaluation import weights_evaluation
+
     entry = ffo_entry(number)
     board, scores = entry.board, list(entry.moves)
     want = scores[0][1]
+    evaluation = weights_evaluation(weights) if weights else None
     try:
-        r = solve(board, table=TranspositionTable(table_bits), pv=False, time_limit=time_limit)
+        r = solve(
+            board,
+            table=TranspositionTable(table_bits),
+            pv=False,
+            time_limit=time_limit,
+            evaluation=evaluation,
+        )
     except SolveAborted:
         row = (
             f"| #{number} | {board.num_empties} | not solved in {time_limit:.0f} s | "
@@ -105,6 +115,30 @@ def ffo(
     return rows, nodes, ordering, seconds, bad
 
 
+def compare_ordering(
+    first: int, last: int, names: list[str], table_bits: int, time_limit: float | None
+) -> None:
+    """Solve FFO #first..#last once per pattern-weights set, the sets alternating position by
+    position (a busy machine's drift falls on all alike); print each set's nodes and seconds
+    and their ratios to the first set's."""
+    totals = {n: [0, 0.0, 0] for n in names}
+    for number in range(first, last + 1):
+        for name in names:
+            _, nodes, ordering, seconds, ok = solve_ffo(number, table_bits, time_limit, name)
+            totals[name][0] += nodes + ordering
+            totals[name][1] += seconds
+            totals[name][2] += not ok
+    base_nodes, base_seconds, _ = totals[names[0]]
+    print(f"\nFFO #{first}-#{last}, moves ordered by each evaluation (one core, alternating):")
+    print("| evaluation | nodes (with ordering) | s | nodes ratio | time ratio | failed |")
+    print("|---|---|---|---|---|---|")
+    for name, (nodes, seconds, bad) in totals.items():
+        print(
+            f"| {name} | {nodes:,} | {seconds:.1f} | {nodes / base_nodes:.3f} | "
+            f"{seconds / base_seconds:.3f} | {bad} |"
+        )
+
+
 def midgame(games: int, seconds: float) -> list[tuple[int, int, int, float]]:
     """Alpha-beta for ``seconds`` on WTHOR 2004 positions after moves 20, 25 and 30."""
     out = []
@@ -144,6 +178,11 @@ def main() -> None:
     )
     parser.add_argument("--games", type=int, default=3, help="WTHOR games for the midgame test")
     parser.add_argument("--six", action="store_true", help="also solve 6x6 from the start")
+    parser.add_argument(
+        "--compare-weights",
+        help="comma-separated pattern weights (shipped names or folders): solve --ffo with "
+        "each ordering the moves, alternating, and compare (nothing else is run)",
+    )
     args = parser.parse_args()
     a, _, b = args.ffo.partition("-")
     first, last = int(a), int(b or a)
@@ -153,6 +192,10 @@ def main() -> None:
     # Compile (or load) the kernels outside the timings.
     solve(Board(size=4))
     search(Board(), depth=2)
+    if args.compare_weights:
+        names = [n.strip() for n in args.compare_weights.split(",") if n.strip()]
+        compare_ordering(first, last, names, args.table_bits, args.time_limit)
+        return
     base = perft_rate()
     rows, nodes, ordering, seconds, bad = ffo(
         first, last, args.table_bits, args.time_limit, args.jobs
