@@ -213,6 +213,10 @@ def patterns(
         float,
         typer.Option(help="How many times each --labelled position counts in the fit."),
     ] = 1.0,
+    labelled_shards: Annotated[
+        int,
+        typer.Option(help="Read the first N shards of each --labelled run (0: all there are)."),
+    ] = 0,
     held_out: Annotated[
         Path | None,
         typer.Option(help="Folder of WTHOR files whose 2023 games measure the fit."),
@@ -285,6 +289,7 @@ def patterns(
             labelled=tuple(labelled or ()),
             label=label,
             labelled_weight=labelled_weight,
+            labelled_shards=labelled_shards,
             held_out=held_out,
             phase_width=phase_width,
             phases=phases,

@@ -84,7 +84,8 @@ class PatternTrainOptions:
     """What ``train_patterns`` reads and how it fits: WTHOR ``years``, other record files
     (``extra_sources``), ``.npz`` positions files (``positions_files``) and search-labelled
     run folders (``labelled``, their target ``label``, each position counted
-    ``labelled_weight`` times in the fit); ``wthor_target`` is ``theoretical`` (WTHOR's solved
+    ``labelled_weight`` times in the fit, their first ``labelled_shards`` shards or all for 0);
+    ``wthor_target`` is ``theoretical`` (WTHOR's solved
     score for the positions before its depth, the final result after) or ``final``;
     ``phase_width``
     empties per phase (``phases`` rows, 0 for enough to cover 60 empties), the extra ``terms``
@@ -98,6 +99,7 @@ class PatternTrainOptions:
     labelled: tuple[Path, ...] = ()
     label: str = "final"
     labelled_weight: float = 1.0
+    labelled_shards: int = 0
     wthor_target: str = "theoretical"
     held_out: Path | None = None
     phase_width: int = PHASE_WIDTH
@@ -131,6 +133,7 @@ class PatternTrainOptions:
             ("overlap", self.overlap, 0, 60),
             ("iterations", self.iterations, 1, 100_000),
             ("max_games", self.max_games, 0, 10**9),
+            ("labelled_shards", self.labelled_shards, 0, 10**9),
         ):
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise fail(name, f"must be a whole number in {low}..{high}, got {value!r}")
@@ -247,15 +250,16 @@ def load_training_positions(
     labelled: Sequence[Path] = (),
     label: str = "final",
     labelled_weight: float = 1.0,
+    labelled_shards: int = 0,
     wthor_target: str = "theoretical",
 ) -> tuple[Positions, list[str]]:
     """Replay the WTHOR ``years`` and the ``extra`` record files into positions, add those of
     the ``positions_files``, of the ``labelled`` run folders (target ``label``, weight
-    ``labelled_weight``) and ``positions``; the held-out year is refused, so a model is never
+    ``labelled_weight``, first ``labelled_shards`` shards) and ``positions``; the held-out year is refused, so a model is never
     fitted on its test games. WTHOR positions get ``wthor_target`` (see
     ``wthor_positions``)."""
     from othellolab.training.data import parse_years
-    from othellolab.training.labelled.shards import load_labelled
+    from othellolab.training.labelled.shards import list_shards, load_labelled, read_run
 
     described: list[str] = []
     ready: list[Positions] = []
@@ -263,10 +267,15 @@ def load_training_positions(
         ready.append(read_positions(path))
         described.append(Path(path).name)
     for path in labelled:
-        part = load_labelled(path, label=label)
+        part = load_labelled(path, label=label, shards=labelled_shards)
         ready.append(part if labelled_weight == 1 else part.weighted(labelled_weight))
         weight = f", weight {labelled_weight:g}" if labelled_weight != 1 else ""
-        described.append(f"{Path(path).name} ({label} labels, {len(part):,} positions{weight})")
+        n_shards = labelled_shards or len(list_shards(path))
+        run = read_run(path)["config_hash"][:12]
+        described.append(
+            f"{Path(path).name} ({label} labels, {len(part):,} positions of shards "
+            f"0-{n_shards - 1}, config hash {run}{weight})"
+        )
     if positions is not None:
         ready.append(positions)
         described.append("positions given")
@@ -497,6 +506,8 @@ def _check_layout(parts: Path, options: PatternTrainOptions) -> None:
         layout["wthor_target"] = options.wthor_target
     if options.labelled:
         layout.update(label=options.label, labelled_weight=options.labelled_weight)
+        if options.labelled_shards:
+            layout["labelled_shards"] = options.labelled_shards
     path = parts / "layout.json"
     if path.is_file():
         before = json.loads(path.read_text())
@@ -533,6 +544,7 @@ def train_patterns(
         labelled=options.labelled,
         label=options.label,
         labelled_weight=options.labelled_weight,
+        labelled_shards=options.labelled_shards,
         wthor_target=options.wthor_target,
     )
     parts = out / "phases"

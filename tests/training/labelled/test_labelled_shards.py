@@ -145,3 +145,14 @@ def test_committed_sample() -> None:
         board = Board.from_bitboards(int(a["player"][i]), int(a["opponent"][i]))
         assert solve(board).score == a["exact"][i]
     assert sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) < 100_000
+
+
+def test_the_first_shards_only(run: Path) -> None:
+    """``shards=N`` reads shards 0..N-1 (a fit that stays the same while the run grows) and
+    refuses to go on with fewer of them than asked."""
+    first = read_shard(list_shards(run)[0][1]).arrays
+    one = load_labelled(run, shards=1)
+    assert np.array_equal(one.score, first["final"].astype(np.float64))
+    assert len(load_labelled(run, shards=2)) == len(load_labelled(run))
+    with pytest.raises(LabelledShardError, match="first 3 shards are asked for, 2 of them"):
+        load_labelled(run, shards=3)

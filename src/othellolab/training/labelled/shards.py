@@ -207,12 +207,14 @@ def load_labelled(
     *,
     label: str = "final",
     empties: int | tuple[int, int] | None = None,
+    shards: int = 0,
 ) -> Positions:
     """The positions of run folder ``root`` with the target ``label`` (``final``, ``exact`` or
     ``search``; from the side to move), as the pattern fit's ``Positions``. ``empties`` (a
     number or an inclusive ``(low, high)`` range) keeps only those positions. Positions
-    without the label (off the solved tail for ``exact``) are left out. Every shard is
-    checked (``read_shard``) against the run's config hash."""
+    without the label (off the solved tail for ``exact``) are left out. ``shards`` > 0 reads
+    shards ``0..shards-1`` only, all of which must be there (a fit reproducible while the run
+    grows). Every shard is checked (``read_shard``) against the run's config hash."""
     if label not in LABELS:
         raise ConfigError(f"unknown label {label!r}", option="label", allowed=", ".join(LABELS))
     lo, hi = _empties_range(empties)
@@ -222,7 +224,16 @@ def load_labelled(
             f"{root}: the run has no search labels (search_depth = 0)", option="label"
         )
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    for _, path in list_shards(root):
+    present = list_shards(root)
+    if shards:
+        present = [(i, path) for i, path in present if i < shards]
+        if len(present) < shards:
+            raise LabelledShardError(
+                f"the first {shards} shards are asked for, {len(present)} of them are complete; "
+                "generate the others (train patterns-data) or ask for fewer",
+                where=str(Path(root) / SHARDS_DIR),
+            )
+    for _, path in present:
         a = read_shard(path, config_hash=run["config_hash"]).arrays
         keep = (a["empties"] >= lo) & (a["empties"] <= hi)
         if label == "exact":
