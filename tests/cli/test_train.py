@@ -23,7 +23,7 @@ def test_train_patterns_command(tmp_path: Path) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "15-35 empties: patterns MAE" in result.output
-    assert load_pattern_weights(out).config["training_data"] == ["WTHOR 2005"]
+    assert load_pattern_weights(out).config["training_data"] == ["WTHOR 2005 (theoretical scores before their depth)"]
 
 
 def test_train_patterns_refuses_the_held_out_year(tmp_path: Path) -> None:
@@ -72,7 +72,10 @@ def test_train_patterns_from_positions_files_and_scored_on_exact(tmp_path: Path)
     for bad, message in (
         (["--weights", "patterns-wthor"], "--exact"),
         ([], "--out DIR"),
-        (["--exact", str(tmp_path / "train.npz"), "--weights", "nope"], "shipped: patterns-wthor"),
+        (
+            ["--exact", str(tmp_path / "train.npz"), "--weights", "nope"],
+            "no pattern weights named 'nope'",
+        ),
         (
             [
                 "--out",

@@ -59,6 +59,7 @@ from othellolab.players.search.state import (
     ShallowState,
     SolverState,
     count_node,
+    ready_clock,
 )
 from othellolab.players.search.table import (
     ENTRY_DEPTH,
@@ -459,6 +460,8 @@ def _solve(
     if table is None:
         table = TranspositionTable(max(10, min(22, 2 * board.num_empties)))
     stats[NODE_LIMIT] = max_nodes or 0
+    if time_limit is not None:
+        ready_clock()
     t0 = time.perf_counter()
     deadline = t0 + time_limit if time_limit is not None else 0.0
     ev = evaluation or default_evaluation(n)

@@ -26,7 +26,14 @@ from othellolab.players.search.evaluation import Evaluation, evaluate
 from othellolab.players.search.geometry import CORNERS, MAX_MOVES, final_score, gen_moves, pick_best
 from othellolab.players.search.probcut import MIN_DEPTH as PROBCUT_MIN_DEPTH
 from othellolab.players.search.probcut import shipped_probcut
-from othellolab.players.search.state import ABORTED, NODE_LIMIT, NODES, STATS_SIZE, count_node
+from othellolab.players.search.state import (
+    ABORTED,
+    NODE_LIMIT,
+    NODES,
+    STATS_SIZE,
+    count_node,
+    ready_clock,
+)
 from othellolab.players.search.table import (
     MIDGAME_MIN_BITS,
     TranspositionTable,
@@ -235,6 +242,8 @@ def search(
     if seed is not None:
         tiebreak = np.random.default_rng(seed).random(n * n) * 1e-3
     stats = np.zeros(STATS_SIZE, dtype=np.int64)
+    if time_limit is not None:
+        ready_clock()
     t0 = time.perf_counter()
     deadline = t0 + time_limit if time_limit is not None else 0.0
     if not (np.isfinite(probcut) and 0.0 <= probcut <= MAX_PROBCUT):

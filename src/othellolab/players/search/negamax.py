@@ -38,7 +38,14 @@ from othellolab.core.games import (
     rules_children,
     rules_result,
 )
-from othellolab.players.search.state import ABORTED, NODE_LIMIT, NODES, STATS_SIZE, count_node
+from othellolab.players.search.state import (
+    ABORTED,
+    NODE_LIMIT,
+    NODES,
+    STATS_SIZE,
+    count_node,
+    ready_clock,
+)
 
 __all__ = ["MAX_DEPTH", "WIN", "SearchResult", "is_win_score", "search"]
 
@@ -177,6 +184,8 @@ def search(
     cp = np.zeros((MAX_DEPTH + 2, game.max_children), dtype=np.uint64)
     co = np.zeros_like(cp)
     keys = np.zeros_like(actions)
+    if time_limit is not None:
+        ready_clock()
     t0 = time.perf_counter()
     deadline = t0 + time_limit if time_limit is not None else 0.0
     nodes = 0

@@ -36,6 +36,19 @@ def now() -> float:
     return t
 
 
+_CLOCK_READY = False
+
+
+def ready_clock() -> None:
+    """Compile ``now``'s object-mode block before a timed search starts its clock: Numba
+    compiles it at its first call, not from the cache, and at 0.2 s or more on a busy machine
+    that first call used up a short time limit before the first iteration finished."""
+    global _CLOCK_READY
+    if not _CLOCK_READY:
+        now()
+        _CLOCK_READY = True
+
+
 @numba.njit(cache=True)
 def check_limits(stats: np.ndarray, deadline: float) -> bool:
     """Look at the node and time limits (every ``TIME_CHECK`` nodes, the shallow ordering

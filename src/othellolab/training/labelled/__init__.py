@@ -5,7 +5,7 @@ plies or a softmax over shallow search scores, and every game is finished by the
 from ``exact_empties`` on (Logistello's way). Each position is labelled with the game's final
 score, its exact score where the solved tail gives one, and a shallow search score. ``config``
 reads the TOML, ``openings`` draws the starts, ``generate`` plays and labels a shard,
-``shards`` writes and reads shards (``load_labelled`` gives ``training.patterns.Positions``),
+``shards`` writes and reads shards (``load_labelled`` gives ``training.positions.Positions``),
 ``run`` drives a resumable run over worker processes or Ray.
 """
 

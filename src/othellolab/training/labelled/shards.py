@@ -25,7 +25,7 @@ from othellolab.core import ConfigError
 from othellolab.core.files import recover_dir, sha256_file, write_array_dir
 from othellolab.core.values import NO_SCORE
 from othellolab.training.labelled.generate import ARRAYS
-from othellolab.training.patterns import Positions
+from othellolab.training.positions import Positions
 from othellolab.training.selfplay.shards import ShardError
 
 __all__ = [
