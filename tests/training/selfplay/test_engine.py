@@ -1,5 +1,5 @@
 """The self-play engine: records that replay to the positions and results they claim, the
-temperature schedule, playout-cap randomisation, resignation and its false-resignation count,
+temperature schedule, playout-cap randomisation, forced playouts, resignation and its false-resignation count,
 seeds, and the config's checks."""
 
 from __future__ import annotations
@@ -360,3 +360,57 @@ def test_searches_solve_their_leaves_near_the_end() -> None:
     base = dict(simulations=12, score_value=1.0, seed=0)
     assert optimal(SelfPlayConfig(**base, solve_empties=6, solve_leaves=True)) == 1.0
     assert optimal(SelfPlayConfig(**base)) < 0.9
+
+
+class PriorsEvaluator(UniformEvaluator):
+    """Uniform priors taken as a network's (PUCT, not UCT)."""
+
+    has_priors = True
+
+
+def test_forced_playouts_and_pruning() -> None:
+    """KataGo's forced playouts with a pruned target, in the full searches of playout-cap
+    randomisation (``players.mcts.forced``; its tests check the counts and the pruning)."""
+    config = SelfPlayConfig(
+        simulations=24,
+        fast_simulations=6,
+        full_share=0.5,
+        forced_playouts_k=2.0,
+        prune_policy_target=True,
+        parallel=4,
+        resign_threshold=-1.0,
+        seed=0,
+    )
+    records = play_games(PriorsEvaluator(), 4, game=get_game("othello", size=6), config=config)
+    replay_check(records)
+    assert records.full_search.any() and not records.full_search.all()
+    again = play_games(PriorsEvaluator(), 4, game=get_game("othello", size=6), config=config)
+    assert (again.policy == records.policy).all()
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "match"),
+    [
+        ("forced_playouts_k", float("nan"), "finite"),
+        ("forced_playouts_k", -1.0, "0..100"),
+        ("forced_playouts_k", "2", "number"),
+        ("prune_policy_target", 1, "true or false"),
+    ],
+)
+def test_forced_playout_options_are_checked(option: str, value: object, match: str) -> None:
+    with pytest.raises(ConfigError, match=f"option {option}:.*{match}") as info:
+        SelfPlayConfig(**{option: value})
+    assert info.value.option == option
+
+
+def test_forced_playout_options_need_the_puct_root() -> None:
+    for option, value in (("forced_playouts_k", 2.0), ("prune_policy_target", True)):
+        with pytest.raises(ConfigError, match="puct") as info:
+            SelfPlayConfig(**{"variant": "gumbel", option: value})
+        assert info.value.option == option
+    with pytest.raises(ConfigError, match="forced_playouts_k > 0") as info:
+        SelfPlayConfig(prune_policy_target=True)
+    assert info.value.option == "prune_policy_target"
+    config = SelfPlayConfig(forced_playouts_k=2.0, prune_policy_target=True)
+    assert SelfPlayConfig.from_dict(config.to_dict()) == config
+    assert config.forced_for(True) == 2.0 and config.forced_for(False) == 0.0

@@ -311,3 +311,19 @@ def test_learning_rate_decays_along_a_cosine_over_the_generations_asked() -> Non
     assert t.lr_factor(11) == pytest.approx(0.2) and t.lr_factor(500) == pytest.approx(0.2)
     factors = [t.lr_factor(g) for g in range(1, 12)]
     assert factors == sorted(factors, reverse=True)
+
+
+def test_the_replay_ratio_sets_the_steps_of_a_generation() -> None:
+    """``samples_per_position`` is the replay ratio: samples trained per position generated."""
+    from othellolab.training.selfplay.runconfig import SelfPlayTrainConfig
+
+    t = SelfPlayTrainConfig(batch_size=256, samples_per_position=4.0)
+    assert t.steps(1000) == 16  # ceil(1000 * 4 / 256) = ceil(15.6)
+    assert t.steps(1024) == 16 and t.steps(1025) == 17
+    # a larger batch at the same ratio: the same samples in fewer, larger steps
+    big = SelfPlayTrainConfig(batch_size=1024, samples_per_position=4.0)
+    assert big.steps(4096) * 1024 == t.steps(4096) * 256 == 4 * 4096
+    assert SelfPlayTrainConfig(samples_per_position=0.5).steps(1000) == 2  # ceil(1.95)
+    assert SelfPlayTrainConfig(min_steps=5).steps(10) == 5
+    assert SelfPlayTrainConfig(max_steps=3).steps(10_000) == 3
+    assert SelfPlayTrainConfig().steps(0) == 1  # min_steps' default

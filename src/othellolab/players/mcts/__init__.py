@@ -28,7 +28,8 @@ point of view of the side choosing.
 
 One module per job: ``tree`` (the node array and its kernels), ``forest`` (many trees in one
 array), ``player`` (``MCTS``, one tree kept between moves, and ``MCTSPlayer``), ``gumbel``
-(Gumbel AlphaZero's root as numpy functions) and ``batch`` (``BatchSearch``: many searches
+(Gumbel AlphaZero's root as numpy functions), ``forced`` (KataGo's forced playouts and
+policy-target pruning at a PUCT root) and ``batch`` (``BatchSearch``: many searches
 over a forest with a PUCT or a Gumbel root, for self-play, grading and the players' Gumbel
 root; ``search_positions``).
 """

@@ -10,6 +10,10 @@ descent forced through that root action and PUCT below. All those leaves, of all
 to the evaluator in one call. ``search_positions`` searches a list of positions this way (for
 grading); the self-play engine drives the same object move after move.
 
+PUCT searches may force playouts on the root's children and prune them from the policy
+target (KataGo's forced playouts, ``players.mcts.forced``): ``start(..., forced_k=,
+prune=)``, the self-play engine's full searches with ``forced_playouts_k`` > 0.
+
 A search ends early when the tree proves the root's value (``players.mcts``: exact values
 carried up from finished games): it then plays an action proven to reach that value, its
 policy target is uniform over those actions and its value is the exact one.
@@ -25,6 +29,7 @@ import numpy as np
 
 from othellolab.core.games import Game, get_game
 from othellolab.players.evaluators import Evaluator
+from othellolab.players.mcts.forced import force_root, pruned_visits
 from othellolab.players.mcts.forest import Forest
 from othellolab.players.mcts.gumbel import (
     completed_q,
@@ -240,6 +245,10 @@ class BatchSearch:
         self.budget = np.zeros(slots, dtype=np.int64)
         self.done = np.zeros(slots, dtype=np.int64)
         self.noise = np.zeros(slots, dtype=bool)
+        self.forced_k = np.zeros(slots, dtype=np.float64)
+        """Each search's forced-playouts constant (``players.mcts.forced``; 0: none)."""
+        self.prune = np.zeros(slots, dtype=bool)
+        """Whether each search's policy target prunes its forced playouts."""
         self.sample_gumbel = np.ones(slots, dtype=bool)
         self.roots: list[_GumbelRoot | None] = [None] * slots
         self.leaves = 0
@@ -248,13 +257,28 @@ class BatchSearch:
 
     # ------------------------------------------------------------------------------------------
 
-    def start(self, slot: int, simulations: int, *, noise: bool, sample: bool = True) -> None:
+    def start(
+        self,
+        slot: int,
+        simulations: int,
+        *,
+        noise: bool,
+        sample: bool = True,
+        forced_k: float = 0.0,
+        prune: bool = False,
+    ) -> None:
         """Begin a search of ``simulations`` at the root of ``slot`` (two or more legal
         actions); ``noise``: Dirichlet noise at the root (PUCT), ``sample``: Gumbel noise in
-        the root's sampling (off, the top actions by prior are taken, as for evaluation)."""
+        the root's sampling (off, the top actions by prior are taken, as for evaluation).
+        PUCT only: ``forced_k`` > 0 forces ``sqrt(forced_k * P * N)`` playouts on each root
+        child, and ``prune`` takes them back from the policy target (``players.mcts.forced``)."""
+        if self.gumbel and (forced_k > 0 or prune):
+            raise ValueError("forced playouts and target pruning need the PUCT root, not gumbel")
         self.budget[slot] = simulations
         self.done[slot] = 0
         self.noise[slot] = noise
+        self.forced_k[slot] = forced_k
+        self.prune[slot] = prune and forced_k > 0
         self.sample_gumbel[slot] = sample
         self.roots[slot] = None
         if int(self.forest.root(slot)["first"]) < 0:
@@ -302,6 +326,27 @@ class BatchSearch:
         )
         self.roots[slot] = state
         self._fill_queue(state)
+
+    def _pruned(self, slot: int, visits: np.ndarray) -> np.ndarray:
+        """``visits`` (by action) with the root's forced playouts pruned
+        (``players.mcts.forced.pruned_visits``), each child's Q clamped as selection does."""
+        children = self.forest.root_children(slot)
+        n = children["n"].astype(np.int64)
+        q = np.where(n > 0, children["w"] / np.maximum(n, 1), 0.0)
+        q = np.minimum(np.maximum(q, -children["hi"]), -children["lo"])
+        root = self.forest.root(slot)
+        kept = pruned_visits(
+            n,
+            q,
+            children["prior"],
+            int(root["n"]) + int(root["vl"]),
+            self.c,
+            float(self.forced_k[slot]),
+            use_prior=self.use_prior,
+        )
+        out = visits.copy()
+        out[children["action"].astype(np.int64)] = kept
+        return out
 
     def _fill_queue(self, root: _GumbelRoot) -> None:
         kept, visits = root.phases[root.phase]
@@ -353,6 +398,10 @@ class BatchSearch:
                 take = root.queue[root.pos : root.pos + leaves]
                 counts[i] = take.size
                 forced[i, : take.size] = take
+        elif self.forced_k[slots].any():
+            forced = np.empty((slots.size, leaves), dtype=np.int64)
+            ks = np.where(rooting, 0.0, self.forced_k[slots])
+            force_root(self.forest.nodes, self.forest.capacity, slots, counts, ks, forced)
         self.leaves += self.forest.step(
             self._counted,
             slots,
@@ -398,8 +447,9 @@ class BatchSearch:
     def outcome(self, slot: int, *, temperature: float = 0.0) -> SearchOutcome:
         """The finished search of ``slot`` (which then goes idle). PUCT plays the most visited
         action (ties: the higher Q), or draws one from visits^(1/``temperature``) when it is
-        > 0; Gumbel plays the best of the most visited actions by ``g + logits + sigma``, or
-        by ``logits + sigma`` when ``temperature`` is 0."""
+        > 0 (with ``prune``, the pruned visits, which are also its target); Gumbel plays the
+        best of the most visited actions by ``g + logits + sigma``, or by ``logits + sigma``
+        when ``temperature`` is 0."""
         legal, visits, q, _, value = self.forest.summary(slot)
         n_actions = self.game.n_actions
         target = np.zeros(n_actions, dtype=np.float32)
@@ -420,10 +470,11 @@ class BatchSearch:
                 target, value, value, move, visits, int(self.done[slot]), solved=True
             )
         if root is None:
-            total = visits.sum()
-            target[:] = visits / total if total else legal / legal.sum()
+            kept = self._pruned(slot, visits) if self.prune[slot] else visits
+            total = kept.sum()
+            target[:] = kept / total if total else legal / legal.sum()
             if temperature > 0:
-                w = (visits / visits.max()) ** (1.0 / temperature)
+                w = (kept / kept.max()) ** (1.0 / temperature)
                 move = int(self.rng.choice(n_actions, p=w / w.sum()))
             else:
                 move = choose_action(legal, visits, q, exact, tree)

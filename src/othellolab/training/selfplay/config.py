@@ -64,7 +64,11 @@ class SelfPlayConfig(CheckedTable):
     for value targets of the best play found, as a temperature schedule does for PUCT).
     Playout-cap randomisation: a share ``full_share`` [1.0: off] of moves gets the full
     ``simulations`` (and noise), the rest ``fast_simulations`` [16]; only full searches give
-    policy targets. Resignation: a side resigns after ``resign_moves`` [2] consecutive moves
+    policy targets. Forced playouts (KataGo; PUCT only, in full searches only): each root
+    child with prior P gets at least ``sqrt(forced_playouts_k * P * N)`` of the root's ``N``
+    visits [0: off; KataGo uses 2], and with ``prune_policy_target`` [false] the policy target
+    (and the moves sampled from it) takes back those the search would not have given
+    (``players.mcts.forced``). Resignation: a side resigns after ``resign_moves`` [2] consecutive moves
     whose best root value is below ``resign_threshold`` [-0.9; -1 turns it off], except in a
     share ``no_resign_share`` [0.1] of games, played out to count false resignations.
     Values: a finished game is worth the sign of its disc difference mixed with the difference
@@ -93,6 +97,8 @@ class SelfPlayConfig(CheckedTable):
     gumbel_noise_plies: int | None = None
     full_share: float = 1.0
     fast_simulations: int = 16
+    forced_playouts_k: float = 0.0
+    prune_policy_target: bool = False
     resign_threshold: float = -0.9
     resign_moves: int = 2
     no_resign_share: float = 0.1
@@ -121,6 +127,10 @@ class SelfPlayConfig(CheckedTable):
         ),
         "full_share": Option(float, 0, 1, help="share of moves with a full search"),
         "fast_simulations": Option(int, 1, 100_000, help="simulations of a fast search"),
+        "forced_playouts_k": Option(
+            float, 0, 100, help="forced root playouts sqrt(k P N) (0: off; PUCT only)"
+        ),
+        "prune_policy_target": Option(bool, help="prune forced playouts from policy targets"),
         "resign_threshold": Option(float, -1, 1, help="resign below this value (-1: never)"),
         "resign_moves": Option(int, 1, 1000, help="consecutive moves below the threshold"),
         "no_resign_share": Option(float, 0, 1, help="share of games never resigned"),
@@ -141,6 +151,21 @@ class SelfPlayConfig(CheckedTable):
                 where="self-play config",
                 option="fast_simulations",
             )
+        if self.variant == "gumbel":
+            for name in ("forced_playouts_k", "prune_policy_target"):
+                if getattr(self, name):
+                    raise ConfigError(
+                        "needs variant = 'puct': the Gumbel root has its own improved policy "
+                        "target",
+                        where="self-play config",
+                        option=name,
+                    )
+        if self.prune_policy_target and self.forced_playouts_k == 0:
+            raise ConfigError(
+                "prunes forced playouts: set forced_playouts_k > 0 (2 in KataGo)",
+                where="self-play config",
+                option="prune_policy_target",
+            )
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, where: str = "self-play config") -> SelfPlayConfig:
@@ -150,6 +175,10 @@ class SelfPlayConfig(CheckedTable):
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain mapping (``from_dict`` reads it back)."""
         return asdict(self)
+
+    def forced_for(self, full: bool) -> float:
+        """The forced-playouts constant of a full or of a fast search (fast ones: none)."""
+        return self.forced_playouts_k if full else 0.0
 
     def simulations_for(self, full: bool) -> int:
         """Simulations of a full or of a fast search."""

@@ -230,7 +230,13 @@ class _Batch:
                 for _ in range(starts):
                     full = cfg.full_share >= 1 or self.rng.random() < cfg.full_share
                     self.full[slot] = full
-                    self.search.start(slot, cfg.simulations_for(full), noise=full)
+                    self.search.start(
+                        slot,
+                        cfg.simulations_for(full),
+                        noise=full,
+                        forced_k=cfg.forced_for(full),
+                        prune=full and cfg.prune_policy_target,
+                    )
                 return
 
     def conclude(self, slot: int) -> None:

@@ -84,8 +84,9 @@ class LoopConfig(CheckedTable):
 @dataclass(frozen=True)
 class SelfPlayTrainConfig(CheckedTable):
     """Training of one generation: each new position is sampled ``samples_per_position``
-    times on average (``steps = new positions * samples_per_position / batch_size``), with
-    a random one of the 8 symmetries (``symmetries``); the policy loss (cross-entropy with
+    times on average, the replay ratio (samples trained per sample generated: ``steps``), with
+    a random one of the 8 symmetries (``symmetries``); a larger ``batch_size`` at the same
+    ratio trains the same samples in fewer, larger steps; the policy loss (cross-entropy with
     the search's policy) counts the full searches only; the value target is the game result
     mixed with the search value by ``value_mix`` (0: the result alone). The learning rate
     (``[optim] lr``) decays along a cosine over the first ``lr_decay_generations``
@@ -115,6 +116,13 @@ class SelfPlayTrainConfig(CheckedTable):
         ),
         "min_lr_ratio": Option(float, 0, 1, help="the decayed lr over [optim] lr"),
     }
+
+    def steps(self, new_positions: int) -> int:
+        """Optimiser steps of a generation whose self-play gave ``new_positions`` positions:
+        ``ceil(new_positions * samples_per_position / batch_size)`` within ``min_steps`` and
+        ``max_steps``."""
+        wanted = math.ceil(new_positions * self.samples_per_position / self.batch_size)
+        return max(self.min_steps, min(self.max_steps, wanted))
 
     def lr_factor(self, generation: int) -> float:
         """The learning rate of ``generation`` over ``[optim] lr``."""

@@ -12,7 +12,6 @@ against the game's result (mixed with the search's root value by ``value_mix``).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -146,15 +145,17 @@ class WindowTrainer:
         self.device = device
         self.planes = model.config.planes
         self.rows = len(window)
-        t = cfg.train
-        wanted = math.ceil(window.new_positions * t.samples_per_position / t.batch_size)
-        self.steps_per_epoch = max(t.min_steps, min(t.max_steps, wanted))
+        self.steps_per_epoch = cfg.train.steps(window.new_positions)
         self.optimizer = make_optimizer(cfg.optim, self.model)
         if previous_state is not None and (previous_state / "optimizer.safetensors").exists():
             meta = json.loads((previous_state / "state.json").read_text()).get("optimizer")
             if meta is not None:
                 self._load_optimizer(previous_state, meta)
         torch.manual_seed(cfg.seed * 100_003 + generation)
+        # as the supervised trainer: the compiled module shares the model's parameters
+        self.forward = (
+            torch.compile(self.model, dynamic=False) if cfg.runtime.compile else self.model
+        )
 
     def _load_optimizer(self, folder: Path, meta: dict[str, Any]) -> None:
         """The previous generation's optimiser state, at this run's learning rate."""
@@ -188,7 +189,7 @@ class WindowTrainer:
         if self.channels_last:
             b["planes"] = b["planes"].contiguous(memory_format=torch.channels_last)
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.autocast):
-            out = self.model(b["planes"])
+            out = self.forward(b["planes"])
         found = losses(out, b, self.cfg.train.value_weight)
         self.optimizer.zero_grad(set_to_none=True)
         found["loss"].backward()
