@@ -88,7 +88,7 @@ def save_model(
         "planes": list(cfg.planes),
         "size": cfg.size,
         "policy_size": cfg.policy_size,
-        "outputs": ["policy_logits", "value", *(["score"] if cfg.score_head else [])],
+        "outputs": list(cfg.outputs),
         "training": training or {},
         CHECKSUM_KEY: digest,
     }
