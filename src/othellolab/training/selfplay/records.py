@@ -40,6 +40,10 @@ POSITION_DTYPES: dict[str, np.dtype[Any]] = {
     "full_search": np.dtype(np.bool_),
     "simulations": np.dtype(np.int32),
     "solved": np.dtype(np.bool_),
+    "final_player": np.dtype(np.uint64),
+    "final_opponent": np.dtype(np.uint64),
+    "final_side": np.dtype(np.int8),
+    "next_action": np.dtype(np.int16),
 }
 """The per-position arrays, in shard order, and their dtypes (``policy`` is
 ``(N, n_actions)``, the others ``(N,)``)."""
@@ -85,7 +89,12 @@ class SelfPlayRecords:
     ``full_search`` (bool: the policy target comes from a full search; playout-cap
     randomisation's fast searches give values only), ``simulations`` (int32) and ``solved``
     (bool: the search proved the root's exact value, so ``value`` is exact and ``policy`` is
-    uniform over the moves proven best).
+    uniform over the moves proven best); the auxiliary targets: ``final_player`` and
+    ``final_opponent`` (uint64: the game's final position, from the side to move at the end;
+    the exact endgame plays it out optimally), ``final_side`` (int8: +1 when that side is
+    the row's side to move, -1 when it is the other, 0 for a resigned game: no final
+    position) and ``next_action`` (int16: the opponent's reply, the action played at the next
+    ply; -1 when the game ended before it).
 
     One row per game (``G`` rows): ``moves`` (int16 ``(G, max plies)``, actions with passes,
     -1 after the end), ``length`` (int16 plies), ``black_result`` (int8) and ``black_score``
@@ -109,6 +118,10 @@ class SelfPlayRecords:
     full_search: np.ndarray
     simulations: np.ndarray
     solved: np.ndarray
+    final_player: np.ndarray
+    final_opponent: np.ndarray
+    final_side: np.ndarray
+    next_action: np.ndarray
     moves: np.ndarray
     length: np.ndarray
     black_result: np.ndarray

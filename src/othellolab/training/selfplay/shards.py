@@ -49,9 +49,16 @@ FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 SHARD_FILE = "shard.json"
 _NAME = re.compile(r"g(\d{4,})-(\d{3,})")
-OPTIONAL = {"solved": POSITION_DTYPES["solved"]}
-"""Position arrays added after format version 1 was first written: a shard without one reads
-it as zeros (``solved``: no search proved its root)."""
+OPTIONAL = {
+    "solved": 0,
+    "final_player": 0,
+    "final_opponent": 0,
+    "final_side": 0,
+    "next_action": -1,
+}
+"""Position arrays added after format version 1 was first written, and the value a shard
+without one reads in each row: ``solved`` 0 (no search proved its root), ``final_side`` 0 and
+``next_action`` -1 (no final position, no reply: the auxiliary losses skip those rows)."""
 
 
 class ShardError(OthelloError):
@@ -155,7 +162,7 @@ def read_shard(folder: str | Path, *, game: str | Game, games: bool = False) -> 
     for name in names:
         path = folder / f"{name}.npy"
         if name in OPTIONAL and name not in sums and not path.exists():
-            arrays[name] = np.zeros(int(n or 0), dtype=OPTIONAL[name])
+            arrays[name] = np.full(int(n or 0), OPTIONAL[name], dtype=POSITION_DTYPES[name])
             continue
         if not path.exists():
             raise ShardError("missing array file", where=str(path))
