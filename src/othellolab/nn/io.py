@@ -197,8 +197,10 @@ def load_matching(model: torch.nn.Module, directory: str | Path) -> tuple[list[s
             f"tensor {clip(extra[0])!r} is not in the new model ({len(extra)} not in it)",
             where=str(path),
         )
-    for name, got in tensors.items():
-        want = state[name]
+    for name, want in state.items():
+        got = tensors.get(name)
+        if got is None:
+            continue
         if tuple(got.shape) != tuple(want.shape) or got.dtype != want.dtype:
             raise ModelFileError(
                 f"tensor {name!r} is {tuple(got.shape)} {got.dtype}, the new model's "

@@ -23,6 +23,8 @@ __all__ = [
     "NO_SCORE",
     "POSITION_DTYPES",
     "POSITION_FIELDS",
+    "TARGET_DTYPES",
+    "TARGET_FIELDS",
     "SelfPlayRecords",
     "empty_positions",
 ]
@@ -40,13 +42,18 @@ POSITION_DTYPES: dict[str, np.dtype[Any]] = {
     "full_search": np.dtype(np.bool_),
     "simulations": np.dtype(np.int32),
     "solved": np.dtype(np.bool_),
+}
+"""The per-position arrays, in shard order, and their dtypes (``policy`` is
+``(N, n_actions)``, the others ``(N,)``)."""
+
+TARGET_DTYPES: dict[str, np.dtype[Any]] = {
     "final_player": np.dtype(np.uint64),
     "final_opponent": np.dtype(np.uint64),
     "final_side": np.dtype(np.int8),
     "next_action": np.dtype(np.int16),
 }
-"""The per-position arrays, in shard order, and their dtypes (``policy`` is
-``(N, n_actions)``, the others ``(N,)``)."""
+"""The per-position arrays of the auxiliary targets (``(N,)`` each), stored beside the
+position arrays; a shard written before them reads without them (``shards.OPTIONAL``)."""
 
 GAME_DTYPES: dict[str, np.dtype[Any]] = {
     "moves": np.dtype(np.int16),
@@ -64,14 +71,16 @@ GAME_DTYPES: dict[str, np.dtype[Any]] = {
 others ``(G,)``)."""
 
 POSITION_FIELDS = tuple(POSITION_DTYPES)
+TARGET_FIELDS = tuple(TARGET_DTYPES)
 GAME_FIELDS = tuple(GAME_DTYPES)
 
 
 def empty_positions(n: int, n_actions: int) -> dict[str, np.ndarray]:
-    """Zeroed per-position arrays of the format for ``n`` rows, for a producer to fill."""
+    """Zeroed per-position arrays of the format (targets included) for ``n`` rows, for a
+    producer to fill."""
     return {
         name: np.zeros((n, n_actions) if name == "policy" else n, dtype=dtype)
-        for name, dtype in POSITION_DTYPES.items()
+        for name, dtype in {**POSITION_DTYPES, **TARGET_DTYPES}.items()
     }
 
 
@@ -150,6 +159,10 @@ class SelfPlayRecords:
     def position_arrays(self) -> dict[str, np.ndarray]:
         """The per-position arrays by name (for a shard)."""
         return {name: getattr(self, name) for name in POSITION_FIELDS}
+
+    def target_arrays(self) -> dict[str, np.ndarray]:
+        """The per-position arrays of the auxiliary targets by name (for a shard)."""
+        return {name: getattr(self, name) for name in TARGET_FIELDS}
 
     def game_arrays(self) -> dict[str, np.ndarray]:
         """The per-game arrays by name."""
