@@ -148,3 +148,18 @@ def test_utility_options_are_checked(options: dict[str, float], option: str) -> 
     with pytest.raises(ConfigError) as e:
         NetworkEvaluator(model, **options)
     assert e.value.option == option
+
+
+def test_onnx_export_of_the_aux_heads_and_pooling(tmp_path: Path) -> None:
+    pytest.importorskip("onnx", reason="the onnx extra (onnx) is not installed")
+    pytest.importorskip("onnxruntime", reason="the onnx extra (onnxruntime) is not installed")
+    from othellolab.nn.onnx import check_onnx_parity, export_onnx, output_names
+
+    torch.manual_seed(0)
+    model = build_model(model_config("resnet-b2c8", size=6, global_pool_every=1, **ALL_HEADS))
+    for p in model.parameters():
+        p.data.add_(0.05 * torch.randn_like(p))
+    model.eval()
+    path = export_onnx(model, tmp_path / "aux.onnx")
+    assert output_names(model)[2:] == ["ownership", "score_logits", "opponent_policy_logits"]
+    assert check_onnx_parity(model, path, batch=5) < 1e-4
