@@ -59,6 +59,7 @@ from othellolab.core.rules_kernels import (
     rules_result,
     rules_value,
 )
+from othellolab.core.targets import LearningTargets
 
 __all__ = [
     "CHILDREN_SIGNATURE",
@@ -99,12 +100,13 @@ DEFAULT_GAME = "othello"
 ``game`` field was played in (records written before other games joined)."""
 
 
-class Game:
+class Game(LearningTargets):
     """A game behind the protocol (see the module docstring); subclasses fill it in.
 
     Required: ``name``, ``key``, ``rows``, ``cols``, ``n_actions``, ``start``, ``step``,
     ``result``, ``children_kernel`` and ``result_kernel`` (see ``rules_kernel``) and
-    ``param``, ``encode`` for networks. The rest has defaults built on those.
+    ``param``, ``encode`` for networks. The rest has defaults built on those; the learning
+    targets beyond the result (``ownership``, ``score_range``) come from ``LearningTargets``.
     """
 
     name: str = ""

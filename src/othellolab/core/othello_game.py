@@ -172,6 +172,19 @@ class Othello(Game):
             return None
         return int(_k.final_score(p, o, self.size))
 
+    def ownership(self, p: int, o: int) -> np.ndarray | None:
+        """Each square's owner at the end, from the side to move: +1 its discs, -1 the
+        opponent's, and the empty squares to the winner (0 in a draw), so that the sum is the
+        final disc difference (``core.values.disc_score``)."""
+        return self.ownership_batch(np.array([p], np.uint64), np.array([o], np.uint64))[0]
+
+    def ownership_batch(self, p: np.ndarray, o: np.ndarray) -> np.ndarray:
+        shifts = np.arange(self.size * self.size, dtype=np.uint64)
+        mine = ((_bitboards(p)[:, None] >> shifts) & np.uint64(1)).astype(np.float32)
+        theirs = ((_bitboards(o)[:, None] >> shifts) & np.uint64(1)).astype(np.float32)
+        lead = np.sign(mine.sum(axis=1) - theirs.sum(axis=1))
+        return mine - theirs + (1 - mine - theirs) * lead[:, None]
+
     def legal_actions(self, p: int, o: int) -> list[int]:
         """From the bitboard alone (self-play asks it at every move)."""
         moves = int(_k.legal_mask(p, o, self.size))

@@ -45,6 +45,7 @@ LIMITS = {
     "policy_channels": 1024,
     "value_channels": 1024,
     "value_hidden": 65536,
+    "global_pool_every": 64,
 }
 """Largest value of each size field (``hidden``: each width; ``hidden layers``: how many), so
 that a config cannot ask for a network that does not fit in memory or takes hours to build."""
@@ -76,6 +77,15 @@ class ModelConfig:
     ``mask_illegal`` (Othello, with the ``legal`` plane) masks the policy logits of illegal
     actions in the forward itself, so the raw policy is a distribution over legal actions (the
     pass alone when there is no move) and every exported model carries the rule.
+
+    Auxiliary heads (KataGo's targets, trained by self-play's ``[train]`` weights), each built
+    only for a game that has the target: ``ownership_head`` (tanh, each cell's owner at the
+    end, ``Game.ownership``), ``score_distribution`` (logits over the final scores of
+    ``Game.score_range``) and ``opponent_policy_head`` (logits of the opponent's reply).
+    ``global_pool_every`` = K (a ``resnet``; 0: none): every K-th residual block adds channel
+    biases computed from the mean and maximum over the board of a quarter of its channels
+    (``pool_channels``), KataGo's global pooling; the bias layer starts at zero, so a block
+    starts as the plain block it extends.
     """
 
     family: str
@@ -94,6 +104,10 @@ class ModelConfig:
     name: str = ""
     game: str = "othello"
     mask_illegal: bool = False
+    ownership_head: bool = False
+    score_distribution: bool = False
+    opponent_policy_head: bool = False
+    global_pool_every: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "planes", _sequence("planes", self.planes))
@@ -141,7 +155,7 @@ class ModelConfig:
             )
         if self.mask_illegal is True and "legal" not in self.planes:
             _fail("mask_illegal", True, "needs a model with the 'legal' plane")
-        for key in ("batch_norm", "score_head", "mask_illegal"):
+        for key in (*AUX_HEADS, "batch_norm", "score_head", "mask_illegal"):
             if not isinstance(getattr(self, key), bool):
                 _fail(key, getattr(self, key), "expected true or false")
         if not isinstance(self.name, str):
@@ -151,6 +165,13 @@ class ModelConfig:
             needed = key in own[self.family] or key.endswith("_channels")
             _bounded(key, getattr(self, key), 1 if needed else 0)
         _bounded("value_hidden", self.value_hidden, 1)
+        _bounded("global_pool_every", self.global_pool_every, 0)
+        if self.global_pool_every and self.family != "resnet":
+            _fail("global_pool_every", self.global_pool_every, "global pooling needs a resnet")
+        if self.ownership_head and not rules.has_ownership:
+            _fail("ownership_head", True, f"{rules.label} has no ownership of its cells")
+        if self.score_distribution and rules.score_range is None:
+            _fail("score_distribution", True, f"{rules.label} has no whole-number score range")
         if self.family == "mlp" and not self.hidden:
             raise ModelConfigError(
                 "an mlp needs at least one 'hidden' width", where="model config", option="hidden"
@@ -192,6 +213,34 @@ class ModelConfig:
     def cells(self) -> int:
         """Squares of the board: ``rows * cols``."""
         return self.rules.rows * self.rules.cols
+
+    @property
+    def score_bins(self) -> int:
+        """Bins of the score distribution: one per final score of ``Game.score_range``."""
+        found = self.rules.score_range
+        return 0 if found is None else found[1] - found[0] + 1
+
+    @property
+    def pool_channels(self) -> int:
+        """Channels a global-pooling block pools: a quarter of ``filters``, at least one."""
+        return max(1, self.filters // 4)
+
+    def pools(self, block: int) -> bool:
+        """Whether residual block ``block`` (0-based) is a global-pooling block."""
+        k = self.global_pool_every
+        return k > 0 and block % k == k - 1
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """The names of the forward's outputs, in order: ``policy_logits``, ``value``, then
+        those of the optional heads the config has."""
+        optional = (
+            ("score", self.score_head),
+            ("ownership", self.ownership_head),
+            ("score_logits", self.score_distribution),
+            ("opponent_policy_logits", self.opponent_policy_head),
+        )
+        return ("policy_logits", "value", *(name for name, on in optional if on))
 
     @property
     def input_shape(self) -> tuple[int, int, int]:
@@ -262,21 +311,34 @@ def parameter_count(config: ModelConfig) -> int:
         return cin * cout + cout
 
     scores = 1 if config.score_head else 0
+    bins = config.score_bins if config.score_distribution else 0
     if config.family == "mlp":
         width = n2 if config.mlp_input == "board" else config.channels * n2
         total = 0
         for h in config.hidden:
             total += dense(width, h)
             width = h
-        return total + dense(width, actions) + dense(width, 1) * (1 + scores)
+        aux = dense(width, n2) if config.ownership_head else 0
+        aux += dense(width, bins) if bins else 0
+        aux += dense(width, actions) if config.opponent_policy_head else 0
+        return total + dense(width, actions) + dense(width, 1) * (1 + scores) + aux
     f = config.filters
     if config.family == "cnn":
         trunk = sum(conv(config.channels if i == 0 else f, f, 3) for i in range(config.layers))
     else:
         trunk = conv(config.channels, f, 3) + config.blocks * 2 * conv(f, f, 3)
+        pooled = sum(config.pools(b) for b in range(config.blocks))
+        trunk += pooled * dense(2 * config.pool_channels, f)
     pc, vc, vh = config.policy_channels, config.value_channels, config.value_hidden
     heads = conv(f, pc, 1) + dense(pc * n2, actions) + conv(f, vc, 1) + dense(vc * n2, vh)
-    return trunk + heads + dense(vh, 1) * (1 + scores)
+    aux = dense(f, 1) if config.ownership_head else 0
+    aux += dense(vh, bins) if bins else 0
+    aux += conv(f, pc, 1) + dense(pc * n2, actions) if config.opponent_policy_head else 0
+    return trunk + heads + dense(vh, 1) * (1 + scores) + aux
+
+
+AUX_HEADS = ("ownership_head", "score_distribution", "opponent_policy_head")
+"""The auxiliary heads' switches (``ModelConfig``)."""
 
 
 def _fail(key: str, value: Any, expected: str) -> NoReturn:

@@ -6,6 +6,11 @@ it. Priors are the network's softmax restricted to the legal actions: zero on il
 summing to 1 over the legal ones, the pass action alone when the side to move must pass, all
 zeros when the game is over. Values are in [-1, 1] for the side to move; a finished game gets
 its exact result instead of the network's guess.
+
+With ``score_utility`` w > 0 the values a search backs up are KataGo's score-aware utility
+(``utility``): the win/loss value plus w times a saturating function of the expected final
+score (from the score head, or the mean of the score distribution), divided by 1 + w to stay
+in [-1, 1]. Finished games in a search tree keep the value the tree gives them.
 """
 
 from __future__ import annotations
@@ -22,16 +27,17 @@ from othellolab.core import Board, ConfigError
 from othellolab.core.games import Game, get_game, position_game, position_state
 from othellolab.nn.config import ModelConfig
 from othellolab.nn.io import load_model
-from othellolab.nn.models import PolicyValueNet
+from othellolab.nn.models import PolicyValueNet, named_outputs
 from othellolab.nn.precision import check_precision, inference_copy, use_bfloat16
 
-__all__ = ["Evaluation", "NetworkEvaluator", "masked_softmax"]
+__all__ = ["Evaluation", "NetworkEvaluator", "masked_softmax", "utility"]
 
 
 @dataclass(frozen=True)
 class Evaluation:
     """Outputs for ``N`` positions: ``priors (N, A)``, ``values (N,)`` and, for models with a
-    score head, ``scores (N,)`` (final disc difference / ``size*size``), side to move's view."""
+    score head or a score distribution, ``scores (N,)`` (the expected final score over the
+    game's ``score_scale``: disc difference / ``size*size``), side to move's view."""
 
     priors: np.ndarray
     values: np.ndarray
@@ -47,6 +53,34 @@ def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
     total = e.sum(axis=1, keepdims=True)
     total[total == 0] = 1.0
     return (e / total).astype(np.float32)
+
+
+def utility(
+    values: np.ndarray, scores: np.ndarray | None, weight: float, scale: float
+) -> np.ndarray:
+    """The value a search backs up: ``(values + weight * 2/pi * atan(scores / scale)) /
+    (1 + weight)`` (KataGo's score utility, kept in [-1, 1]); ``scores`` and ``scale`` are
+    over the game's ``score_scale``. ``values`` itself, unchanged, when ``weight`` is 0."""
+    if weight == 0 or scores is None:
+        return values
+    bonus = (2 / np.pi) * np.arctan(scores.astype(np.float64) / scale)
+    return ((values + weight * bonus) / (1 + weight)).astype(np.float32)
+
+
+def _check_utility(weight: object, scale: object) -> tuple[float, float]:
+    """``score_utility`` in 0..10 and ``score_utility_scale`` in (0, 10], or a ``ConfigError``
+    naming the one at fault."""
+    for option, value, positive in (
+        ("score_utility", weight, False),
+        ("score_utility_scale", scale, True),
+    ):
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if not number or not 0 <= value <= 10 or (positive and value == 0):  # NaN fails too
+            allowed = "(0, 10]" if positive else "0..10"
+            raise ConfigError(
+                f"NetworkEvaluator: expected a number in {allowed}, got {value!r}", option=option
+            )
+    return float(weight), float(scale)  # type: ignore[arg-type]
 
 
 def _describe(game: Game) -> str:
@@ -71,7 +105,9 @@ class NetworkEvaluator:
     trained; ``bfloat16`` and ``auto`` run a copy with batch norms folded into the
     convolutions, ``bfloat16`` (and ``auto`` where the hardware has it) in bfloat16 for
     batches of ``BF16_MIN_BATCH`` or more: several times faster in self-play's large batches,
-    the outputs within about 1% of float32's."""
+    the outputs within about 1% of float32's. ``score_utility`` [0: off] and
+    ``score_utility_scale`` [0.25] make ``evaluate``'s values the score-aware ``utility``
+    (a model with a score head or a score distribution)."""
 
     has_priors = True
 
@@ -83,9 +119,20 @@ class NetworkEvaluator:
         cache_size: int = 65536,
         max_batch: int = 1024,
         precision: str = "float32",
+        score_utility: float = 0.0,
+        score_utility_scale: float = 0.25,
     ) -> None:
         if cache_size < 0 or max_batch < 1:
             raise ConfigError("NetworkEvaluator: cache_size must be >= 0 and max_batch >= 1")
+        self.score_utility, self.score_utility_scale = _check_utility(
+            score_utility, score_utility_scale
+        )
+        cfg = model.config
+        if self.score_utility and not (cfg.score_head or cfg.score_distribution):
+            raise ConfigError(
+                "NetworkEvaluator: the model has no score head or score distribution to weigh",
+                option="score_utility",
+            )
         self.precision = check_precision(precision)
         self.model = model.to(device).eval()
         self.device = torch.device(device)
@@ -99,7 +146,7 @@ class NetworkEvaluator:
 
     @classmethod
     def from_dir(
-        cls, directory: str | Path, *, device: str = "cpu", **options: int | str
+        cls, directory: str | Path, *, device: str = "cpu", **options: int | float | str
     ) -> NetworkEvaluator:
         """An evaluator for the model saved in ``directory`` (see ``nn.io``)."""
         model, _ = load_model(directory, device=device)
@@ -122,9 +169,12 @@ class NetworkEvaluator:
     def evaluate(
         self, player: np.ndarray, opponent: np.ndarray, game: Game
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``(priors (N, n_actions) float32, values (N,) float32)`` for ``N`` positions."""
+        """``(priors (N, n_actions) float32, values (N,) float32)`` for ``N`` positions (the
+        values a search backs up: the score-aware ``utility`` with ``score_utility``)."""
         ev = self.evaluate_full(player, opponent, game)
-        return ev.priors, ev.values
+        return ev.priors, utility(
+            ev.values, ev.scores, self.score_utility, self.score_utility_scale
+        )
 
     def evaluate_boards(self, boards: Sequence[Board]) -> Evaluation:
         """``evaluate_full`` of a list of positions (Othello boards of the model's size, or
@@ -176,7 +226,8 @@ class NetworkEvaluator:
                     self._cache[(int(p[i]), int(o[i]))] = (pr[j], float(va[j]), float(sc[j]))
                 while len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
-        return Evaluation(priors, values, scores if cfg.score_head else None)
+        scored = cfg.score_head or cfg.score_distribution
+        return Evaluation(priors, values, scores if scored else None)
 
     def _run(self, p: np.ndarray, o: np.ndarray) -> tuple[np.ndarray, ...]:
         cfg = self.config
@@ -200,10 +251,13 @@ class NetworkEvaluator:
                     enabled=self.bfloat16 and k >= BF16_MIN_BATCH,
                 ):
                     out = self._net(x)
-                logits[s : s + k] = out[0].float().cpu().numpy()
-                values[s : s + k] = out[1].float().cpu().numpy()
-                if len(out) > 2:
-                    scores[s : s + k] = out[2].float().cpu().numpy()
+                named = named_outputs(cfg, out)
+                logits[s : s + k] = named["policy_logits"].float().cpu().numpy()
+                values[s : s + k] = named["value"].float().cpu().numpy()
+                if "score" in named:
+                    scores[s : s + k] = named["score"].float().cpu().numpy()
+                elif "score_logits" in named:
+                    scores[s : s + k] = self._expected_score(named["score_logits"])
         game = cfg.rules
         mask = game.legal_mask_batch(p, o)
         priors = masked_softmax(logits, mask)
@@ -212,6 +266,14 @@ class NetworkEvaluator:
             values[i] = np.sign(final)
             scores[i] = final / game.score_scale
         return priors, values, scores
+
+    def _expected_score(self, logits: torch.Tensor) -> np.ndarray:
+        """The mean of a score distribution over the game's ``score_scale``."""
+        game = self.config.rules
+        lo, hi = game.score_range  # type: ignore[misc]
+        bins = torch.arange(lo, hi + 1, dtype=torch.float32, device=logits.device)
+        mean = (torch.softmax(logits.float(), dim=1) * bins).sum(dim=1) / game.score_scale
+        return mean.cpu().numpy()  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
         name = self.config.name or self.config.family

@@ -44,6 +44,7 @@ __all__ = [
     "WEIGHTS_NAME",
     "ModelFileError",
     "ModelInfo",
+    "load_matching",
     "load_model",
     "read_model_info",
     "save_model",
@@ -88,7 +89,7 @@ def save_model(
         "planes": list(cfg.planes),
         "size": cfg.size,
         "policy_size": cfg.policy_size,
-        "outputs": ["policy_logits", "value", *(["score"] if cfg.score_head else [])],
+        "outputs": list(cfg.outputs),
         "training": training or {},
         CHECKSUM_KEY: digest,
     }
@@ -171,6 +172,46 @@ def load_state(model: torch.nn.Module, path: Path) -> None:
         if got.is_floating_point() and not bool(torch.isfinite(got).all()):
             raise ModelFileError(f"tensor {name!r} holds NaN or infinite values", where=where)
     model.load_state_dict(tensors, strict=True)
+
+
+def load_matching(model: torch.nn.Module, directory: str | Path) -> tuple[list[str], list[str]]:
+    """Load into ``model`` every tensor of the model directory ``directory`` whose name it
+    has, keeping the fresh initialisation of the others (the heads and pooling layers a
+    network extends the saved one with); returns ``(loaded, new)`` tensor names. A tensor of
+    the file that the model lacks, or of another shape or dtype, is a ``ModelFileError``
+    naming it; the weights are checked against their checksum first."""
+    d = Path(directory)
+    info = read_model_info(d)
+    path = d / WEIGHTS_NAME
+    verify_weights(path, info.weights_sha256, config_path=d / CONFIG_NAME)
+    try:
+        tensors = load_file(str(path))
+    except (SafetensorError, OSError, ValueError) as e:
+        raise ModelFileError(
+            f"corrupted or not a safetensors file ({e})", where=str(path)
+        ) from None
+    state = model.state_dict()
+    extra = sorted(set(tensors) - set(state))
+    if extra:
+        raise ModelFileError(
+            f"tensor {clip(extra[0])!r} is not in the new model ({len(extra)} not in it)",
+            where=str(path),
+        )
+    for name, want in state.items():
+        got = tensors.get(name)
+        if got is None:
+            continue
+        if tuple(got.shape) != tuple(want.shape) or got.dtype != want.dtype:
+            raise ModelFileError(
+                f"tensor {name!r} is {tuple(got.shape)} {got.dtype}, the new model's "
+                f"{tuple(want.shape)} {want.dtype}: the shapes differ",
+                where=str(path),
+            )
+        if got.is_floating_point() and not bool(torch.isfinite(got).all()):
+            raise ModelFileError(f"tensor {name!r} holds NaN or infinite values", where=str(path))
+    model.load_state_dict(tensors, strict=False)
+    loaded = [name for name in state if name in tensors]
+    return loaded, [name for name in state if name not in tensors]
 
 
 def load_model(directory: str | Path, *, device: str = "cpu") -> tuple[PolicyValueNet, ModelInfo]:

@@ -1,9 +1,11 @@
 """The three network families behind one interface: planes in, policy logits and values out.
 
 ``forward(x)`` takes float planes ``(B, C, size, size)`` and returns a tuple ``(policy_logits
-(B, size*size+1), value (B,) in [-1, 1])``, plus ``score (B,)`` in [-1, 1] (final disc
-difference / size*size) when the config has a score head. Values are from the side to move's
-point of view.
+(B, size*size+1), value (B,) in [-1, 1])``, then the outputs of the optional heads the config
+has, in the order of ``ModelConfig.outputs``: ``score (B,)`` in [-1, 1] (final disc difference
+/ size*size), ``ownership (B, cells)`` in [-1, 1], ``score_logits (B, score_bins)`` and
+``opponent_policy_logits (B, actions)``. ``named_outputs`` names them. Values are from the
+side to move's point of view.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ __all__ = [
     "ResNet",
     "build_model",
     "count_parameters",
+    "named_outputs",
 ]
 
 ILLEGAL_LOGIT = -1.0e4
@@ -48,6 +51,20 @@ class PolicyValueNet(nn.Module):
         return (out[0].masked_fill(~legal, ILLEGAL_LOGIT), *out[1:])
 
 
+def named_outputs(config: ModelConfig, out: tuple[torch.Tensor, ...]) -> dict[str, torch.Tensor]:
+    """A forward's outputs by name (``ModelConfig.outputs``)."""
+    return dict(zip(config.outputs, out, strict=True))
+
+
+def _policy_head(config: ModelConfig, filters: int, bn: bool) -> nn.Sequential:
+    return nn.Sequential(
+        *_conv_bn(filters, config.policy_channels, 1, bn),
+        nn.ReLU(),
+        nn.Flatten(),
+        nn.Linear(config.policy_channels * config.cells, config.policy_size),
+    )
+
+
 def _conv_bn(cin: int, cout: int, k: int, bn: bool) -> list[nn.Module]:
     layers: list[nn.Module] = [nn.Conv2d(cin, cout, k, padding=k // 2, bias=not bn)]
     if bn:
@@ -61,12 +78,7 @@ class _Heads(nn.Module):
     def __init__(self, config: ModelConfig, filters: int, bn: bool) -> None:
         super().__init__()
         n2 = config.cells
-        self.policy = nn.Sequential(
-            *_conv_bn(filters, config.policy_channels, 1, bn),
-            nn.ReLU(),
-            nn.Flatten(),
-            nn.Linear(config.policy_channels * n2, config.policy_size),
-        )
+        self.policy = _policy_head(config, filters, bn)
         self.value_trunk = nn.Sequential(
             *_conv_bn(filters, config.value_channels, 1, bn),
             nn.ReLU(),
@@ -76,12 +88,24 @@ class _Heads(nn.Module):
         )
         self.value = nn.Linear(config.value_hidden, 1)
         self.score = nn.Linear(config.value_hidden, 1) if config.score_head else None
+        self.ownership = nn.Conv2d(filters, 1, 1) if config.ownership_head else None
+        bins = config.score_bins if config.score_distribution else 0
+        self.score_logits = nn.Linear(config.value_hidden, bins) if bins else None
+        self.opponent_policy = (
+            _policy_head(config, filters, bn) if config.opponent_policy_head else None
+        )
 
     def forward(self, h: torch.Tensor) -> tuple[torch.Tensor, ...]:
         v = self.value_trunk(h)
         out = (self.policy(h), torch.tanh(self.value(v)).squeeze(-1))
         if self.score is not None:
             out = (*out, torch.tanh(self.score(v)).squeeze(-1))
+        if self.ownership is not None:
+            out = (*out, torch.tanh(torch.flatten(self.ownership(h), 1)))
+        if self.score_logits is not None:
+            out = (*out, self.score_logits(v))
+        if self.opponent_policy is not None:
+            out = (*out, self.opponent_policy(h))
         return out
 
 
@@ -103,17 +127,45 @@ class CNN(PolicyValueNet):
         return self._masked(x, self.heads(self.trunk(x)))
 
 
+class _GlobalPool(nn.Module):
+    """KataGo's global pooling: channel biases from the mean and the maximum over the board of
+    the first ``channels`` channels; zero at the start (the bias layer's weights are zero)."""
+
+    def __init__(self, channels: int, filters: int) -> None:
+        super().__init__()
+        self.channels = channels
+        self.bias = nn.Linear(2 * channels, filters)
+        nn.init.zeros_(self.bias.weight)
+        nn.init.zeros_(self.bias.bias)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        part = h[:, : self.channels]
+        pooled = torch.cat([part.mean(dim=(2, 3)), part.amax(dim=(2, 3))], dim=1)
+        return h + self.bias(pooled)[:, :, None, None]
+
+
 class _Block(nn.Module):
-    def __init__(self, filters: int, bn: bool) -> None:
+    """Two 3x3 convolutions and a skip; with ``pool``, global-pooling biases between them."""
+
+    def __init__(self, filters: int, bn: bool, pool: int = 0) -> None:
         super().__init__()
         self.body = nn.Sequential(
             *_conv_bn(filters, filters, 3, bn),
             nn.ReLU(),
             *_conv_bn(filters, filters, 3, bn),
         )
+        self.pool = _GlobalPool(pool, filters) if pool else None
+        self._split = 3 if bn else 2
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.relu(x + self.body(x))
+        if self.pool is None:
+            return torch.relu(x + self.body(x))
+        h = x
+        for i, layer in enumerate(self.body):
+            if i == self._split:
+                h = self.pool(h)
+            h = layer(h)
+        return torch.relu(x + h)
 
 
 class ResNet(PolicyValueNet):
@@ -123,7 +175,12 @@ class ResNet(PolicyValueNet):
         super().__init__(config)
         bn = config.batch_norm
         self.stem = nn.Sequential(*_conv_bn(config.channels, config.filters, 3, bn), nn.ReLU())
-        self.blocks = nn.Sequential(*(_Block(config.filters, bn) for _ in range(config.blocks)))
+        self.blocks = nn.Sequential(
+            *(
+                _Block(config.filters, bn, config.pool_channels if config.pools(b) else 0)
+                for b in range(config.blocks)
+            )
+        )
         self.heads = _Heads(config, config.filters, bn)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
@@ -146,6 +203,12 @@ class MLP(PolicyValueNet):
         self.policy = nn.Linear(width, config.policy_size)
         self.value = nn.Linear(width, 1)
         self.score = nn.Linear(width, 1) if config.score_head else None
+        self.ownership = nn.Linear(width, n2) if config.ownership_head else None
+        bins = config.score_bins if config.score_distribution else 0
+        self.score_logits = nn.Linear(width, bins) if bins else None
+        self.opponent_policy = (
+            nn.Linear(width, config.policy_size) if config.opponent_policy_head else None
+        )
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         planes = x
@@ -155,6 +218,12 @@ class MLP(PolicyValueNet):
         out = (self.policy(h), torch.tanh(self.value(h)).squeeze(-1))
         if self.score is not None:
             out = (*out, torch.tanh(self.score(h)).squeeze(-1))
+        if self.ownership is not None:
+            out = (*out, torch.tanh(self.ownership(h)))
+        if self.score_logits is not None:
+            out = (*out, self.score_logits(h))
+        if self.opponent_policy is not None:
+            out = (*out, self.opponent_policy(h))
         return self._masked(planes, out)
 
 

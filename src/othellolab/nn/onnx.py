@@ -1,7 +1,8 @@
 """ONNX export of any othellolab network, and a parity check against PyTorch.
 
 The graph has one input ``planes`` (float32 ``(batch, C, size, size)``, batch dynamic) and the
-outputs ``policy_logits``, ``value`` and, with a score head, ``score``. Needs the ``onnx``
+outputs ``policy_logits``, ``value`` and those of the optional heads (``ModelConfig.outputs``:
+``score``, ``ownership``, ``score_logits``, ``opponent_policy_logits``). Needs the ``onnx``
 extra (``pip install 'othellolab[onnx]'``: onnx and onnxruntime).
 """
 
@@ -28,7 +29,7 @@ class OnnxParityError(AssertionError):
 
 def output_names(model: PolicyValueNet) -> list[str]:
     """Names of the graph outputs, in the model's output order."""
-    return ["policy_logits", "value", *(["score"] if model.config.score_head else [])]
+    return list(model.config.outputs)
 
 
 def export_onnx(

@@ -177,6 +177,12 @@ def _masked_logits(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
     return logits.float().masked_fill(~legal, -1e9)
 
 
+def _has_score(out: tuple[torch.Tensor, ...]) -> bool:
+    """Whether a forward's outputs hold the scalar score (third when present; the other
+    optional heads give one row per position, ``nn.models``)."""
+    return len(out) > 2 and out[2].dim() == 1
+
+
 def _losses(
     cfg: SupervisedConfig, out: tuple[torch.Tensor, ...], batch: dict[str, torch.Tensor]
 ) -> dict[str, torch.Tensor]:
@@ -187,7 +193,7 @@ def _losses(
     value = F.mse_loss(out[1].float(), batch["value"])
     total = policy + cfg.train.value_weight * value
     losses = {"loss": total, "policy_loss": policy, "value_loss": value}
-    if len(out) > 2 and "score" in batch and cfg.train.score_weight > 0:
+    if _has_score(out) and "score" in batch and cfg.train.score_weight > 0:
         score = F.mse_loss(out[2].float(), batch["score"])
         losses["score_loss"] = score
         losses["loss"] = total + cfg.train.score_weight * score
@@ -257,7 +263,7 @@ def validation_sums(
                 "val_top3": float(same[rows[:, None], top3.cpu().numpy()].any(axis=1).sum()),
                 "val_value_mse": ((out[1].float() - b["value"]) ** 2).sum(),
             }
-            if len(out) > 2 and "score" in b:
+            if _has_score(out) and "score" in b:
                 parts["val_score_mse"] = ((out[2].float() - b["score"]) ** 2).sum()
             for key, v in parts.items():
                 sums[key] = sums.get(key, 0.0) + float(v)

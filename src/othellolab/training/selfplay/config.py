@@ -78,7 +78,11 @@ class SelfPlayConfig(CheckedTable):
     by the exact solver instead of a search (``training.selfplay.exact``): an optimal move,
     exact value and policy targets; with ``solve_leaves`` [false] the searches also solve
     their leaves that close to the end instead of evaluating them (stronger, dearer: for
-    grading and play more than self-play). ``seed`` [none] seeds every random choice.
+    grading and play more than self-play). Score-aware utility (KataGo): a network's values
+    are backed up as ``(value + score_utility * 2/pi * atan(score / score_utility_scale)) /
+    (1 + score_utility)`` [0: off; scale 0.25], ``score`` the expected final score over the
+    game's scale (a model with a score head or distribution; ``nn.inference.utility``).
+    ``seed`` [none] seeds every random choice.
     """
 
     simulations: int = 100
@@ -105,6 +109,8 @@ class SelfPlayConfig(CheckedTable):
     score_value: float = 0.0
     solve_empties: int = 0
     solve_leaves: bool = False
+    score_utility: float = 0.0
+    score_utility_scale: float = 0.25
     seed: int | None = None
 
     TABLE: ClassVar[str] = "self-play config"
@@ -139,6 +145,10 @@ class SelfPlayConfig(CheckedTable):
             int, 0, 20, help="empty squares from which the exact solver plays (0: never)"
         ),
         "solve_leaves": Option(bool, help="searches solve their leaves near the end too"),
+        "score_utility": Option(float, 0, 10, help="weight of the score in the utility"),
+        "score_utility_scale": Option(
+            float, 0.001, 10, help="score (over the game's scale) where atan bends"
+        ),
         "seed": _SEARCH["seed"],
     }
 
@@ -179,6 +189,13 @@ class SelfPlayConfig(CheckedTable):
     def forced_for(self, full: bool) -> float:
         """The forced-playouts constant of a full or of a fast search (fast ones: none)."""
         return self.forced_playouts_k if full else 0.0
+
+    def utility(self) -> dict[str, float]:
+        """The network evaluator's utility options (``nn.inference.NetworkEvaluator``)."""
+        return {
+            "score_utility": self.score_utility,
+            "score_utility_scale": self.score_utility_scale,
+        }
 
     def simulations_for(self, full: bool) -> int:
         """Simulations of a full or of a fast search."""

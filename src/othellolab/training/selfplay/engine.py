@@ -70,6 +70,9 @@ class _Finished:
     rows: list[_Row]
     black_result: int
     black_score: int
+    final: tuple[int, int, int]
+    """The final position from the side to move at the end, and that side's colour (-1: the
+    game was resigned)."""
     resigned: int
     resign_ply: int
     no_resign: bool
@@ -286,6 +289,7 @@ class _Batch:
         """``slot``'s game is over: resigned by the colour ``resigned``, or (-1) played to
         its end; it joins ``finished`` and ``progress`` hears of it."""
         moves = self.moves[slot]
+        final = (*self.position(slot), -1 if resigned >= 0 else int(self.color[slot]))
         if resigned >= 0:
             black_result = -1 if resigned == BLACK else 1
             black_score = NO_SCORE
@@ -301,6 +305,7 @@ class _Batch:
                 rows=self.rows[slot],
                 black_result=black_result,
                 black_score=black_score,
+                final=final,
                 resigned=resigned,
                 resign_ply=len(moves) if resigned >= 0 else -1,
                 no_resign=bool(self.no_resign[slot]),
@@ -358,6 +363,10 @@ def _records(
         result[i] = sign * g.black_result
         score[i] = NO_SCORE if g.black_score == NO_SCORE else sign * g.black_score
         game_index[i], ply[i], full[i], sims[i], solved[i] = g.index, k, f, s, exact
+        fp, fo, final_color = g.final
+        a["final_player"][i], a["final_opponent"][i] = fp, fo
+        a["final_side"][i] = 0 if final_color < 0 else (1 if final_color == c else -1)
+        a["next_action"][i] = g.moves[k + 1] if k + 1 < len(g.moves) else -1
     longest = max((len(g.moves) for g in games), default=0)
     moves = np.full((len(games), max(longest, 1)), -1, dtype=GAME_DTYPES["moves"])
     for j, g in enumerate(games):
@@ -381,6 +390,10 @@ def _records(
         full_search=full,
         simulations=sims,
         solved=solved,
+        final_player=a["final_player"],
+        final_opponent=a["final_opponent"],
+        final_side=a["final_side"],
+        next_action=a["next_action"],
         moves=moves,
         length=column("length"),
         black_result=column("black_result"),

@@ -41,7 +41,8 @@ import torch
 from othellolab.core import ConfigError
 from othellolab.core.files import replace_dir, write_json, write_text
 from othellolab.core.progress import StepProgress
-from othellolab.nn.io import load_model, read_model_info, save_model
+from othellolab.nn.config import AUX_HEADS, ModelConfig
+from othellolab.nn.io import load_matching, load_model, read_model_info, save_model
 from othellolab.nn.models import build_model
 from othellolab.training.loop import LoopOptions, run_loop
 from othellolab.training.rundir import RunDir
@@ -183,7 +184,9 @@ class SelfPlayRun:
     # ---- stages ------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Generation 0: random weights (seeded) or the ``loop.init`` network."""
+        """Generation 0: random weights (seeded) or the ``loop.init`` network, extended with
+        the auxiliary heads and global pooling of ``[model]`` that it lacks (initialised
+        fresh, seeded; the log and gen0's ``training.init_new`` name them)."""
         if self.model_dir(0).joinpath("config.json").exists():
             return
         cfg = self.cfg
@@ -198,8 +201,15 @@ class SelfPlayRun:
                     f"this run is {cfg.rules.label}",
                     option="loop.init",
                 )
-            model, _ = load_model(init)
+            torch.manual_seed(cfg.seed)
+            model = build_model(extended_config(info.config, cfg.model))
+            loaded, new = load_matching(model, init)
+            self.log(
+                f"{generation_name(0)} from {cfg.loop.init}: {len(loaded)} tensors loaded, "
+                f"{len(new)} new" + (f" ({', '.join(new)})" if new else "")
+            )
             meta = {"run": cfg.name, "generation": 0, "init": str(cfg.loop.init)}
+            meta["init_loaded"], meta["init_new"] = len(loaded), new
             meta["score_value"] = cfg.selfplay.score_value
         else:
             torch.manual_seed(cfg.seed)
@@ -389,7 +399,10 @@ class SelfPlayRun:
             return
         wall, cpu = time.perf_counter(), time.process_time()
         evaluator = NetworkEvaluator.from_dir(
-            self.model_dir(generation), cache_size=0, precision=self.precision
+            self.model_dir(generation),
+            cache_size=0,
+            precision=self.precision,
+            **cfg.selfplay.utility(),
         )
         entries = graded_entries(game, cfg.grade.positions)
         config = replace(cfg.selfplay, seed=0, solve_empties=0)
@@ -499,6 +512,15 @@ class SelfPlayRun:
                 self._executor.close()
         latest = self.generations()[-1]
         return RunSummary(self.root, latest, self.best(latest), self.learning_cpu_hours(), stopped)
+
+
+def extended_config(init: ModelConfig, run: ModelConfig) -> ModelConfig:
+    """The network a run starts from ``init`` with: ``init``'s shape, plus the auxiliary heads
+    and global pooling that the run's ``[model]`` asks for and ``init`` lacks."""
+    extra: dict[str, Any] = {k: True for k in AUX_HEADS if getattr(run, k)}
+    if run.global_pool_every and not init.global_pool_every:
+        extra["global_pool_every"] = run.global_pool_every
+    return replace(init, **extra) if extra else init
 
 
 def _grade_rows(grades: dict[int, Any]) -> dict[str, dict[str, Any]]:

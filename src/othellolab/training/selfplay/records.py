@@ -23,6 +23,8 @@ __all__ = [
     "NO_SCORE",
     "POSITION_DTYPES",
     "POSITION_FIELDS",
+    "TARGET_DTYPES",
+    "TARGET_FIELDS",
     "SelfPlayRecords",
     "empty_positions",
 ]
@@ -44,6 +46,15 @@ POSITION_DTYPES: dict[str, np.dtype[Any]] = {
 """The per-position arrays, in shard order, and their dtypes (``policy`` is
 ``(N, n_actions)``, the others ``(N,)``)."""
 
+TARGET_DTYPES: dict[str, np.dtype[Any]] = {
+    "final_player": np.dtype(np.uint64),
+    "final_opponent": np.dtype(np.uint64),
+    "final_side": np.dtype(np.int8),
+    "next_action": np.dtype(np.int16),
+}
+"""The per-position arrays of the auxiliary targets (``(N,)`` each), stored beside the
+position arrays; a shard written before them reads without them (``shards.OPTIONAL``)."""
+
 GAME_DTYPES: dict[str, np.dtype[Any]] = {
     "moves": np.dtype(np.int16),
     "length": np.dtype(np.int16),
@@ -60,14 +71,16 @@ GAME_DTYPES: dict[str, np.dtype[Any]] = {
 others ``(G,)``)."""
 
 POSITION_FIELDS = tuple(POSITION_DTYPES)
+TARGET_FIELDS = tuple(TARGET_DTYPES)
 GAME_FIELDS = tuple(GAME_DTYPES)
 
 
 def empty_positions(n: int, n_actions: int) -> dict[str, np.ndarray]:
-    """Zeroed per-position arrays of the format for ``n`` rows, for a producer to fill."""
+    """Zeroed per-position arrays of the format (targets included) for ``n`` rows, for a
+    producer to fill."""
     return {
         name: np.zeros((n, n_actions) if name == "policy" else n, dtype=dtype)
-        for name, dtype in POSITION_DTYPES.items()
+        for name, dtype in {**POSITION_DTYPES, **TARGET_DTYPES}.items()
     }
 
 
@@ -85,7 +98,12 @@ class SelfPlayRecords:
     ``full_search`` (bool: the policy target comes from a full search; playout-cap
     randomisation's fast searches give values only), ``simulations`` (int32) and ``solved``
     (bool: the search proved the root's exact value, so ``value`` is exact and ``policy`` is
-    uniform over the moves proven best).
+    uniform over the moves proven best); the auxiliary targets: ``final_player`` and
+    ``final_opponent`` (uint64: the game's final position, from the side to move at the end;
+    the exact endgame plays it out optimally), ``final_side`` (int8: +1 when that side is
+    the row's side to move, -1 when it is the other, 0 for a resigned game: no final
+    position) and ``next_action`` (int16: the opponent's reply, the action played at the next
+    ply; -1 when the game ended before it).
 
     One row per game (``G`` rows): ``moves`` (int16 ``(G, max plies)``, actions with passes,
     -1 after the end), ``length`` (int16 plies), ``black_result`` (int8) and ``black_score``
@@ -109,6 +127,10 @@ class SelfPlayRecords:
     full_search: np.ndarray
     simulations: np.ndarray
     solved: np.ndarray
+    final_player: np.ndarray
+    final_opponent: np.ndarray
+    final_side: np.ndarray
+    next_action: np.ndarray
     moves: np.ndarray
     length: np.ndarray
     black_result: np.ndarray
@@ -137,6 +159,10 @@ class SelfPlayRecords:
     def position_arrays(self) -> dict[str, np.ndarray]:
         """The per-position arrays by name (for a shard)."""
         return {name: getattr(self, name) for name in POSITION_FIELDS}
+
+    def target_arrays(self) -> dict[str, np.ndarray]:
+        """The per-position arrays of the auxiliary targets by name (for a shard)."""
+        return {name: getattr(self, name) for name in TARGET_FIELDS}
 
     def game_arrays(self) -> dict[str, np.ndarray]:
         """The per-game arrays by name."""

@@ -14,7 +14,7 @@ on resume). Unknown tables and keys are errors that name them; every number is c
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -90,7 +90,10 @@ class SelfPlayTrainConfig(CheckedTable):
     the search's policy) counts the full searches only; the value target is the game result
     mixed with the search value by ``value_mix`` (0: the result alone). The learning rate
     (``[optim] lr``) decays along a cosine over the first ``lr_decay_generations``
-    generations down to ``min_lr_ratio`` times itself, and stays there (0: constant)."""
+    generations down to ``min_lr_ratio`` times itself, and stays there (0: constant).
+    Auxiliary losses (KataGo's targets; 0: off, and the model gets the head when the weight
+    is not 0): ``ownership_weight`` (each cell's final owner), ``score_weight`` (the final
+    score's distribution) and ``opponent_policy_weight`` (the opponent's reply)."""
 
     batch_size: int = 256
     samples_per_position: float = 4.0
@@ -101,6 +104,9 @@ class SelfPlayTrainConfig(CheckedTable):
     symmetries: bool = True
     lr_decay_generations: int = 0
     min_lr_ratio: float = 0.1
+    ownership_weight: float = 0.0
+    score_weight: float = 0.0
+    opponent_policy_weight: float = 0.0
 
     TABLE: ClassVar[str] = "[train]"
     OPTIONS: ClassVar[dict[str, Option]] = {
@@ -115,6 +121,9 @@ class SelfPlayTrainConfig(CheckedTable):
             int, 0, 1_000_000, help="generations of the cosine decay (0: constant lr)"
         ),
         "min_lr_ratio": Option(float, 0, 1, help="the decayed lr over [optim] lr"),
+        "ownership_weight": Option(float, 0, 100, help="weight of the ownership loss"),
+        "score_weight": Option(float, 0, 100, help="weight of the score-distribution loss"),
+        "opponent_policy_weight": Option(float, 0, 100, help="weight of the opponent-policy loss"),
     }
 
     def steps(self, new_positions: int) -> int:
@@ -123,6 +132,14 @@ class SelfPlayTrainConfig(CheckedTable):
         ``max_steps``."""
         wanted = math.ceil(new_positions * self.samples_per_position / self.batch_size)
         return max(self.min_steps, min(self.max_steps, wanted))
+
+    def heads(self) -> dict[str, bool]:
+        """The ``ModelConfig`` auxiliary heads these weights train (a weight above 0)."""
+        return {
+            "ownership_head": self.ownership_weight > 0,
+            "score_distribution": self.score_weight > 0,
+            "opponent_policy_head": self.opponent_policy_weight > 0,
+        }
 
     def lr_factor(self, generation: int) -> float:
         """The learning rate of ``generation`` over ``[optim] lr``."""
@@ -360,6 +377,14 @@ class SelfPlayRunConfig:
             k: table_from_dict(klass, data.get(k, {}), f"{where}: [{k}]")
             for k, klass in _TABLES.items()
         }
+        mcfg = _with_heads(mcfg, tables["train"], where)
+        if sp.score_utility and not (mcfg.score_head or mcfg.score_distribution):
+            raise ConfigError(
+                "the score utility needs a score: set [train] score_weight above 0 (or "
+                "[model] score_head = true)",
+                where=f"{where}: [selfplay]",
+                option="score_utility",
+            )
         optim = read_table(OptimConfig, data.get("optim", {}), f"{where}: [optim]")
         runtime = read_table(RuntimeConfig, data.get("runtime", {}), f"{where}: [runtime]")
         return cls(
@@ -374,6 +399,28 @@ class SelfPlayRunConfig:
             runtime=runtime,
             **tables,
         )
+
+
+_HEAD_WEIGHTS = {
+    "ownership_head": "ownership_weight",
+    "score_distribution": "score_weight",
+    "opponent_policy_head": "opponent_policy_weight",
+}
+
+
+def _with_heads(model: ModelConfig, train: SelfPlayTrainConfig, where: str) -> ModelConfig:
+    """``model`` with the auxiliary heads that ``[train]``'s weights train; a weight for a
+    target the game lacks is an error naming it."""
+    wanted = {k: True for k, on in train.heads().items() if on and not getattr(model, k)}
+    if not wanted:
+        return model
+    try:
+        return replace(model, **wanted)
+    except ConfigError as e:
+        key = _HEAD_WEIGHTS.get(str(e.option), "")
+        raise ConfigError(
+            f"{e.what} (leave {key} at 0)", where=f"{where}: [train]", option=key
+        ) from None
 
 
 def load_run_config(path: str | Path) -> tuple[SelfPlayRunConfig, str]:

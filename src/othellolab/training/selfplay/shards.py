@@ -1,7 +1,7 @@
 """Self-play shards: one folder of ``.npy`` arrays per batch of games, written whole.
 
 ``shards/gNNNN-KKK/`` holds the per-position arrays of ``SelfPlayRecords`` (``player.npy``,
-``policy.npy``, ...; their names and dtypes are the format of ``records``, stored as they are),
+``policy.npy``, ..., and the auxiliary targets' ``final_player.npy``, ...; their names and dtypes are the format of ``records``, stored as they are),
 the per-game arrays under the names ``game_<name>.npy``, and ``shard.json``: format and
 version, the game (its registered ``game`` name and the ``game_params`` that make it, as
 ``core.games.get_game(game, **game_params)`` reads them), the generation of the model that
@@ -30,6 +30,8 @@ from othellolab.training.selfplay.records import (
     GAME_FIELDS,
     POSITION_DTYPES,
     POSITION_FIELDS,
+    TARGET_DTYPES,
+    TARGET_FIELDS,
     SelfPlayRecords,
 )
 
@@ -49,9 +51,16 @@ FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 SHARD_FILE = "shard.json"
 _NAME = re.compile(r"g(\d{4,})-(\d{3,})")
-OPTIONAL = {"solved": POSITION_DTYPES["solved"]}
-"""Position arrays added after format version 1 was first written: a shard without one reads
-it as zeros (``solved``: no search proved its root)."""
+OPTIONAL = {
+    "solved": 0,
+    "final_player": 0,
+    "final_opponent": 0,
+    "final_side": 0,
+    "next_action": -1,
+}
+"""Position arrays added after format version 1 was first written, and the value a shard
+without one reads in each row: ``solved`` 0 (no search proved its root), ``final_side`` 0 and
+``next_action`` -1 (no final position, no reply: the auxiliary losses skip those rows)."""
 
 
 class ShardError(OthelloError):
@@ -75,7 +84,7 @@ def write_shard(
     """Write ``records`` as the shard ``folder`` (atomically, whole); returns its path."""
     folder = Path(folder)
     game = get_game(records.game_key) if records.game_key else get_game("othello", records.size)
-    arrays = records.position_arrays()
+    arrays = {**records.position_arrays(), **records.target_arrays()}
     arrays.update({f"game_{name}": a for name, a in records.game_arrays().items()})
     meta = {
         "format": FORMAT,
@@ -148,14 +157,15 @@ def read_shard(folder: str | Path, *, game: str | Game, games: bool = False) -> 
     mine = shard_game(meta, where)
     if mine != game:
         raise ShardError(f"the shard is {mine.key}, the run {game.key}", where=where)
-    names = list(POSITION_FIELDS) + ([f"game_{n}" for n in GAME_FIELDS] if games else [])
+    names = [*POSITION_FIELDS, *TARGET_FIELDS, *(f"game_{n}" for n in GAME_FIELDS if games)]
     sums = meta.get("sha256") or {}
     arrays = {}
     n = meta.get("positions")
     for name in names:
         path = folder / f"{name}.npy"
         if name in OPTIONAL and name not in sums and not path.exists():
-            arrays[name] = np.zeros(int(n or 0), dtype=OPTIONAL[name])
+            dtype = {**POSITION_DTYPES, **TARGET_DTYPES}[name]
+            arrays[name] = np.full(int(n or 0), OPTIONAL[name], dtype=dtype)
             continue
         if not path.exists():
             raise ShardError("missing array file", where=str(path))

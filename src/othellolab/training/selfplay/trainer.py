@@ -6,7 +6,13 @@ uniformly from it, maps each position by a random one of the 8 symmetries (board
 target together), and minimises the cross-entropy between the network's policy (over legal
 moves) and the search's policy target, counted on full searches only (KataGo's rule for
 playout-cap randomisation), plus ``value_weight`` times the squared error of the value
-against the game's result (mixed with the search's root value by ``value_mix``).
+against the game's result (mixed with the search's root value by ``value_mix``), plus the
+auxiliary losses of the heads the model has, each by its ``[train]`` weight (KataGo's
+targets): ``ownership_weight`` times the mean squared error of each cell's final owner,
+``score_weight`` times the cross-entropy of the score distribution with the final score, and
+``opponent_policy_weight`` times the cross-entropy of the opponent-policy head with the
+reply played. A row without a target (a resigned game, the last move, a shard written before
+the targets) adds nothing to that loss.
 """
 
 from __future__ import annotations
@@ -56,7 +62,19 @@ def outcome_value(
 class Window:
     """The training window: the position arrays of several shards, concatenated."""
 
-    FIELDS = ("player", "opponent", "policy", "value", "result", "score", "full_search")
+    FIELDS = (
+        "player",
+        "opponent",
+        "policy",
+        "value",
+        "result",
+        "score",
+        "full_search",
+        "final_player",
+        "final_opponent",
+        "final_side",
+        "next_action",
+    )
 
     def __init__(self, shards: list[Shard], game: str | Game) -> None:
         self.game = get_game(game)
@@ -79,30 +97,107 @@ class Window:
         symmetries: bool,
         value_mix: float,
         score_value: float = 0.0,
+        aux: tuple[str, ...] = (),
     ) -> dict[str, np.ndarray]:
-        """The inputs and targets of ``rows``, each under a random symmetry when asked."""
+        """The inputs and targets of ``rows``, each under a random symmetry when asked, and
+        the targets of the auxiliary heads named in ``aux`` (``ModelConfig.outputs``)."""
         a = self.arrays
         p, o, policy = a["player"][rows], a["opponent"][rows], a["policy"][rows]
+        ks = None
         if symmetries:
             ks = rng.integers(0, self.game.symmetries, size=rows.shape[0])
             p, o = self.game.transform_states(p, o, ks)
             policy = self.game.transform_policies(policy, ks)
         outcome = outcome_value(a["result"][rows], a["score"][rows], self.game, score_value)
         value = (1 - value_mix) * outcome + value_mix * a["value"][rows]
-        return {
+        out = {
             "planes": self.game.encode(p, o, planes),
             "legal": self.game.legal_mask_batch(p, o),
             "policy": np.ascontiguousarray(policy, dtype=np.float32),
             "value": value.astype(np.float32),
             "full": a["full_search"][rows].astype(np.float32),
         }
+        out.update(aux_targets(self.game, {k: v[rows] for k, v in a.items()}, ks, aux))
+        return out
+
+
+def aux_targets(
+    game: Game, a: dict[str, np.ndarray], ks: np.ndarray | None, aux: tuple[str, ...]
+) -> dict[str, np.ndarray]:
+    """The targets of the auxiliary heads ``aux`` for the rows ``a`` (window arrays), under
+    the symmetries ``ks`` (``None``: none), each with a 0/1 mask of the rows that have it."""
+    out: dict[str, np.ndarray] = {}
+    n = a["player"].shape[0]
+    if "ownership" in aux:
+        side = a["final_side"].astype(np.float32)
+        fp, fo = a["final_player"], a["final_opponent"]
+        if ks is not None:
+            fp, fo = game.transform_states(fp, fo, ks)
+        owned = np.zeros((n, game.rows * game.cols), dtype=np.float32)
+        has = side != 0
+        if has.any():
+            owned[has] = game.ownership_batch(fp[has], fo[has]) * side[has, None]
+        out["ownership"], out["ownership_mask"] = owned, has.astype(np.float32)
+    if "score_logits" in aux:
+        lo, hi = game.score_range  # type: ignore[misc]
+        score = a["score"].astype(np.int64)
+        has = (score != NO_SCORE) & (score >= lo) & (score <= hi)
+        out["score_bin"] = np.where(has, score - lo, 0)
+        out["score_mask"] = has.astype(np.float32)
+    if "opponent_policy_logits" in aux:
+        nxt = a["next_action"].astype(np.int64)
+        has = nxt >= 0
+        reply = np.zeros((n, game.n_actions), dtype=np.float32)
+        reply[np.flatnonzero(has), nxt[has]] = 1.0
+        if ks is not None:
+            reply = game.transform_policies(reply, ks)
+        out["opponent_policy"] = np.ascontiguousarray(reply, dtype=np.float32)
+        out["opponent_mask"] = has.astype(np.float32)
+    return out
+
+
+AUX_LOSSES = {
+    "ownership": "ownership_loss",
+    "score_logits": "score_loss",
+    "opponent_policy_logits": "opponent_policy_loss",
+}
+"""The loss of each auxiliary head (named by its output)."""
+
+
+def _masked_mean(per_row: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return (per_row * mask).sum() / mask.sum().clamp(min=1.0)
+
+
+def aux_losses(
+    named: dict[str, torch.Tensor], b: dict[str, torch.Tensor]
+) -> dict[str, torch.Tensor]:
+    """The auxiliary losses of the heads in ``named`` (the forward's outputs by name) whose
+    targets ``b`` holds: ownership MSE per cell, score and opponent-policy cross-entropies."""
+    found = {}
+    if "ownership" in named and "ownership" in b:
+        per_row = ((named["ownership"].float() - b["ownership"]) ** 2).mean(dim=1)
+        found["ownership_loss"] = _masked_mean(per_row, b["ownership_mask"])
+    if "score_logits" in named and "score_bin" in b:
+        per_row = F.cross_entropy(named["score_logits"].float(), b["score_bin"], reduction="none")
+        found["score_loss"] = _masked_mean(per_row, b["score_mask"])
+    if "opponent_policy_logits" in named and "opponent_policy" in b:
+        logp = F.log_softmax(named["opponent_policy_logits"].float(), dim=1)
+        per_row = -(b["opponent_policy"] * logp).sum(dim=1)
+        found["opponent_policy_loss"] = _masked_mean(per_row, b["opponent_mask"])
+    return found
 
 
 def losses(
-    out: tuple[torch.Tensor, ...], b: dict[str, torch.Tensor], value_weight: float
+    out: tuple[torch.Tensor, ...],
+    b: dict[str, torch.Tensor],
+    value_weight: float,
+    aux: dict[str, float] | None = None,
+    outputs: tuple[str, ...] = ("policy_logits", "value"),
 ) -> dict[str, torch.Tensor]:
-    """Policy cross-entropy over legal moves (full searches only), value MSE, their sum, and
-    the policy's entropy (logged, not trained)."""
+    """Policy cross-entropy over legal moves (full searches only), value MSE, the auxiliary
+    losses of the heads named in ``outputs`` (the model's, ``ModelConfig.outputs``) weighted
+    by ``aux`` (loss name -> weight), their sum, and the policy's entropy (logged, not
+    trained)."""
     logits = out[0].float().masked_fill(~b["legal"], -1e9)
     logp = F.log_softmax(logits, dim=1)
     full = b["full"]
@@ -110,10 +205,15 @@ def losses(
     policy = (ce * full).sum() / full.sum().clamp(min=1.0)
     value = F.mse_loss(out[1].float(), b["value"])
     entropy = -(logp.exp() * logp.clamp(min=-1e4)).sum(dim=1).mean()
+    total = policy + value_weight * value
+    extra = aux_losses(dict(zip(outputs, out, strict=False)), b)
+    for name, loss in extra.items():
+        total = total + (aux or {}).get(name, 0.0) * loss
     return {
-        "loss": policy + value_weight * value,
+        "loss": total,
         "policy_loss": policy,
         "value_loss": value,
+        **extra,
         "policy_entropy": entropy,
     }
 
@@ -146,6 +246,16 @@ class WindowTrainer:
         self.planes = model.config.planes
         self.rows = len(window)
         self.steps_per_epoch = cfg.train.steps(window.new_positions)
+        self.outputs = model.config.outputs
+        t = cfg.train
+        weights = {
+            "ownership": t.ownership_weight,
+            "score_logits": t.score_weight,
+            "opponent_policy_logits": t.opponent_policy_weight,
+        }
+        self.aux = tuple(h for h, w in weights.items() if w > 0 and h in self.outputs)
+        """The auxiliary heads trained (the model has them and their weight is not 0)."""
+        self.aux_weights = {AUX_LOSSES[h]: weights[h] for h in self.aux}
         self.optimizer = make_optimizer(cfg.optim, self.model)
         if previous_state is not None and (previous_state / "optimizer.safetensors").exists():
             meta = json.loads((previous_state / "state.json").read_text()).get("optimizer")
@@ -176,6 +286,7 @@ class WindowTrainer:
                 symmetries=t.symmetries,
                 value_mix=t.value_mix,
                 score_value=self.cfg.selfplay.score_value,
+                aux=self.aux,
             )
 
     def learning_rate(self, step: int) -> float:
@@ -190,7 +301,7 @@ class WindowTrainer:
             b["planes"] = b["planes"].contiguous(memory_format=torch.channels_last)
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.autocast):
             out = self.forward(b["planes"])
-        found = losses(out, b, self.cfg.train.value_weight)
+        found = losses(out, b, self.cfg.train.value_weight, self.aux_weights, self.outputs)
         self.optimizer.zero_grad(set_to_none=True)
         found["loss"].backward()
         if self.cfg.optim.grad_clip > 0:
@@ -209,11 +320,14 @@ class WindowTrainer:
             symmetries=False,
             value_mix=0.0,
             score_value=self.cfg.selfplay.score_value,
+            aux=self.aux,
         )
         self.model.eval()
         with torch.inference_mode():
             b = {k: torch.from_numpy(v).to(self.device) for k, v in batch.items()}
-            found = {k: float(v) for k, v in losses(self.model(b["planes"]), b, 1.0).items()}
+            out = self.model(b["planes"])
+            found = losses(out, b, 1.0, self.aux_weights, self.outputs)
+            found = {k: float(v) for k, v in found.items()}
         self.model.train()
         metrics = {f"window_{k}": v for k, v in found.items()}
         return found["loss"], metrics

@@ -64,11 +64,13 @@ def play_shard(
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
+        config = replace(SelfPlayConfig.from_dict(task.config), seed=task.seed)
         with tempfile.TemporaryDirectory(prefix="othellolab-model-") as tmp:
             for name, data in task.model.items():
                 Path(tmp, name).write_bytes(data)
-            evaluator = NetworkEvaluator.from_dir(tmp, cache_size=0, precision=task.precision)
-        config = replace(SelfPlayConfig.from_dict(task.config), seed=task.seed)
+            evaluator = NetworkEvaluator.from_dir(
+                tmp, cache_size=0, precision=task.precision, **config.utility()
+            )
         game = get_game(task.game, **task.game_params)
         records = play_games(evaluator, task.games, game=game, config=config, progress=progress)
     finally:
