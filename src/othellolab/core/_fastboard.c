@@ -115,8 +115,9 @@ get_board(PyObject *arg, int n, u64 *out)
     if (v == (u64)-1 && PyErr_Occurred())
         return -1;
     if (v & ~FULL[n]) {
-        PyErr_Format(PyExc_ValueError, "bitboard %#llx has bits off a %dx%d board",
-                     (unsigned long long)v, n, n);
+        char hex[24];
+        snprintf(hex, sizeof hex, "%#llx", (unsigned long long)v);
+        PyErr_Format(PyExc_ValueError, "bitboard %s has bits off a %dx%d board", hex, n, n);
         return -1;
     }
     *out = v;
@@ -148,8 +149,9 @@ parse(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, const char *name
     if (get_size(args[want - 1], n) || get_board(args[0], *n, p) || get_board(args[1], *n, o))
         return -1;
     if (*p & *o) {
-        PyErr_Format(PyExc_ValueError, "%s(): squares %#llx hold both colours", name,
-                     (unsigned long long)(*p & *o));
+        char hex[24];
+        snprintf(hex, sizeof hex, "%#llx", (unsigned long long)(*p & *o));
+        PyErr_Format(PyExc_ValueError, "%s(): squares %s hold both colours", name, hex);
         return -1;
     }
     return want == 4 ? get_square(args[2], *n, sq) : 0;
@@ -180,39 +182,18 @@ py_flip_mask(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 py_play_with_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    u64 p, o, f = 0, bit, p2, o2, moves = 0;
+    u64 p, o, f = 0, bit;
     int sq, n;
-    long ok = 0;
     if (parse(args, nargs, 4, "play_with_moves", &p, &o, &sq, &n))
         return NULL;
     bit = (u64)1 << sq;
     if (!((p | o) & bit))
         f = flips(p, o, sq, n);
-    if (f) {
-        p2 = o & ~f;
-        o2 = p | f | bit;
-        moves = legal(p2, o2, n);
-        ok = 1;
-    }
-    else {
-        p2 = p;
-        o2 = o;
-    }
-    PyObject *t = PyTuple_New(4);
-    if (t == NULL)
-        return NULL;
-    PyObject *items[4] = {PyLong_FromUnsignedLongLong(p2), PyLong_FromUnsignedLongLong(o2),
-                          PyLong_FromUnsignedLongLong(moves), PyLong_FromLong(ok)};
-    for (int i = 0; i < 4; i++) {
-        if (items[i] == NULL) {
-            for (int j = i + 1; j < 4; j++)
-                Py_XDECREF(items[j]);
-            Py_DECREF(t);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(t, i, items[i]);
-    }
-    return t;
+    if (!f)
+        return Py_BuildValue("(KKKi)", (unsigned long long)p, (unsigned long long)o, 0ULL, 0);
+    u64 p2 = o & ~f, o2 = p | f | bit;
+    return Py_BuildValue("(KKKi)", (unsigned long long)p2, (unsigned long long)o2,
+                         (unsigned long long)legal(p2, o2, n), 1);
 }
 
 static PyObject *
@@ -221,6 +202,8 @@ py_mask_squares(PyObject *self, PyObject *arg)
     u64 m = PyLong_AsUnsignedLongLong(arg);
     if (m == (u64)-1 && PyErr_Occurred())
         return NULL;
+    /* GCC's and Clang's builtins: where they are missing the build fails and Board uses the
+     * Numba kernels */
     PyObject *out = PyList_New(__builtin_popcountll(m));
     if (out == NULL)
         return NULL;
@@ -234,7 +217,6 @@ py_mask_squares(PyObject *self, PyObject *arg)
     }
     return out;
 }
-
 
 /* ------------------------------------------------------------------------------------------ */
 /* Board.play's fast path: the next Board made here. Board has __slots__; bind() finds where
@@ -275,13 +257,8 @@ py_bind(PyObject *self, PyObject *cls)
 }
 
 static PyObject *
-py_play_board(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+play_fast(PyObject *board, PyObject *move)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "play_board() takes a Board and a move");
-        return NULL;
-    }
-    PyObject *board = args[0], *move = args[1];
     /* None for anything but a legal square index on an exact Board: Board.play's Python path
      * handles those (names, passes, errors, subclasses) */
     if (board_type == NULL || !Py_IS_TYPE(board, board_type) || !PyLong_CheckExact(move))
@@ -314,6 +291,16 @@ py_play_board(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     return b;
+}
+
+static PyObject *
+py_play_board(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "play_board() takes a Board and a move");
+        return NULL;
+    }
+    return play_fast(args[0], args[1]);
 }
 
 static PyMethodDef methods[] = {
