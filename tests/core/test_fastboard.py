@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import inspect
 import json
 import os
 import random
@@ -164,6 +165,34 @@ def test_play_board_leaves_everything_else_to_python() -> None:
     assert c.play_board(_Sub(), 37) is None
     with pytest.raises(TypeError):
         c.play_board(board)
+
+
+def test_board_methods_are_c_methods_with_the_python_docs() -> None:
+    in_use()
+    for name in ("play", "legal_actions"):
+        assert type(vars(Board)[name]).__name__ == "method_descriptor"
+    assert Board.play.__doc__.startswith("The board after the side to move plays ``move``")
+    assert Board.legal_actions.__doc__.startswith("Legal actions in increasing order")
+    assert list(inspect.signature(Board.play).parameters) == ["self", "move"]
+    assert list(inspect.signature(Board.legal_actions).parameters) == ["self"]
+
+
+def test_the_c_methods_hand_the_rest_to_python() -> None:
+    board = Board()
+    assert board.play(move="f5") == board.play("f5") == board.play(37) == Board.play(board, 37)
+    with pytest.raises(TypeError):
+        board.play()
+    with pytest.raises(TypeError):
+        board.play(37, 38)
+    assert _Sub().play(37) == board.play(37)
+    assert _Sub().legal_actions() == board.legal_actions() == [19, 26, 37, 44]
+    unknown = Board.from_obf(board.obf())  # no legal-move mask yet: the Python path finds it
+    assert unknown.legal_actions() == [19, 26, 37, 44]
+    # white to move must pass (black's d1 is the only move), then a game over
+    stuck = Board.from_discs(["a1", "b1"], ["c1"], turn=1, size=4)
+    assert stuck.legal_actions() == [16] and stuck.play(PASS).legal_actions() == [3]
+    over = Board.from_discs(["a1"], [], size=4)
+    assert over.legal_actions() == []
 
 
 def test_illegal_moves_raise_the_python_paths_errors() -> None:

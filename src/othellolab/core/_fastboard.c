@@ -230,33 +230,6 @@ static Py_ssize_t offsets[NSLOTS];
 #define SLOT(b, i) (*(PyObject **)((char *)(b) + offsets[i]))
 
 static PyObject *
-py_bind(PyObject *self, PyObject *cls)
-{
-    if (!PyType_Check(cls)) {
-        PyErr_SetString(PyExc_TypeError, "bind() takes the Board class");
-        return NULL;
-    }
-    PyTypeObject *type = (PyTypeObject *)cls;
-    for (int i = 0; i < NSLOTS; i++) {
-        PyObject *d = PyObject_GetAttrString(cls, SLOT_NAMES[i]);
-        if (d == NULL)
-            return NULL;
-        PyMemberDef *m = Py_IS_TYPE(d, &PyMemberDescr_Type)
-                             ? ((PyMemberDescrObject *)d)->d_member : NULL;
-        Py_DECREF(d);
-        if (m == NULL || m->type != T_OBJECT_EX || m->offset < (Py_ssize_t)sizeof(PyObject) ||
-            m->offset + (Py_ssize_t)sizeof(PyObject *) > type->tp_basicsize) {
-            PyErr_Format(PyExc_TypeError, "%R.%s is not a __slots__ slot", cls, SLOT_NAMES[i]);
-            return NULL;
-        }
-        offsets[i] = m->offset;
-    }
-    Py_INCREF(cls);
-    Py_XSETREF(board_type, type);
-    Py_RETURN_NONE;
-}
-
-static PyObject *
 play_fast(PyObject *board, PyObject *move)
 {
     /* None for anything but a legal square index on an exact Board: Board.play's Python path
@@ -303,6 +276,111 @@ py_play_board(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return play_fast(args[0], args[1]);
 }
 
+/* Board.play and Board.legal_actions as C methods: one C call a ply where a Python method
+ * calling C took two. What the fast path does not take goes to Board's Python method. */
+
+static PyObject *python_play, *python_legal_actions; /* Board's own methods, from bind() */
+
+static PyObject *
+board_play(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (nargs == 1 && kwnames == NULL) {
+        PyObject *b = play_fast(self, args[0]);
+        if (b != Py_None)
+            return b;
+        Py_DECREF(b);
+    }
+    PyObject *method = PyMethod_New(python_play, self), *r = NULL;
+    if (method != NULL) {
+        r = PyObject_Vectorcall(method, args, nargs, kwnames);
+        Py_DECREF(method);
+    }
+    return r;
+}
+
+static PyObject *
+board_legal_actions(PyObject *self, PyObject *unused)
+{
+    PyObject *m = Py_IS_TYPE(self, board_type) ? SLOT(self, LEGAL) : NULL;
+    if (m != NULL && PyLong_CheckExact(m)) {
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(m, &overflow);
+        if (v > 0 || overflow > 0) /* a known, non-empty mask (-1: not computed yet) */
+            return py_mask_squares(NULL, m);
+    }
+    return PyObject_CallOneArg(python_legal_actions, self);
+}
+
+static PyMethodDef board_methods[] = {
+    {"play", (PyCFunction)(void (*)(void))board_play, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"legal_actions", board_legal_actions, METH_NOARGS, NULL},
+};
+static const char *SIGNATURES[] = {"play($self, /, move)", "legal_actions($self, /)"};
+static PyObject *docs[2]; /* keep the methods' docstrings alive */
+
+/* Replaces the Python method cls.<name> (kept in *python) by board_methods[i], whose
+ * docstring is the Python method's, after its signature. */
+static int
+install(PyTypeObject *cls, int i, PyObject **python)
+{
+    const char *name = board_methods[i].ml_name;
+    PyObject *f = PyObject_GetAttrString((PyObject *)cls, name), *doc = NULL, *descr;
+    if (f == NULL)
+        return -1;
+    if (!PyFunction_Check(f)) {
+        PyErr_Format(PyExc_TypeError, "%R.%s is not a Python function", cls, name);
+        Py_DECREF(f);
+        return -1;
+    }
+    PyObject *text = PyObject_GetAttrString(f, "__doc__"); /* None under python -OO */
+    if (text != NULL)
+        doc = PyUnicode_Check(text)
+                  ? PyUnicode_FromFormat("%s\n--\n\n%U", SIGNATURES[i], text)
+                  : PyUnicode_FromFormat("%s\n--\n\n", SIGNATURES[i]);
+    Py_XDECREF(text);
+    if (doc == NULL || (board_methods[i].ml_doc = PyUnicode_AsUTF8(doc)) == NULL ||
+        (descr = PyDescr_NewMethod(cls, &board_methods[i])) == NULL) {
+        Py_XDECREF(doc);
+        Py_DECREF(f);
+        return -1;
+    }
+    int r = PyObject_SetAttrString((PyObject *)cls, name, descr);
+    Py_DECREF(descr);
+    Py_XSETREF(docs[i], doc);
+    Py_XSETREF(*python, f);
+    return r;
+}
+
+static PyObject *
+py_bind(PyObject *self, PyObject *cls)
+{
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "bind() takes the Board class");
+        return NULL;
+    }
+    PyTypeObject *type = (PyTypeObject *)cls;
+    for (int i = 0; i < NSLOTS; i++) {
+        PyObject *d = PyObject_GetAttrString(cls, SLOT_NAMES[i]);
+        if (d == NULL)
+            return NULL;
+        PyMemberDef *m = Py_IS_TYPE(d, &PyMemberDescr_Type)
+                             ? ((PyMemberDescrObject *)d)->d_member : NULL;
+        Py_DECREF(d);
+        if (m == NULL || m->type != T_OBJECT_EX || m->offset < (Py_ssize_t)sizeof(PyObject) ||
+            m->offset + (Py_ssize_t)sizeof(PyObject *) > type->tp_basicsize) {
+            PyErr_Format(PyExc_TypeError, "%R.%s is not a __slots__ slot", cls, SLOT_NAMES[i]);
+            return NULL;
+        }
+        offsets[i] = m->offset;
+    }
+    if (board_type == type)
+        Py_RETURN_NONE;
+    Py_XSETREF(board_type, (PyTypeObject *)Py_NewRef(cls)); /* a new class: a reloaded module */
+    if (install(type, 0, &python_play) || install(type, 1, &python_legal_actions))
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"legal_mask", (PyCFunction)(void (*)(void))py_legal_mask, METH_FASTCALL,
      "legal_mask(p, o, size): bitboard of the squares the side to move (discs p) may play."},
@@ -316,8 +394,9 @@ static PyMethodDef methods[] = {
     {"mask_squares", py_mask_squares, METH_O,
      "mask_squares(mask): the set squares of a bitboard as a list, in increasing order."},
     {"bind", py_bind, METH_O,
-     "bind(Board): the class whose slots (_p, _o, _turn, _size, _legal) play_board reads and "
-     "writes."},
+     "bind(Board): find Board's slots (_p, _o, _turn, _size, _legal) for play_board, and make "
+     "Board.play and Board.legal_actions C methods that take the fast path where they can and "
+     "call the Python methods they replace otherwise."},
     {"play_board", (PyCFunction)(void (*)(void))py_play_board, METH_FASTCALL,
      "play_board(board, move): the Board after a legal move given as a square index, or None "
      "for anything else (a name, a pass, an illegal move, a subclass): Board.play's Python "

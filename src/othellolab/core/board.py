@@ -70,8 +70,6 @@ USING_C = _c is not None
 
 _new = object.__new__
 _play_with_moves = _r.play_with_moves
-_c_mask_squares = _c.mask_squares if _c is not None else None
-_c_play_board = _c.play_board if _c is not None else None
 _T0, _T1, _T2, _T3, _T4, _T5, _T6, _T7 = _BYTE_SQUARES
 _STARTS: dict[int, tuple[int, int, int]] = {}
 """(player, opponent, legal-move mask) of each size's start position, filled on first use (a
@@ -325,8 +323,6 @@ class Board:
         if m < 0:
             m = self.legal_mask
         if m:
-            if _c_mask_squares is not None:
-                return _c_mask_squares(m)
             # mask_squares inlined: this runs once a ply in every Python game loop
             b0, b1, b2, b3, b4, b5, b6, b7 = m.to_bytes(8, "little")
             return [*_T0[b0], *_T1[b1], *_T2[b2], *_T3[b3], *_T4[b4], *_T5[b5], *_T6[b6], *_T7[b7]]
@@ -371,10 +367,6 @@ class Board:
 
         Raises ``IllegalMoveError`` (naming the move and the legal ones) if the rules forbid it.
         """
-        if _c_play_board is not None:
-            b = _c_play_board(self, move)
-            if b is not None:
-                return b
         size = self._size
         if type(move) is int and 0 <= move < size * size:
             p2, o2, legal2, ok = _play_with_moves(self._p, self._o, move, size)
@@ -534,6 +526,9 @@ class Board:
 
 
 if _c is not None:
+    # Board.play and Board.legal_actions become C methods: their fast path (a legal square
+    # index; a known, non-empty legal-move mask) saves the Python call, and anything else goes
+    # to the Python methods above
     _c.bind(Board)
 
 
