@@ -195,6 +195,20 @@ def test_the_c_methods_hand_the_rest_to_python() -> None:
     assert over.legal_actions() == []
 
 
+def test_a_second_import_of_board_py_keeps_its_python_methods() -> None:
+    """pytest's doctest collection may import board.py again as another module: its Board
+    class must not take over the first one's C methods (boards of two classes never equal)."""
+    c = in_use()
+    spec = importlib.util.spec_from_file_location("board_again", board_module.__file__)
+    again = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(again)
+    assert again.Board is not Board and c.bind(again.Board) is False
+    assert type(vars(again.Board)["play"]).__name__ == "function"
+    assert type(Board().play(37)) is Board and type(Board().play("f5")) is Board
+    assert type(again.Board().play(37)) is again.Board
+    assert again.Board().play(37).obf() == Board().play(37).obf()
+
+
 def test_illegal_moves_raise_the_python_paths_errors() -> None:
     board = Board().play("f5")  # white's replies: the diagonal f4, perpendicular d6, parallel f6
     for move, why in ((0, "a1 flips no disc"), (37, "f5 is occupied"), ("f5", "f5 is occupied")):

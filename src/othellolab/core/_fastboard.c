@@ -359,6 +359,11 @@ py_bind(PyObject *self, PyObject *cls)
         return NULL;
     }
     PyTypeObject *type = (PyTypeObject *)cls;
+    /* A second Board class (board.py imported twice, as pytest's doctest collection may)
+     * keeps its Python methods: the first one's C methods and their fallbacks stay as they are,
+     * so they never hand a Board of one class to code expecting the other. */
+    if (board_type != NULL)
+        Py_RETURN_FALSE;
     for (int i = 0; i < NSLOTS; i++) {
         PyObject *d = PyObject_GetAttrString(cls, SLOT_NAMES[i]);
         if (d == NULL)
@@ -373,12 +378,10 @@ py_bind(PyObject *self, PyObject *cls)
         }
         offsets[i] = m->offset;
     }
-    if (board_type == type)
-        Py_RETURN_NONE;
-    Py_XSETREF(board_type, (PyTypeObject *)Py_NewRef(cls)); /* a new class: a reloaded module */
+    board_type = (PyTypeObject *)Py_NewRef(cls);
     if (install(type, 0, &python_play) || install(type, 1, &python_legal_actions))
         return NULL;
-    Py_RETURN_NONE;
+    Py_RETURN_TRUE;
 }
 
 static PyMethodDef methods[] = {
@@ -396,7 +399,8 @@ static PyMethodDef methods[] = {
     {"bind", py_bind, METH_O,
      "bind(Board): find Board's slots (_p, _o, _turn, _size, _legal) for play_board, and make "
      "Board.play and Board.legal_actions C methods that take the fast path where they can and "
-     "call the Python methods they replace otherwise."},
+     "call the Python methods they replace otherwise. Only the first class bound gets them "
+     "(returns True); a later one is left alone (returns False)."},
     {"play_board", (PyCFunction)(void (*)(void))py_play_board, METH_FASTCALL,
      "play_board(board, move): the Board after a legal move given as a square index, or None "
      "for anything else (a name, a pass, an illegal move, a subclass): Board.play's Python "
