@@ -2,10 +2,11 @@
  *
  * A fast path of the rules in kernels.py, not a second set of rules: the same bitboards (square
  * i is bit i = row * size + col, sizes 8, 6 and 4 in the low size * size bits), the same
- * flood-fill of opponent runs along the 8 directions, and the same contracts as the kernels
- * legal_mask, flip_mask and play_with_moves, which tests/core/test_fastboard.py checks against
- * the Numba kernels. What it saves is Numba's dispatch (about 150 ns a call), which costs more
- * than the rule itself.
+ * flood-fill of opponent runs along the 8 directions, the same contracts as the kernels
+ * legal_mask and flip_mask, and play_board gives the Board that kernels.play_with_moves
+ * describes; tests/core/test_fastboard.py checks all of it against the Numba kernels. What it
+ * saves is Numba's dispatch (about 150 ns a call, more than the rule itself) and, with Board's
+ * methods in C, the Python calls around it.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -177,23 +178,6 @@ py_flip_mask(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (parse(args, nargs, 4, "flip_mask", &p, &o, &sq, &n))
         return NULL;
     return PyLong_FromUnsignedLongLong(flips(p, o, sq, n));
-}
-
-static PyObject *
-py_play_with_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    u64 p, o, f = 0, bit;
-    int sq, n;
-    if (parse(args, nargs, 4, "play_with_moves", &p, &o, &sq, &n))
-        return NULL;
-    bit = (u64)1 << sq;
-    if (!((p | o) & bit))
-        f = flips(p, o, sq, n);
-    if (!f)
-        return Py_BuildValue("(KKKi)", (unsigned long long)p, (unsigned long long)o, 0ULL, 0);
-    u64 p2 = o & ~f, o2 = p | f | bit;
-    return Py_BuildValue("(KKKi)", (unsigned long long)p2, (unsigned long long)o2,
-                         (unsigned long long)legal(p2, o2, n), 1);
 }
 
 static PyObject *
@@ -390,10 +374,6 @@ static PyMethodDef methods[] = {
     {"flip_mask", (PyCFunction)(void (*)(void))py_flip_mask, METH_FASTCALL,
      "flip_mask(p, o, sq, size): the opponent discs a disc on empty square sq flips (0: "
      "illegal)."},
-    {"play_with_moves", (PyCFunction)(void (*)(void))py_play_with_moves, METH_FASTCALL,
-     "play_with_moves(p, o, sq, size): (p', o', legal', ok) after playing sq, seen from the "
-     "new side to move; ok is 0 (and the rest meaningless) when sq is occupied or flips "
-     "nothing."},
     {"mask_squares", py_mask_squares, METH_O,
      "mask_squares(mask): the set squares of a bitboard as a list, in increasing order."},
     {"bind", py_bind, METH_O,

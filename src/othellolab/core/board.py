@@ -51,7 +51,8 @@ def _load_fastboard() -> ModuleType | None:
     except ImportError:
         return None
     source = Path(__file__).with_name("_fastboard.c")
-    if source.exists() and zlib.crc32(source.read_bytes()) != _fastboard.SOURCE_CRC:
+    built_from = getattr(_fastboard, "SOURCE_CRC", None)
+    if source.exists() and zlib.crc32(source.read_bytes()) != built_from:
         warnings.warn(
             "othellolab: the compiled _fastboard is older than _fastboard.c; using the Numba "
             "kernels (rebuild with `pip install -e .` or `python setup.py build_ext --inplace`)",
@@ -63,13 +64,13 @@ def _load_fastboard() -> ModuleType | None:
 
 _c = _load_fastboard()
 _r: Any = _c if _c is not None else _k
-"""Where ``Board`` takes ``legal_mask``, ``flip_mask`` and ``play_with_moves`` from: the C fast
-path when it is built, else the Numba kernels (same contracts, same results)."""
+"""Where ``Board`` takes ``legal_mask`` and ``flip_mask`` from: the C fast path when it is
+built, else the Numba kernels (same contracts, same results)."""
 USING_C = _c is not None
 """Whether ``Board`` plays through the C fast path (``_fastboard.c``)."""
 
 _new = object.__new__
-_play_with_moves = _r.play_with_moves
+_play_with_moves = _k.play_with_moves
 _T0, _T1, _T2, _T3, _T4, _T5, _T6, _T7 = _BYTE_SQUARES
 _STARTS: dict[int, tuple[int, int, int]] = {}
 """(player, opponent, legal-move mask) of each size's start position, filled on first use (a
