@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -92,6 +93,7 @@ def test_rules_match_the_numba_kernels(position: tuple[int, int, int]) -> None:
     p, o, size = position
     assert c.legal_mask(p, o, size) == k.legal_mask(p, o, size)
     assert c.legal_mask(o, p, size) == k.legal_mask(o, p, size)
+    assert c.legal_mask(np.uint64(p), np.uint64(o), np.int64(size)) == k.legal_mask(p, o, size)
     for sq in range(size * size):
         if not (p | o) >> sq & 1:
             assert c.flip_mask(p, o, sq, size) == k.flip_mask(p, o, sq, size), sq

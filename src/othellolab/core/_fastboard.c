@@ -112,7 +112,11 @@ get_size(PyObject *arg, int *n)
 static int
 get_board(PyObject *arg, int n, u64 *out)
 {
-    u64 v = PyLong_AsUnsignedLongLong(arg);
+    PyObject *index = PyNumber_Index(arg); /* numpy integers too, as the kernels take them */
+    if (index == NULL)
+        return -1;
+    u64 v = PyLong_AsUnsignedLongLong(index);
+    Py_DECREF(index);
     if (v == (u64)-1 && PyErr_Occurred())
         return -1;
     if (v & ~FULL[n]) {
