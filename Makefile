@@ -8,7 +8,9 @@ STAMP := $(VENV)/.installed
 
 AOT_STAMP := src/othellolab/core/.aot-built
 
-$(STAMP): pyproject.toml
+# pip also compiles Board's C fast path (setup.py, src/othellolab/core/_fastboard.c; a second),
+# again when that source changes; if it does not compile, Board uses the Numba kernels.
+$(STAMP): pyproject.toml setup.py src/othellolab/core/_fastboard.c
 	@echo "setup 1/3: installing othellolab and its dependencies into $(VENV) with pip"
 	@echo "           (the first time takes a few minutes: PyTorch alone is a large download)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)

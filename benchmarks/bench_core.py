@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from othellolab import Board
+from othellolab.core import board as board_module
 from othellolab.core import kernels as k
 from othellolab.core.parsing import NumberError, parse_int, parse_number
 
@@ -79,6 +80,26 @@ def board_api_games(n: int, seed: int) -> int:
     return plies
 
 
+def board_api_rate(n: int) -> float:
+    """Games per second of ``board_api_games`` (best of 3, after a warm-up)."""
+    board_api_games(20, 0)
+    return n / best_of(lambda: board_api_games(n, 1))
+
+
+def numba_path_rate(n: int) -> float:
+    """``board_api_rate`` with Board's C fast path off (``OTHELLOLAB_NO_C=1``, a fresh
+    process): the Numba kernels' share of the speed."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
+        f"import bench_core; print(bench_core.board_api_rate({n}))"
+    )
+    env = {**os.environ, "OTHELLOLAB_NO_C": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
+    )
+    return float(out.stdout.split()[-1])
+
+
 def openspiel_games(n: int, seed: int) -> float | None:
     """Games per second of OpenSpiel's Othello with Python's RNG, if open_spiel is installed."""
     try:
@@ -114,7 +135,7 @@ def rust_reversi_games(n: int, seed: int) -> float | None:
                 else:
                     b.do_move(rng.choice(b.get_legal_moves_vec()))
 
-    return n / best_of(run, 2)
+    return n / best_of(run, 3)  # as many tries as the Board loop gets
 
 
 def cold_import_seconds() -> tuple[float, float]:
@@ -163,9 +184,7 @@ def main() -> None:
     t = best_of(lambda: k.random_games(n_kernel, 1))
     kernel_rate = n_kernel / t
     n_api = 500 if args.quick else 3_000
-    board_api_games(20, 0)
-    t = best_of(lambda: board_api_games(n_api, 1))
-    api_rate = n_api / t
+    api_rate = board_api_rate(n_api)
     rows.append(
         (
             "random games inside the kernels, 1 core",
@@ -174,6 +193,9 @@ def main() -> None:
         )
     )
     extra = []
+    if board_module.USING_C:
+        numba_rate = numba_path_rate(n_api)
+        extra.append(f"{api_rate / numba_rate:.1f}x the Numba path ({numba_rate:,.0f}/s)")
     os_rate = openspiel_games(max(50, n_api // 10), 1)
     if os_rate:
         extra.append(f"{api_rate / os_rate:.1f}x OpenSpiel ({os_rate:,.0f}/s)")
@@ -182,7 +204,8 @@ def main() -> None:
         extra.append(f"{api_rate / rr_rate:.2f}x rust-reversi ({rr_rate:,.0f}/s)")
     rows.append(
         (
-            "random games through Board.legal_actions/play, Python RNG",
+            "random games through Board.legal_actions/play, Python RNG, "
+            + ("C fast path" if board_module.USING_C else "Numba path (no C build)"),
             f"{api_rate:,.0f} games/s",
             ", ".join(extra)
             or "OpenSpiel and rust-reversi not installed (pip install -e '.[bench]')",

@@ -10,7 +10,12 @@ SquareSet(['d3', 'c4', 'f5', 'e6'])
 
 from __future__ import annotations
 
+import os
+import warnings
+import zlib
 from collections.abc import Iterable
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -34,6 +39,35 @@ from othellolab.core.values import Outcome
 
 _SIZE_OF_CELLS = {64: 8, 36: 6, 16: 4}
 _OBF_COLORS = {"X": BLACK, "O": WHITE}
+
+
+def _load_fastboard() -> ModuleType | None:
+    """The C fast path of the rules (``_fastboard.c``, built by ``pip install``), or ``None``
+    when it is not built, is older than its source, or ``OTHELLOLAB_NO_C=1`` turns it off."""
+    if os.environ.get("OTHELLOLAB_NO_C"):
+        return None
+    try:
+        from othellolab.core import _fastboard  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    source = Path(__file__).with_name("_fastboard.c")
+    built_from = getattr(_fastboard, "SOURCE_CRC", None)
+    if source.exists() and zlib.crc32(source.read_bytes()) != built_from:
+        warnings.warn(
+            "othellolab: the compiled _fastboard is older than _fastboard.c; using the Numba "
+            "kernels (rebuild with `pip install -e .` or `python setup.py build_ext --inplace`)",
+            stacklevel=2,
+        )
+        return None
+    return _fastboard
+
+
+_c = _load_fastboard()
+_r: Any = _c if _c is not None else _k
+"""Where ``Board`` takes ``legal_mask`` and ``flip_mask`` from: the C fast path when it is
+built, else the Numba kernels (same contracts, same results)."""
+USING_C = _c is not None
+"""Whether ``Board`` plays through the C fast path (``_fastboard.c``)."""
 
 _new = object.__new__
 _play_with_moves = _k.play_with_moves
@@ -63,7 +97,7 @@ class Board:
         if start is None:
             size = check_size(size)
             p, o = _start_masks(size)
-            start = _STARTS[size] = (p, o, _k.legal_mask(p, o, size))
+            start = _STARTS[size] = (p, o, _r.legal_mask(p, o, size))
         self._p, self._o, self._legal = start
         self._turn = BLACK
         self._size = size
@@ -275,7 +309,7 @@ class Board:
         """Bitboard of the squares the side to move may play."""
         m = self._legal
         if m < 0:
-            m = _k.legal_mask(self._p, self._o, self._size)
+            m = _r.legal_mask(self._p, self._o, self._size)
             self._legal = m
         return m
 
@@ -305,11 +339,11 @@ class Board:
 
     def must_pass(self) -> bool:
         """Whether the side to move has no placing move but the game goes on."""
-        return not self.legal_mask and bool(_k.legal_mask(self._o, self._p, self._size))
+        return not self.legal_mask and bool(_r.legal_mask(self._o, self._p, self._size))
 
     def is_game_over(self) -> bool:
         """Whether neither side can place a disc."""
-        return not self.legal_mask and not _k.legal_mask(self._o, self._p, self._size)
+        return not self.legal_mask and not _r.legal_mask(self._o, self._p, self._size)
 
     def is_legal(self, move: int | str) -> bool:
         """Whether ``move`` (name or action) is legal here; malformed moves are simply illegal."""
@@ -326,7 +360,7 @@ class Board:
         a = parse_move(move, self._size)
         if a == self._size * self._size or (self._p | self._o) >> a & 1:
             return SquareSet._from_mask(0, self._size)
-        return SquareSet._from_mask(_k.flip_mask(self._p, self._o, a, self._size), self._size)
+        return SquareSet._from_mask(_r.flip_mask(self._p, self._o, a, self._size), self._size)
 
     def play(self, move: int | str) -> Board:
         """The board after the side to move plays ``move``: a square name like ``"f5"``, an
@@ -349,7 +383,7 @@ class Board:
         a = parse_move(move, size)
         if a == size * size:
             # the opponent's moves decide whether the pass is legal and are the next legal moves
-            after = 0 if self.legal_mask else _k.legal_mask(self._o, self._p, size)
+            after = 0 if self.legal_mask else _r.legal_mask(self._o, self._p, size)
             if not after:
                 raise self._illegal(a)
             return Board._make(self._o, self._p, 1 - self._turn, size, after)
@@ -490,6 +524,13 @@ class Board:
         status += "game over" if self.is_game_over() else f"{COLOR_NAMES[self._turn]} to move"
         lines.append(status)
         return "\n".join(lines)
+
+
+if _c is not None:
+    # Board.play and Board.legal_actions become C methods: their fast path (a legal square
+    # index; a known, non-empty legal-move mask) saves the Python call, and anything else goes
+    # to the Python methods above
+    _c.bind(Board)
 
 
 def _unpickle_board(p: int, o: int, turn: Color, size: int) -> Board:
