@@ -88,7 +88,7 @@ function renderText(s) {
   box.appendChild(el("pre", "", s.view.text));
   const moves = el("div", "text-moves");
   for (const m of humanCanMove(s) ? s.legal : []) {
-    const b = el("button", "move-button", m);
+    const b = el("button", "", m);
     b.type = "button";
     b.dataset.move = m;
     b.addEventListener("click", () => playMove(m));
@@ -175,9 +175,7 @@ function renderPieces(s) {
     if (heat.has(name)) addHeat(sq, heat.get(name), maxP);
     const cell = v.cells[i];
     if (cell) {
-      const svg = pieceSvg(cell.letter, cell.name, (cell.side === 1) !== flip);
-      svg.classList.add(cell.side === 0 ? "side-first" : "side-second");
-      sq.appendChild(svg);
+      sq.appendChild(pieceSvg(cell.letter, cell.name, (cell.side === 1) !== flip));
     }
     if (sources.has(name)) sq.classList.add("movable");
     if (selected && selected.from === name) sq.classList.add("selected");

@@ -13,16 +13,13 @@ function heatReport(s) {
 }
 
 // Policy share by square: summed over the moves that reach it (a drop and a move may share one).
+// The server lists every legal move with its share whenever the player gave a policy.
 function heatBySquare(s) {
   const e = heatReport(s);
   const heat = new Map();
-  if (!e) return heat;
-  if (e.moves) {
-    for (const m of e.moves) {
-      if (m.to && m.prior) heat.set(m.to, (heat.get(m.to) || 0) + m.prior);
-    }
-  } else if (e.policy && s.view.kind === "discs") {
-    s.view.squares.forEach((name, i) => { if (e.policy[i] > 0) heat.set(name, e.policy[i]); });
+  if (!e || !e.moves) return heat;
+  for (const m of e.moves) {
+    if (m.to && m.prior) heat.set(m.to, (heat.get(m.to) || 0) + m.prior);
   }
   return heat;
 }
