@@ -4,6 +4,8 @@ replaying records (Logistello's game book), undo/redo, hints, and every kind of 
 from __future__ import annotations
 
 import gzip
+import re
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -374,6 +376,22 @@ def test_the_page_and_its_assets_are_served(client: TestClient) -> None:
         assert client.get(asset).status_code == 200
     # No CDN: everything the page loads comes from this server.
     assert "http" not in page.text
+
+
+def test_the_page_loads_every_script_of_the_package_with_app_js_last(client: TestClient) -> None:
+    """The page's plain scripts share one scope and only app.js runs code on loading (it starts
+    the page), so every script that ships in ``static/`` is loaded once, app.js last, and each
+    is served as JavaScript."""
+    page = client.get("/").text
+    scripts = re.findall(r'<script src="/static/([^"]+)"></script>', page)
+    static = resources.files("othellolab.ui.web").joinpath("static")
+    shipped = sorted(p.name for p in static.iterdir() if p.name.endswith(".js"))
+    assert sorted(scripts) == shipped and len(set(scripts)) == len(scripts)
+    assert scripts[-1] == "app.js"
+    for name in scripts:
+        reply = client.get(f"/static/{name}")
+        assert reply.status_code == 200
+        assert "javascript" in reply.headers["content-type"]
 
 
 def test_load_ggf_games_with_their_own_size_and_start_board(client: TestClient) -> None:
