@@ -23,10 +23,11 @@ REPRESENTATIVES: dict[str, str] = {
     "mcts": "mcts1000",
     "policy": "policy",
     "value": "value",
-    "alphabeta": "ab-patterns-1s",
+    "alphabeta": "ab-default-1s",
 }
-"""Registered player -> the ladder label of its default setting (alphabeta's: the pattern
-evaluation at one second a move, endgame solved from 18 empties)."""
+"""Registered player -> the ladder label of its default setting (alphabeta's: the default
+player, ``patterns-r1`` with multi-ProbCut at one second a move, endgame solved from 18
+empties; ``configs/ladder-engine.toml``)."""
 
 
 def export_ladder(
