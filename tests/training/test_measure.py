@@ -133,7 +133,7 @@ def test_metrics_agree_with_the_players_evaluator(wtb_2023: Path) -> None:
     placing = pos.move < 64
     # independent path: NetworkEvaluator masks the policy itself (as the policy player does)
     net = NetworkEvaluator.from_dir(model_dir(), cache_size=0)
-    priors, values = net.evaluate(pos.player[placing], pos.opponent[placing], 8)
+    priors, values = net.evaluate(pos.player[placing], pos.opponent[placing], net.config.rules)
     played = pos.move[placing]
     same = _same_moves(pos.player[placing], pos.opponent[placing], played)
     rows = np.arange(len(played))
