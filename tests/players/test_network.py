@@ -139,3 +139,24 @@ def test_alphazero_with_a_gumbel_root(model_dirs: dict[int, Path]) -> None:
     assert result.policy[~Board(size=6).legal_action_mask()].sum() == 0
     with pytest.raises(ConfigError, match="option root"):
         make_player(f"alphazero:model={model_dirs[6]},root=best")
+
+
+def test_alphazero_backs_up_the_score_utility_when_asked(model_dirs: dict[int, Path]) -> None:
+    """``score_utility`` reaches the evaluator (its values become ``nn.inference.utility`` of
+    the value and score heads); a model without a score output, or a bad number, is refused by
+    the option's name."""
+    from othellolab.nn.inference import utility
+
+    board = Board(size=6)
+    p, o = np.array([board.player], np.uint64), np.array([board.opponent], np.uint64)
+    plain = make_player(f"alphazero:model={model_dirs[6]},sims=8")
+    mixed = make_player(f"alphazero:model={model_dirs[6]},sims=8,score_utility=0.5")
+    full = mixed.evaluator.evaluate_full(p, o)
+    _, values = mixed.evaluator.evaluate(p, o, mixed.evaluator.config.rules)
+    assert values == pytest.approx(utility(full.values, full.scores, 0.5, 0.25))
+    assert values != pytest.approx(plain.evaluator.evaluate(p, o, plain.evaluator.config.rules)[1])
+    assert mixed.choose(board).move in board.legal_actions()
+    with pytest.raises(ConfigError, match="score_utility"):
+        make_player(f"alphazero:model={model_dirs[8]},score_utility=0.5")  # no score head
+    with pytest.raises(ConfigError, match="score_utility"):
+        make_player(f"alphazero:model={model_dirs[6]},score_utility=nan")

@@ -30,10 +30,14 @@ if TYPE_CHECKING:
 __all__ = ["AlphaZeroPlayer", "NetworkPlayer", "PolicyPlayer", "ValuePlayer"]
 
 
-def _evaluator(model: str | Path | None, device: str, cache_size: int) -> NetworkEvaluator:
+def _evaluator(
+    model: str | Path | None, device: str, cache_size: int, **options: float
+) -> NetworkEvaluator:
     from othellolab.nn.inference import NetworkEvaluator
 
-    return NetworkEvaluator.from_dir(resolve(model), device=device, cache_size=cache_size)
+    return NetworkEvaluator.from_dir(
+        resolve(model), device=device, cache_size=cache_size, **options
+    )
 
 
 def _score(ev_value: float, ev_score: float | None, scale: float) -> Score:
@@ -48,8 +52,8 @@ class NetworkPlayer(Player):
     """What the network players share: their model (loaded once; ``model_name`` is how the user
     named it, never its path on this machine) and the check that a board fits it."""
 
-    def _load(self, model: str | None, device: str, cache_size: int) -> None:
-        self.evaluator = _evaluator(model, device, cache_size)
+    def _load(self, model: str | None, device: str, cache_size: int, **options: float) -> None:
+        self.evaluator = _evaluator(model, device, cache_size, **options)
         self.model = str(resolve(model))
         self.model_name = Path(model).name if model else DEFAULT_MODEL
 
@@ -177,7 +181,9 @@ class AlphaZeroPlayer(NetworkPlayer):
     AlphaZero's root instead (``MCTSPlayer``'s, over ``gumbel_actions`` actions). With
     ``endgame = K`` (a game with an exact endgame: Othello) a position of ``K`` or fewer empty
     squares is solved exactly instead (as self-play's ``solve_empties`` does), the search
-    answering if a time limit ends the solve first."""
+    answering if a time limit ends the solve first. ``score_utility`` > 0 backs up KataGo's
+    score-aware utility instead of the value, as self-play's option of that name does (a model
+    with a score output)."""
 
     name = "alphazero"
     games = None
@@ -191,6 +197,12 @@ class AlphaZeroPlayer(NetworkPlayer):
         "root": Option(str, choices=("puct", "gumbel"), help="root: puct (AlphaZero) or gumbel"),
         "gumbel_actions": Option(int, 1, 65, help="actions sampled at a Gumbel root"),
         "endgame": Option(int, 0, 24, help="solve exactly from this many empties (0: never)"),
+        "score_utility": Option(
+            float, 0, 10, help="weight of KataGo's score utility in the values (0: off)"
+        ),
+        "score_utility_scale": Option(
+            float, 0.001, 10, help="the utility's score scale, over the game's score range"
+        ),
         "seed": SEED,
         "device": _DEVICE,
         "cache_size": _CACHE,
@@ -209,6 +221,8 @@ class AlphaZeroPlayer(NetworkPlayer):
         root: str = "puct",
         gumbel_actions: int = 16,
         endgame: int = 0,
+        score_utility: float = 0.0,
+        score_utility_scale: float = 0.25,
         seed: int | None = None,
         device: str = "cpu",
         cache_size: int = 4096,
@@ -217,7 +231,13 @@ class AlphaZeroPlayer(NetworkPlayer):
 
         self.endgame = endgame
         self._table: TranspositionTable | None = None
-        self._load(model, device, cache_size)
+        self._load(
+            model,
+            device,
+            cache_size,
+            score_utility=score_utility,
+            score_utility_scale=score_utility_scale,
+        )
         rules = self.evaluator.config.rules
         if endgame and not rules.has_exact_endgame:
             raise ConfigError(
