@@ -136,15 +136,22 @@ def read_model_info(directory: str | Path) -> ModelInfo:
     return ModelInfo(cfg, dict(training), d, expected_checksum(meta, path))
 
 
+def _read_tensors(path: Path) -> dict[str, torch.Tensor]:
+    """The tensors of a safetensors file, or a ``ModelFileError`` naming it."""
+    try:
+        return load_file(str(path))
+    except (SafetensorError, OSError, ValueError) as e:
+        raise ModelFileError(
+            f"corrupted or not a safetensors file ({e})", where=str(path)
+        ) from None
+
+
 def load_state(model: torch.nn.Module, path: Path) -> None:
     """Load safetensors weights into ``model``, checking every tensor's name, shape and dtype."""
     where = str(path)
     if not path.exists():
         raise ModelFileError("missing weights file", where=where)
-    try:
-        tensors = load_file(str(path))
-    except (SafetensorError, OSError, ValueError) as e:
-        raise ModelFileError(f"corrupted or not a safetensors file ({e})", where=where) from None
+    tensors = _read_tensors(path)
     expected = model.state_dict()
     missing = sorted(set(expected) - set(tensors))
     if missing:
@@ -184,12 +191,7 @@ def load_matching(model: torch.nn.Module, directory: str | Path) -> tuple[list[s
     info = read_model_info(d)
     path = d / WEIGHTS_NAME
     verify_weights(path, info.weights_sha256, config_path=d / CONFIG_NAME)
-    try:
-        tensors = load_file(str(path))
-    except (SafetensorError, OSError, ValueError) as e:
-        raise ModelFileError(
-            f"corrupted or not a safetensors file ({e})", where=str(path)
-        ) from None
+    tensors = _read_tensors(path)
     state = model.state_dict()
     extra = sorted(set(tensors) - set(state))
     if extra:

@@ -109,41 +109,21 @@ const STEPS = {
 const PIECE_COLOURS = { L: "#f6b26b", G: "#c9a6e0", E: "#9fc5e8", C: "#d9ead3", H: "#f4a6c8" };
 
 function pieceSvg(letter, name, upsideDown) {
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("viewBox", "0 0 100 100");
-  svg.setAttribute("class", "piece");
+  const svg = svgEl("svg", { viewBox: "0 0 100 100", class: "piece" });
   svg.dataset.piece = letter;
-  const g = document.createElementNS(SVG, "g");
-  if (upsideDown) g.setAttribute("transform", "rotate(180 50 50)");
-  const tile = document.createElementNS(SVG, "rect");
-  for (const [k, val] of Object.entries({ x: 7, y: 7, width: 86, height: 86, rx: 12 })) tile.setAttribute(k, val);
-  tile.setAttribute("fill", PIECE_COLOURS[letter] || "#eee");
-  tile.setAttribute("stroke", letter === "H" ? "#b03070" : "#5b4630");
-  tile.setAttribute("stroke-width", letter === "H" ? 5 : 3);
-  g.appendChild(tile);
+  const g = svgEl("g", upsideDown ? { transform: "rotate(180 50 50)" } : {});
+  g.appendChild(svgEl("rect", {
+    x: 7, y: 7, width: 86, height: 86, rx: 12,
+    fill: PIECE_COLOURS[letter] || "#eee",
+    stroke: letter === "H" ? "#b03070" : "#5b4630",
+    "stroke-width": letter === "H" ? 5 : 3,
+  }));
   for (const [dx, dy] of STEPS[letter] || []) {
-    const dot = document.createElementNS(SVG, "circle");
-    dot.setAttribute("cx", 50 + dx * 33);
-    dot.setAttribute("cy", 50 + dy * 33);
-    dot.setAttribute("r", 5.5);
-    dot.setAttribute("fill", "#b22222");
-    g.appendChild(dot);
+    g.appendChild(svgEl("circle", { cx: 50 + dx * 33, cy: 50 + dy * 33, r: 5.5, fill: "#b22222" }));
   }
-  const big = document.createElementNS(SVG, "text");
-  big.setAttribute("x", 50);
-  big.setAttribute("y", 56);
-  big.setAttribute("class", "piece-letter");
-  big.textContent = letter;
-  g.appendChild(big);
-  const small = document.createElementNS(SVG, "text");
-  small.setAttribute("x", 50);
-  small.setAttribute("y", 76);
-  small.setAttribute("class", "piece-name");
-  small.textContent = name;
-  g.appendChild(small);
-  const title = document.createElementNS(SVG, "title");
-  title.textContent = name;
-  svg.appendChild(title);
+  g.appendChild(svgEl("text", { x: 50, y: 56, class: "piece-letter" }, letter));
+  g.appendChild(svgEl("text", { x: 50, y: 76, class: "piece-name" }, name));
+  svg.appendChild(svgEl("title", {}, name));
   svg.appendChild(g);
   return svg;
 }

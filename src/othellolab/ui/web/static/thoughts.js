@@ -102,13 +102,7 @@ function renderAnalysis() {
   const W = 300, H = 120, n = Math.max(1, a.values.length - 1);
   const x = (i) => 6 + (i / n) * (W - 12);
   const y = (v) => H / 2 - v * (H / 2 - 8);
-  const add = (tag, attrs, text) => {
-    const e = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-    if (text) e.textContent = text;
-    svg.appendChild(e);
-    return e;
-  };
+  const add = (tag, attrs, text) => svg.appendChild(svgEl(tag, attrs, text || undefined));
   add("rect", { x: 0, y: 0, width: W, height: H / 2, fill: "#3a3a3a" });
   add("rect", { x: 0, y: H / 2, width: W, height: H / 2, fill: "#f1f1ee" });
   add("line", { x1: 0, y1: H / 2, x2: W, y2: H / 2, stroke: "#999", "stroke-dasharray": "3 3" });
@@ -124,9 +118,7 @@ function renderAnalysis() {
     const v = a.values[m.ply + 1];
     if (v === null) continue;
     const dot = add("circle", { cx: x(m.ply + 1), cy: y(v), r: 4, fill: colours[m.verdict], class: "mistake-mark" });
-    const t = document.createElementNS(SVG, "title");
-    t.textContent = `${m.ply + 1}. ${m.move}: ${m.verdict}, best ${m.best}`;
-    dot.appendChild(t);
+    dot.appendChild(svgEl("title", {}, `${m.ply + 1}. ${m.move}: ${m.verdict}, best ${m.best}`));
   }
   add("text", { x: 4, y: 12, class: "plot-label", fill: "#eee" }, `${cap(state.sides[0])} ahead`);
   add("text", { x: 4, y: H - 4, class: "plot-label", fill: "#333" }, `${cap(state.sides[1])} ahead`);
