@@ -13,7 +13,9 @@ from othellolab.training.labelled.config import LabelledConfig, load_labelled_co
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 
 
-@pytest.mark.parametrize("name", ["patterns-selfplay.toml", "patterns-heldout.toml"])
+@pytest.mark.parametrize(
+    "name", ["patterns-selfplay.toml", "patterns-selfplay-r2.toml", "patterns-heldout.toml"]
+)
 def test_shipped_configs_load(name: str) -> None:
     cfg = load_labelled_config(CONFIGS / name)
     assert cfg.shards * cfg.games_per_shard >= 500
@@ -26,6 +28,15 @@ def test_heldout_config_labels_20_to_24_empties_exactly() -> None:
     assert cfg.labels.exact_empties >= cfg.labels.max_empties == 24
     assert cfg.labels.min_empties == 20
     assert cfg.seed != train.seed
+
+
+def test_round_two_is_round_one_with_another_seed_and_the_fitted_evaluation() -> None:
+    one = load_labelled_config(CONFIGS / "patterns-selfplay.toml")
+    two = load_labelled_config(CONFIGS / "patterns-selfplay-r2.toml")
+    assert two.search.evaluation == "patterns-r1" and one.search.evaluation == "auto"
+    assert two.seed != one.seed
+    assert two.labels == one.labels and two.openings == one.openings
+    assert two.randomise == one.randomise and two.search.depth == one.search.depth
 
 
 def test_defaults_and_values(tiny) -> None:

@@ -14,6 +14,7 @@ from othellolab.core import ConfigError
 from othellolab.core.board import format_transcript
 from othellolab.core.values import NO_SCORE
 from othellolab.players.search import TranspositionTable, default_evaluation, search, solve
+from othellolab.players.search.evaluation import weights_evaluation
 from othellolab.training.labelled.config import LabelledConfig
 from othellolab.training.labelled.generate import ARRAYS, LabelTask, label_shard, phase_of
 
@@ -100,6 +101,15 @@ def test_search_labels_are_a_fresh_two_ply_search(rows) -> None:
         want = search(
             board, depth=2, evaluation=default_evaluation(8), table=TranspositionTable(16)
         ).score
+        assert a["search"][i] == pytest.approx(want, abs=1e-4)
+
+
+def test_a_shipped_weights_set_plays_and_labels(tiny) -> None:
+    a, _ = shard(tiny(games_per_shard=1, search__evaluation="patterns-r1"))
+    r1 = weights_evaluation("patterns-r1")
+    for i in range(0, len(a["player"]), 11):
+        board = board_at(a, i)
+        want = search(board, depth=2, evaluation=r1, table=TranspositionTable(16)).score
         assert a["search"][i] == pytest.approx(want, abs=1e-4)
 
 
