@@ -52,6 +52,16 @@ MAX_PROBCUT = 10.0
 _BIG = 1.0e9
 """Larger than any evaluation: the initial window bound."""
 
+ASPIRATION = 4.0
+"""Half-width in discs of an iteration's first window, around the previous iteration's score."""
+
+ASPIRATION_MAX = 64.0
+"""An aspiration window widened this far (in discs either side) has no bound on that side."""
+
+START_FRACTION = 0.5
+"""Under a time limit, a new iteration starts while less than this part of it is used: an
+interrupted iteration still gives the best move it found, so starting one wastes nothing."""
+
 _SORT_DEPTH = 2
 """Nodes with at least this much depth left order their moves by the evaluation of each child."""
 
@@ -131,27 +141,7 @@ def _ab(
                 return float(hi), hash_move
     sqs = np.empty((1, MAX_MOVES), dtype=np.int64)
     order = np.empty((1, MAX_MOVES), dtype=np.float64)
-    count = 0
-    corners = CORNERS[n]
-    while moves:
-        bit = moves & (~moves + ONE)
-        moves ^= bit
-        sq = np.int64(trailing_zeros(bit))
-        f = _flips(p, o, sq, n)
-        np_ = o & ~f
-        no = p | f | bit
-        if depth >= _SORT_DEPTH:
-            k = -evaluate(st.ev_kind, st.ev_w, np_, no, n)
-        else:
-            reply = gen_moves(np_, no, n)
-            k = -float(popcount(reply) + popcount(reply & corners))
-            if bit & corners:
-                k += 0.5
-        if sq == hash_move:
-            k = _BIG
-        sqs[0, count] = sq
-        order[0, count] = k + st.tiebreak[sq]
-        count += 1
+    count = _order_moves(p, o, moves, depth, hash_move, st, sqs, order)
     best = -_BIG
     best_move = -1
     a = alpha
@@ -179,18 +169,142 @@ def _ab(
                 a = s
                 if s >= beta:
                     break
+    _store(h, slot, alpha, beta, best, best_move, depth, st)
+    return best, best_move
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _order_moves(
+    p: int,
+    o: int,
+    moves: int,
+    depth: int,
+    first: int,
+    st: AlphaBetaState,
+    sqs: np.ndarray,
+    order: np.ndarray,
+) -> int:
+    """Fill row 0 of ``sqs``/``order`` with the moves and their ordering keys (higher first):
+    the evaluation of each child with ``_SORT_DEPTH`` plies or more left, else fewest replies
+    (corners twice); ``first`` (the hash move) goes first. Return the count."""
+    n = st.n
+    count = 0
+    corners = CORNERS[n]
+    while moves:
+        bit = moves & (~moves + ONE)
+        moves ^= bit
+        sq = np.int64(trailing_zeros(bit))
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        if depth >= _SORT_DEPTH:
+            k = -evaluate(st.ev_kind, st.ev_w, np_, no, n)
+        else:
+            reply = gen_moves(np_, no, n)
+            k = -float(popcount(reply) + popcount(reply & corners))
+            if bit & corners:
+                k += 0.5
+        if sq == first:
+            k = _BIG
+        sqs[0, count] = sq
+        order[0, count] = k + st.tiebreak[sq]
+        count += 1
+    return count
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _store(
+    h: int,
+    slot: int,
+    alpha: float,
+    beta: float,
+    best: float,
+    best_move: int,
+    depth: int,
+    st: AlphaBetaState,
+) -> None:
+    """Record a node's result in its table slot unless a deeper search of it is there."""
+    keys = st.keys
     key = keys[slot]  # the children may have replaced the entry meanwhile
     if not midgame_match(key, h) or midgame_depth(key) <= depth:
         keys[slot] = midgame_pack(h, best_move, depth)
-        bounds[slot, 0] = best if best > alpha else -_BIG
-        bounds[slot, 1] = best if best < beta else _BIG
+        st.bounds[slot, 0] = best if best > alpha else -_BIG
+        st.bounds[slot, 1] = best if best < beta else _BIG
+
+
+@numba.njit(cache=True, nogil=True)
+def _root(
+    p: int,
+    o: int,
+    alpha: float,
+    beta: float,
+    depth: int,
+    first: int,
+    st: AlphaBetaState,
+    found: np.ndarray,
+) -> tuple[float, int]:
+    """The root of a PVS iteration (a position with a move): ``_ab`` without ProbCut or table
+    cutoffs, ``first`` (the previous iteration's best move, -1 for none) searched first.
+
+    As soon as a move is known to be the best so far (the first move once searched, a later
+    one once it fails high on its null window) it goes into ``found`` as ``[move, score]``
+    (the score a lower bound until its re-search ends), so that an iteration the deadline
+    interrupts still gives the best move it found (``found`` is left alone before that)."""
+    n = st.n
+    stats = st.stats
+    if count_node(stats, st.deadline):
+        return 0.0, -1
+    moves = gen_moves(p, o, n)
+    h = hash_position(p, o)
+    slot = h & U64(st.keys.shape[0] - 1)
+    if first < 0 and midgame_match(st.keys[slot], h):
+        first = midgame_move(st.keys[slot])
+    sqs = np.empty((1, MAX_MOVES), dtype=np.int64)
+    order = np.empty((1, MAX_MOVES), dtype=np.float64)
+    count = _order_moves(p, o, moves, depth, first, st, sqs, order)
+    best = -_BIG
+    best_move = -1
+    a = alpha
+    for i in range(count):
+        sq = pick_best(sqs, order, 0, i, count)
+        bit = ONE << U64(sq)
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        if i == 0:
+            s, _ = _ab(np_, no, -beta, -a, depth - 1, st)
+            s = -s
+        else:
+            s, _ = _ab(np_, no, -a - 1e-6, -a, depth - 1, st)
+            s = -s
+            if a < s and not stats[ABORTED]:
+                found[0] = sq  # proved better than every move before it
+                found[1] = s
+                if s < beta:
+                    s, _ = _ab(np_, no, -beta, -s, depth - 1, st)
+                    s = -s
+        if stats[ABORTED]:
+            return 0.0, -1
+        if s > best:
+            best = s
+            best_move = sq
+            if i == 0 or s > a:  # else both are upper bounds: nothing is proved
+                found[0] = sq
+                found[1] = s
+            if s > a:
+                a = s
+                if s >= beta:
+                    break
+    _store(h, slot, alpha, beta, best, best_move, depth, st)
     return best, best_move
 
 
 @dataclass(frozen=True, slots=True)
 class SearchResult:
     """What an alpha-beta search found: ``score`` for the side to move (exact when ``exact``),
-    the best action, the depth of the last finished iteration, nodes, seconds and PV."""
+    the best action, the depth of the last finished iteration, nodes, seconds and PV.
+    ``partial``: the move beat the last finished iteration's in the next one, which a limit
+    interrupted (``score`` is then that iteration's lower bound for it)."""
 
     score: float
     best_move: int
@@ -199,6 +313,7 @@ class SearchResult:
     seconds: float
     pv: tuple[int, ...]
     exact: bool
+    partial: bool = False
 
 
 def search(
@@ -216,11 +331,12 @@ def search(
 ) -> SearchResult:
     """Iterative-deepening PVS of ``board`` until ``depth``, ``time_limit`` or ``max_nodes``.
 
-    The clock is checked between iterations (an iteration is not started when it would likely
-    overrun) and inside the search every few thousand nodes; an interrupted iteration is
-    dropped. ``stop`` ends the search from another thread, at the next node. With no limit at
-    all the search goes to depth 6. ``table`` (at least ``2**MIDGAME_MIN_BITS`` entries) may be
-    kept between searches of one game. The compiled search releases the GIL, so other threads
+    The clock is checked between iterations (none starts once ``START_FRACTION`` of the time
+    is used) and inside the search every few thousand nodes; an interrupted iteration gives
+    its best move if one beat the previous iteration's (``SearchResult.partial``). ``stop``
+    ends the search from another thread, at the next node. With no limit at all the search goes
+    to depth 6. ``table`` (at least ``2**MIDGAME_MIN_BITS`` entries) may be kept between
+    searches of one game. The compiled search releases the GIL, so other threads
     run meanwhile. ``probcut`` > 0 turns on multi-ProbCut with that confidence (in standard
     deviations) and ``probcut_table`` (default: the shipped fit, ``search.probcut``), on 8x8.
     """
@@ -267,21 +383,30 @@ def search(
     p, o = U64(board.player), U64(board.opponent)
     legal = board.legal_actions()
     best: tuple[float, int, int] = (0.0, legal[0], 0)
-    last_iteration = 0.0
+    found = np.full(2, -1.0)
+    partial = False
+
+    def elapsed() -> float:
+        return time.perf_counter() - t0
+
     with contextlib.ExitStack() as linked:
         if stop is not None:
             linked.enter_context(stop.link(stats, ABORTED))
         for d in range(1, max(1, max_depth) + 1):
-            if time_limit is not None and d > 1:
-                elapsed = time.perf_counter() - t0
-                if elapsed + 3.0 * last_iteration > time_limit:
-                    break
+            if d > 1 and time_limit is not None and elapsed() > START_FRACTION * time_limit:
+                break
             if max_nodes is not None:
                 stats[NODE_LIMIT] = max_nodes
-            t_it = time.perf_counter()
-            score, move = _ab(p, o, -_BIG, _BIG, d, state)
-            last_iteration = time.perf_counter() - t_it
+            found[0] = -1.0
+            if legal[0] == n * n:  # the root passes: nothing to order or to keep
+                score, move = _ab(p, o, -_BIG, _BIG, d, state)
+            else:
+                score, move = _iteration(p, o, d, best if d > 1 else None, state, found)
             if stats[ABORTED]:
+                if found[0] >= 0 and int(found[0]) != best[1]:
+                    # a move that beat the previous best in the interrupted iteration
+                    best = (float(found[1]), int(found[0]), best[2])
+                    partial = True
                 break
             best = (float(score), int(move), d)
             if d >= board.num_empties:
@@ -300,7 +425,40 @@ def search(
         time.perf_counter() - t0,
         tuple(pv),
         reached >= board.num_empties,
+        partial,
     )
+
+
+def _iteration(
+    p: int,
+    o: int,
+    depth: int,
+    previous: tuple[float, int, int] | None,
+    state: AlphaBetaState,
+    found: np.ndarray,
+) -> tuple[float, int]:
+    """One iteration of iterative deepening: the root's score and best move at ``depth``.
+
+    After the first iteration the window starts ``ASPIRATION`` discs either side of the
+    ``previous`` iteration's score and its best move goes first; a score outside the window
+    (fail-soft: a bound) widens that side, four times as far each time, up to no bound at all.
+    """
+    if previous is None:
+        return _root(p, o, -_BIG, _BIG, depth, -1, state, found)
+    centre, first, _ = previous
+    delta = ASPIRATION
+    lo, hi = centre - delta, centre + delta
+    while True:
+        score, move = _root(p, o, lo, hi, depth, first, state, found)
+        if state.stats[ABORTED]:
+            return score, move
+        if lo < score < hi or (score <= lo and lo <= -_BIG) or (score >= hi and hi >= _BIG):
+            return score, move
+        delta *= 4.0
+        if score <= lo:
+            lo = score - delta if delta < ASPIRATION_MAX else -_BIG
+        else:
+            hi = score + delta if delta < ASPIRATION_MAX else _BIG
 
 
 def table_move(table: TranspositionTable, board: Board) -> int | None:
