@@ -68,7 +68,8 @@ _SORT_DEPTH = 2
 
 class AlphaBetaState(NamedTuple):
     """The midgame search's state, passed whole to ``_ab``: the board size, the table's
-    ``keys`` and float ``bounds`` (``table.TranspositionTable``), a small random score per
+    ``keys`` and float ``bounds`` (``table.TranspositionTable``, a position in one of two
+    neighbouring slots), a small random score per
     square that breaks ties between equal moves, the statistics, the deadline (a
     ``perf_counter`` time; 0 for none), the evaluation (its ``kind`` and ``weights``), and
     multi-ProbCut's table (``probcut``) and confidence (``mpc_t``, 0 for none)."""
@@ -127,10 +128,10 @@ def _ab(
                     if s <= bound:
                         return alpha, -1
     h = hash_position(p, o)
-    slot = h & U64(keys.shape[0] - 1)
+    slot = _find(keys, h)
     hash_move = -1
-    key = keys[slot]
-    if midgame_match(key, h):
+    if slot >= 0:
+        key = keys[slot]
         hash_move = midgame_move(key)
         if midgame_depth(key) >= depth:
             lo = bounds[slot, 0]
@@ -169,7 +170,7 @@ def _ab(
                 a = s
                 if s >= beta:
                     break
-    _store(h, slot, alpha, beta, best, best_move, depth, st)
+    _store(h, alpha, beta, best, best_move, depth, st)
     return best, best_move
 
 
@@ -213,9 +214,20 @@ def _order_moves(
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
+def _find(keys: np.ndarray, h: int) -> int:
+    """The slot of position ``h``'s entry (one of the two slots ``i``, ``i ^ 1`` it may use), or
+    -1."""
+    i = np.int64(h & U64(keys.shape[0] - 1))
+    if midgame_match(keys[i], h):
+        return i
+    if midgame_match(keys[i ^ 1], h):
+        return i ^ 1
+    return -1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def _store(
     h: int,
-    slot: int,
     alpha: float,
     beta: float,
     best: float,
@@ -223,13 +235,24 @@ def _store(
     depth: int,
     st: AlphaBetaState,
 ) -> None:
-    """Record a node's result in its table slot unless a deeper search of it is there."""
+    """Record a node's result in the table unless a deeper search of it is there: in its own
+    entry if it has one (the children may have moved it meanwhile), else in whichever of its
+    two slots holds the shallower search (an empty one first)."""
     keys = st.keys
-    key = keys[slot]  # the children may have replaced the entry meanwhile
-    if not midgame_match(key, h) or midgame_depth(key) <= depth:
-        keys[slot] = midgame_pack(h, best_move, depth)
-        st.bounds[slot, 0] = best if best > alpha else -_BIG
-        st.bounds[slot, 1] = best if best < beta else _BIG
+    slot = _find(keys, h)
+    if slot >= 0:
+        if midgame_depth(keys[slot]) > depth:
+            return
+    else:
+        slot = np.int64(h & U64(keys.shape[0] - 1))
+        other = slot ^ 1
+        if keys[other] == ZERO or (
+            keys[slot] != ZERO and midgame_depth(keys[other]) < midgame_depth(keys[slot])
+        ):
+            slot = other
+    keys[slot] = midgame_pack(h, best_move, depth)
+    st.bounds[slot, 0] = best if best > alpha else -_BIG
+    st.bounds[slot, 1] = best if best < beta else _BIG
 
 
 @numba.njit(cache=True, nogil=True)
@@ -256,8 +279,8 @@ def _root(
         return 0.0, -1
     moves = gen_moves(p, o, n)
     h = hash_position(p, o)
-    slot = h & U64(st.keys.shape[0] - 1)
-    if first < 0 and midgame_match(st.keys[slot], h):
+    slot = _find(st.keys, h)
+    if first < 0 and slot >= 0:
         first = midgame_move(st.keys[slot])
     sqs = np.empty((1, MAX_MOVES), dtype=np.int64)
     order = np.empty((1, MAX_MOVES), dtype=np.float64)
@@ -295,7 +318,7 @@ def _root(
                 a = s
                 if s >= beta:
                     break
-    _store(h, slot, alpha, beta, best, best_move, depth, st)
+    _store(h, alpha, beta, best, best_move, depth, st)
     return best, best_move
 
 
@@ -463,11 +486,11 @@ def _iteration(
 
 def table_move(table: TranspositionTable, board: Board) -> int | None:
     """The best move a midgame search left in ``table`` for ``board``, or ``None``."""
-    h = int(hash_position(U64(board.player), U64(board.opponent)))
-    key = int(table.keys[h & (len(table.keys) - 1)])
-    if key >> 16 != h >> 16:
+    h = U64(hash_position(U64(board.player), U64(board.opponent)))
+    slot = _find(table.keys, h)
+    if slot < 0:
         return None
-    move = (key >> 8 & 255) - 1
+    move = int(midgame_move(table.keys[slot]))
     return None if move < 0 else move
 
 
