@@ -58,7 +58,7 @@ ASPIRATION = 4.0
 ASPIRATION_MAX = 64.0
 """An aspiration window widened this far (in discs either side) has no bound on that side."""
 
-START_FRACTION = 0.5
+START_FRACTION = 0.7
 """Under a time limit, a new iteration starts while less than this part of it is used: an
 interrupted iteration still gives the best move it found, so starting one wastes nothing."""
 
