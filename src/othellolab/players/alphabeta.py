@@ -45,7 +45,7 @@ def weights_option(value: str) -> str:
 
 DEADLINE_OVER_TARGET = 1.6
 """On a game clock, the search's deadline over the plan's target time for the move: a search
-spends about 0.86 of its deadline (``midgame.START_FRACTION``), so about 1.4 times the target,
+spends about 0.9 of its deadline (``midgame.START_FRACTION``), so about 1.4 times the target,
 as with 2.0 before iterations started more eagerly (clock games spend the same in total)."""
 
 
