@@ -4,7 +4,9 @@ The exact solver's nodes/s is compared with perft's leaves/s measured in the sam
 machine is shared and noisy); every solved position is checked against the scores in the file.
 Run ``python benchmarks/bench_search.py --write docs/benchmarks.md`` (``--ffo 40-44`` for a
 subset, ``--six`` to also solve 6x6 from the start, ``--jobs 2`` to solve two positions at once,
-each on its own core).
+each on its own core). ``--midgame-depth 10 --positions 20`` times the midgame search to a fixed
+depth on WTHOR positions instead (the default player's settings, with and without ProbCut), and
+``--time-use 1.0`` the default player's time per move on the same positions.
 """
 
 from __future__ import annotations
@@ -162,6 +164,97 @@ def midgame(games: int, seconds: float) -> list[tuple[int, int, int, float]]:
     return out
 
 
+MIDGAME_PLIES = (16, 22, 28, 34, 40)
+"""Plies after which ``midgame_positions`` takes a WTHOR game's position."""
+
+DEFAULT_SETTINGS = "time=1.0,endgame=18,probcut=1.5,weights=patterns-r1"
+"""The default player's options, which ``time_to_depth`` and ``time_use`` measure."""
+
+
+def midgame_positions(count: int) -> list[tuple[str, Board]]:
+    """``count`` positions of WTHOR 2004 games, each game's after ``MIDGAME_PLIES`` plies in
+    turn (games in file order), labelled ``game/ply``; none when the data is absent."""
+    path = DATA / "wthor" / "WTH_2004.wtb"
+    if not path.is_file():
+        print(f"no WTHOR data at {path}: skipped", flush=True)
+        return []
+    out: list[tuple[str, Board]] = []
+    for number, game in enumerate(read_wtb(path), 1):
+        for ply in MIDGAME_PLIES:
+            if len(out) == count:
+                return out
+            board = Board()
+            for sq in game.moves[:ply]:
+                if board.must_pass():
+                    board = board.play_pass()
+                board = board.play(sq)
+            if not board.is_game_over():
+                out.append((f"{number}/{ply}", board))
+    return out
+
+
+def time_to_depth(depth: int, plain_depth: int, count: int) -> None:
+    """Search ``count`` midgame positions with the default player's evaluation, to ``depth``
+    with its ProbCut (1.5) and to ``plain_depth`` without (far slower per ply), a fresh table
+    for each search; print each search and the totals."""
+    from othellolab.players.search.evaluation import weights_evaluation
+
+    positions = midgame_positions(count)
+    if not positions:
+        return
+    evaluation = weights_evaluation("patterns-r1")
+    search(Board(), depth=3, evaluation=evaluation, probcut=1.5)  # compile outside the timings
+    totals = []
+    for probcut, d in ((1.5, depth), (0.0, plain_depth)):
+        nodes, seconds = 0, 0.0
+        for label, board in positions:
+            r = search(
+                board,
+                depth=d,
+                evaluation=evaluation,
+                table=TranspositionTable(20),
+                probcut=probcut,
+            )
+            nodes += r.nodes
+            seconds += r.seconds
+            print(
+                f"probcut {probcut} {label}: {square_name(r.best_move)} {r.score:+.2f} "
+                f"{r.nodes:,} nodes {r.seconds:.3f} s",
+                flush=True,
+            )
+        totals.append((probcut, d, nodes, seconds))
+    print(f"\n{len(positions)} WTHOR 2004 positions (patterns-r1, table 2^20):")
+    print("| probcut | depth | nodes | s | k nodes/s |")
+    print("|---|---|---|---|---|")
+    for probcut, d, nodes, seconds in totals:
+        print(f"| {probcut} | {d} | {nodes:,} | {seconds:.2f} | {nodes / seconds / 1e3:.0f} |")
+
+
+def time_use(seconds: float, count: int) -> None:
+    """The default player's time per move at ``time=seconds`` on ``count`` midgame positions
+    (a fresh player each, so no table carries over): mean and max wall time, and depths."""
+    from othellolab.players import make_player
+
+    positions = midgame_positions(count)
+    if not positions:
+        return
+    settings = DEFAULT_SETTINGS.replace("time=1.0", f"time={seconds}")
+    make_player(f"alphabeta:{settings}").choose(Board())  # compile outside the timings
+    walls, depths = [], []
+    for label, board in positions:
+        player = make_player(f"alphabeta:{settings}")
+        t0 = time.perf_counter()
+        result = player.choose(board)
+        walls.append(time.perf_counter() - t0)
+        depths.append(int(result.info["depth"]))
+        print(f"{label}: depth {depths[-1]}, {walls[-1]:.3f} s", flush=True)
+    print(
+        f"\nalphabeta:{settings} on {len(walls)} positions: mean {sum(walls) / len(walls):.3f} s, "
+        f"max {max(walls):.3f} s a move; depth {min(depths)}-{max(depths)} "
+        f"(mean {sum(depths) / len(depths):.2f})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--write", type=Path, help="write the figures to this markdown file")
@@ -183,7 +276,34 @@ def main() -> None:
         help="comma-separated pattern weights (shipped names or folders): solve --ffo with "
         "each ordering the moves, alternating, and compare (nothing else is run)",
     )
+    parser.add_argument(
+        "--midgame-depth",
+        type=int,
+        help="search --positions WTHOR midgame positions to this depth with ProbCut 1.5 and to "
+        "--plain-depth without (nothing else is run)",
+    )
+    parser.add_argument(
+        "--plain-depth", type=int, default=11, help="the depth of --midgame-depth without ProbCut"
+    )
+    parser.add_argument(
+        "--time-use",
+        type=float,
+        help="time per move of the default player at this time= on --positions positions",
+    )
+    parser.add_argument("--positions", type=int, default=20, help="positions for the midgame runs")
     args = parser.parse_args()
+    if args.midgame_depth is not None or args.time_use is not None:
+        if args.positions < 1:
+            parser.error("--positions must be at least 1")
+        if args.midgame_depth is not None:
+            if not (1 <= args.midgame_depth <= 30 and 1 <= args.plain_depth <= 30):
+                parser.error("--midgame-depth and --plain-depth must be within 1-30")
+            time_to_depth(args.midgame_depth, args.plain_depth, args.positions)
+        if args.time_use is not None:
+            if not 0.001 <= args.time_use <= 60:
+                parser.error("--time-use must be within 0.001-60 seconds")
+            time_use(args.time_use, args.positions)
+        return
     a, _, b = args.ffo.partition("-")
     first, last = int(a), int(b or a)
     if not 40 <= first <= last <= 59:

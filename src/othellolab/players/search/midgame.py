@@ -52,13 +52,24 @@ MAX_PROBCUT = 10.0
 _BIG = 1.0e9
 """Larger than any evaluation: the initial window bound."""
 
+ASPIRATION = 4.0
+"""Half-width in discs of an iteration's first window, around the previous iteration's score."""
+
+ASPIRATION_MAX = 64.0
+"""An aspiration window widened this far (in discs either side) has no bound on that side."""
+
+START_FRACTION = 0.7
+"""Under a time limit, a new iteration starts while less than this part of it is used: an
+interrupted iteration still gives the best move it found, so starting one wastes nothing."""
+
 _SORT_DEPTH = 2
 """Nodes with at least this much depth left order their moves by the evaluation of each child."""
 
 
 class AlphaBetaState(NamedTuple):
     """The midgame search's state, passed whole to ``_ab``: the board size, the table's
-    ``keys`` and float ``bounds`` (``table.TranspositionTable``), a small random score per
+    ``keys`` and float ``bounds`` (``table.TranspositionTable``, a position in one of two
+    neighbouring slots), a small random score per
     square that breaks ties between equal moves, the statistics, the deadline (a
     ``perf_counter`` time; 0 for none), the evaluation (its ``kind`` and ``weights``), and
     multi-ProbCut's table (``probcut``) and confidence (``mpc_t``, 0 for none)."""
@@ -117,10 +128,10 @@ def _ab(
                     if s <= bound:
                         return alpha, -1
     h = hash_position(p, o)
-    slot = h & U64(keys.shape[0] - 1)
+    slot = _find(keys, h)
     hash_move = -1
-    key = keys[slot]
-    if midgame_match(key, h):
+    if slot >= 0:
+        key = keys[slot]
         hash_move = midgame_move(key)
         if midgame_depth(key) >= depth:
             lo = bounds[slot, 0]
@@ -131,27 +142,7 @@ def _ab(
                 return float(hi), hash_move
     sqs = np.empty((1, MAX_MOVES), dtype=np.int64)
     order = np.empty((1, MAX_MOVES), dtype=np.float64)
-    count = 0
-    corners = CORNERS[n]
-    while moves:
-        bit = moves & (~moves + ONE)
-        moves ^= bit
-        sq = np.int64(trailing_zeros(bit))
-        f = _flips(p, o, sq, n)
-        np_ = o & ~f
-        no = p | f | bit
-        if depth >= _SORT_DEPTH:
-            k = -evaluate(st.ev_kind, st.ev_w, np_, no, n)
-        else:
-            reply = gen_moves(np_, no, n)
-            k = -float(popcount(reply) + popcount(reply & corners))
-            if bit & corners:
-                k += 0.5
-        if sq == hash_move:
-            k = _BIG
-        sqs[0, count] = sq
-        order[0, count] = k + st.tiebreak[sq]
-        count += 1
+    count = _order_moves(p, o, moves, depth, hash_move, st, sqs, order)
     best = -_BIG
     best_move = -1
     a = alpha
@@ -179,18 +170,164 @@ def _ab(
                 a = s
                 if s >= beta:
                     break
-    key = keys[slot]  # the children may have replaced the entry meanwhile
-    if not midgame_match(key, h) or midgame_depth(key) <= depth:
-        keys[slot] = midgame_pack(h, best_move, depth)
-        bounds[slot, 0] = best if best > alpha else -_BIG
-        bounds[slot, 1] = best if best < beta else _BIG
+    _store(h, alpha, beta, best, best_move, depth, st)
+    return best, best_move
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _order_moves(
+    p: int,
+    o: int,
+    moves: int,
+    depth: int,
+    first: int,
+    st: AlphaBetaState,
+    sqs: np.ndarray,
+    order: np.ndarray,
+) -> int:
+    """Fill row 0 of ``sqs``/``order`` with the moves and their ordering keys (higher first):
+    the evaluation of each child with ``_SORT_DEPTH`` plies or more left, else fewest replies
+    (corners twice); ``first`` (the hash move) goes first. Return the count."""
+    n = st.n
+    count = 0
+    corners = CORNERS[n]
+    while moves:
+        bit = moves & (~moves + ONE)
+        moves ^= bit
+        sq = np.int64(trailing_zeros(bit))
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        if depth >= _SORT_DEPTH:
+            k = -evaluate(st.ev_kind, st.ev_w, np_, no, n)
+        else:
+            reply = gen_moves(np_, no, n)
+            k = -float(popcount(reply) + popcount(reply & corners))
+            if bit & corners:
+                k += 0.5
+        if sq == first:
+            k = _BIG
+        sqs[0, count] = sq
+        order[0, count] = k + st.tiebreak[sq]
+        count += 1
+    return count
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _find(keys: np.ndarray, h: int) -> int:
+    """The slot of position ``h``'s entry (one of the two slots ``i``, ``i ^ 1`` it may use), or
+    -1."""
+    i = np.int64(h & U64(keys.shape[0] - 1))
+    if midgame_match(keys[i], h):
+        return i
+    if midgame_match(keys[i ^ 1], h):
+        return i ^ 1
+    return -1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _store(
+    h: int,
+    alpha: float,
+    beta: float,
+    best: float,
+    best_move: int,
+    depth: int,
+    st: AlphaBetaState,
+) -> None:
+    """Record a node's result in the table unless a deeper search of it is there: in its own
+    entry if it has one (the children may have moved it meanwhile), else in whichever of its
+    two slots holds the shallower search (an empty one first)."""
+    keys = st.keys
+    slot = _find(keys, h)
+    if slot >= 0:
+        if midgame_depth(keys[slot]) > depth:
+            return
+    else:
+        slot = np.int64(h & U64(keys.shape[0] - 1))
+        other = slot ^ 1
+        if keys[other] == ZERO or (
+            keys[slot] != ZERO and midgame_depth(keys[other]) < midgame_depth(keys[slot])
+        ):
+            slot = other
+    keys[slot] = midgame_pack(h, best_move, depth)
+    st.bounds[slot, 0] = best if best > alpha else -_BIG
+    st.bounds[slot, 1] = best if best < beta else _BIG
+
+
+@numba.njit(cache=True, nogil=True)
+def _root(
+    p: int,
+    o: int,
+    alpha: float,
+    beta: float,
+    depth: int,
+    first: int,
+    st: AlphaBetaState,
+    found: np.ndarray,
+) -> tuple[float, int]:
+    """The root of a PVS iteration (a position with a move): ``_ab`` without ProbCut or table
+    cutoffs, ``first`` (the previous iteration's best move, -1 for none) searched first.
+
+    As soon as a move is known to be the best so far (the first move once searched, a later
+    one once it fails high on its null window) it goes into ``found`` as ``[move, score]``
+    (the score a lower bound until its re-search ends), so that an iteration the deadline
+    interrupts still gives the best move it found (``found`` is left alone before that)."""
+    n = st.n
+    stats = st.stats
+    if count_node(stats, st.deadline):
+        return 0.0, -1
+    moves = gen_moves(p, o, n)
+    h = hash_position(p, o)
+    slot = _find(st.keys, h)
+    if first < 0 and slot >= 0:
+        first = midgame_move(st.keys[slot])
+    sqs = np.empty((1, MAX_MOVES), dtype=np.int64)
+    order = np.empty((1, MAX_MOVES), dtype=np.float64)
+    count = _order_moves(p, o, moves, depth, first, st, sqs, order)
+    best = -_BIG
+    best_move = -1
+    a = alpha
+    for i in range(count):
+        sq = pick_best(sqs, order, 0, i, count)
+        bit = ONE << U64(sq)
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        if i == 0:
+            s, _ = _ab(np_, no, -beta, -a, depth - 1, st)
+            s = -s
+        else:
+            s, _ = _ab(np_, no, -a - 1e-6, -a, depth - 1, st)
+            s = -s
+            if a < s and not stats[ABORTED]:
+                found[0] = sq  # proved better than every move before it
+                found[1] = s
+                if s < beta:
+                    s, _ = _ab(np_, no, -beta, -s, depth - 1, st)
+                    s = -s
+        if stats[ABORTED]:
+            return 0.0, -1
+        if s > best:
+            best = s
+            best_move = sq
+            if i == 0 or s > a:  # else both are upper bounds: nothing is proved
+                found[0] = sq
+                found[1] = s
+            if s > a:
+                a = s
+                if s >= beta:
+                    break
+    _store(h, alpha, beta, best, best_move, depth, st)
     return best, best_move
 
 
 @dataclass(frozen=True, slots=True)
 class SearchResult:
     """What an alpha-beta search found: ``score`` for the side to move (exact when ``exact``),
-    the best action, the depth of the last finished iteration, nodes, seconds and PV."""
+    the best action, the depth of the last finished iteration, nodes, seconds and PV.
+    ``partial``: the move beat the last finished iteration's in the next one, which a limit
+    interrupted (``score`` is then that iteration's lower bound for it)."""
 
     score: float
     best_move: int
@@ -199,6 +336,7 @@ class SearchResult:
     seconds: float
     pv: tuple[int, ...]
     exact: bool
+    partial: bool = False
 
 
 def search(
@@ -216,11 +354,12 @@ def search(
 ) -> SearchResult:
     """Iterative-deepening PVS of ``board`` until ``depth``, ``time_limit`` or ``max_nodes``.
 
-    The clock is checked between iterations (an iteration is not started when it would likely
-    overrun) and inside the search every few thousand nodes; an interrupted iteration is
-    dropped. ``stop`` ends the search from another thread, at the next node. With no limit at
-    all the search goes to depth 6. ``table`` (at least ``2**MIDGAME_MIN_BITS`` entries) may be
-    kept between searches of one game. The compiled search releases the GIL, so other threads
+    The clock is checked between iterations (none starts once ``START_FRACTION`` of the time
+    is used) and inside the search every few thousand nodes; an interrupted iteration gives
+    its best move if one beat the previous iteration's (``SearchResult.partial``). ``stop``
+    ends the search from another thread, at the next node. With no limit at all the search goes
+    to depth 6. ``table`` (at least ``2**MIDGAME_MIN_BITS`` entries) may be kept between
+    searches of one game. The compiled search releases the GIL, so other threads
     run meanwhile. ``probcut`` > 0 turns on multi-ProbCut with that confidence (in standard
     deviations) and ``probcut_table`` (default: the shipped fit, ``search.probcut``), on 8x8.
     """
@@ -267,21 +406,30 @@ def search(
     p, o = U64(board.player), U64(board.opponent)
     legal = board.legal_actions()
     best: tuple[float, int, int] = (0.0, legal[0], 0)
-    last_iteration = 0.0
+    found = np.full(2, -1.0)
+    partial = False
+
+    def elapsed() -> float:
+        return time.perf_counter() - t0
+
     with contextlib.ExitStack() as linked:
         if stop is not None:
             linked.enter_context(stop.link(stats, ABORTED))
         for d in range(1, max(1, max_depth) + 1):
-            if time_limit is not None and d > 1:
-                elapsed = time.perf_counter() - t0
-                if elapsed + 3.0 * last_iteration > time_limit:
-                    break
+            if d > 1 and time_limit is not None and elapsed() > START_FRACTION * time_limit:
+                break
             if max_nodes is not None:
                 stats[NODE_LIMIT] = max_nodes
-            t_it = time.perf_counter()
-            score, move = _ab(p, o, -_BIG, _BIG, d, state)
-            last_iteration = time.perf_counter() - t_it
+            found[0] = -1.0
+            if legal[0] == n * n:  # the root passes: nothing to order or to keep
+                score, move = _ab(p, o, -_BIG, _BIG, d, state)
+            else:
+                score, move = _iteration(p, o, d, best if d > 1 else None, state, found)
             if stats[ABORTED]:
+                if found[0] >= 0 and int(found[0]) != best[1]:
+                    # a move that beat the previous best in the interrupted iteration
+                    best = (float(found[1]), int(found[0]), best[2])
+                    partial = True
                 break
             best = (float(score), int(move), d)
             if d >= board.num_empties:
@@ -300,16 +448,49 @@ def search(
         time.perf_counter() - t0,
         tuple(pv),
         reached >= board.num_empties,
+        partial,
     )
+
+
+def _iteration(
+    p: int,
+    o: int,
+    depth: int,
+    previous: tuple[float, int, int] | None,
+    state: AlphaBetaState,
+    found: np.ndarray,
+) -> tuple[float, int]:
+    """One iteration of iterative deepening: the root's score and best move at ``depth``.
+
+    After the first iteration the window starts ``ASPIRATION`` discs either side of the
+    ``previous`` iteration's score and its best move goes first; a score outside the window
+    (fail-soft: a bound) widens that side, four times as far each time, up to no bound at all.
+    """
+    if previous is None:
+        return _root(p, o, -_BIG, _BIG, depth, -1, state, found)
+    centre, first, _ = previous
+    delta = ASPIRATION
+    lo, hi = centre - delta, centre + delta
+    while True:
+        score, move = _root(p, o, lo, hi, depth, first, state, found)
+        if state.stats[ABORTED]:
+            return score, move
+        if lo < score < hi or (score <= lo and lo <= -_BIG) or (score >= hi and hi >= _BIG):
+            return score, move
+        delta *= 4.0
+        if score <= lo:
+            lo = score - delta if delta < ASPIRATION_MAX else -_BIG
+        else:
+            hi = score + delta if delta < ASPIRATION_MAX else _BIG
 
 
 def table_move(table: TranspositionTable, board: Board) -> int | None:
     """The best move a midgame search left in ``table`` for ``board``, or ``None``."""
-    h = int(hash_position(U64(board.player), U64(board.opponent)))
-    key = int(table.keys[h & (len(table.keys) - 1)])
-    if key >> 16 != h >> 16:
+    h = U64(hash_position(U64(board.player), U64(board.opponent)))
+    slot = _find(table.keys, h)
+    if slot < 0:
         return None
-    move = (key >> 8 & 255) - 1
+    move = int(midgame_move(table.keys[slot]))
     return None if move < 0 else move
 
 

@@ -1,0 +1,88 @@
+"""The midgame search's root: aspiration windows never change an exact score, an interrupted
+iteration keeps a move that beat the previous best (else the previous best), and a timed
+search ends near its deadline although it starts iterations eagerly."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from othellolab import Board
+from othellolab.players import AlphaBetaPlayer
+from othellolab.players.search import midgame
+from othellolab.players.search.midgame import search
+from othellolab.players.search.table import TranspositionTable
+
+from helpers import FIXTURES, obf_scores
+
+MIDGAME = Board.from_transcript("f5d6c3d3c4f4c5b3c2e6c6b4b5d2e3a6c1b1")
+
+
+@pytest.mark.parametrize("number", [2, 5])
+def test_a_tiny_aspiration_window_still_finds_the_exact_score(
+    number: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a first window of 0.001 discs the exact score lies far outside it (the root widens
+    it four times or more), and the search still finds the published FFO score."""
+    board, scores = obf_scores((FIXTURES / "fforum-1-19.obf").read_text().splitlines()[number - 1])
+    before = search(board, depth=board.num_empties - 1)
+    monkeypatch.setattr(midgame, "ASPIRATION", 0.001)
+    result = search(board, depth=board.num_empties)
+    assert abs(before.score - scores[0][1]) > 0.1  # 100 times the first half-width
+    assert result.exact and result.score == scores[0][1]
+
+
+def _changing_depth() -> tuple[Board, int]:
+    """A position and the first depth whose best move differs from the previous depth's: there
+    a later root move beats the first in the interrupted iteration, if the limit comes late."""
+    lines = (FIXTURES / "fforum-1-19.obf").read_text().splitlines()
+    for board in [MIDGAME, *(obf_scores(line)[0] for line in lines)]:
+        runs = [search(board, depth=d) for d in range(1, 8)]
+        for d in range(2, 8):
+            if runs[d - 1].best_move != runs[d - 2].best_move:
+                return board, d
+    raise AssertionError("no position changes its best move between two depths")
+
+
+def test_an_interrupted_iteration_keeps_only_a_move_that_beat_the_previous_best() -> None:
+    board, d = _changing_depth()
+    before, after = search(board, depth=d - 1), search(board, depth=d)
+    legal = board.legal_actions()
+    seen_partial = False
+    for i in range(1, 40):
+        limit = before.nodes + (after.nodes - before.nodes) * i // 40
+        r = search(board, depth=d, max_nodes=limit)
+        assert r.depth == d - 1 and r.best_move in legal
+        if r.partial:
+            seen_partial = True
+            assert r.best_move != before.best_move
+        else:
+            assert (r.best_move, r.score) == (before.best_move, before.score)
+    assert seen_partial
+
+
+def test_a_limit_in_the_first_move_of_an_iteration_keeps_the_previous_result() -> None:
+    before = search(MIDGAME, depth=5)
+    r = search(MIDGAME, depth=6, max_nodes=before.nodes + 20)
+    assert not r.partial and (r.best_move, r.score, r.depth) == (
+        before.best_move,
+        before.score,
+        5,
+    )
+
+
+def test_a_timed_search_starts_iterations_eagerly_and_stops_at_its_deadline() -> None:
+    player = AlphaBetaPlayer(time=0.3, endgame=0, table_bits=16)
+    player.choose(MIDGAME)  # compile outside the timing
+    for _ in range(3):
+        t0 = time.perf_counter()
+        result = player.choose(MIDGAME)
+        assert time.perf_counter() - t0 < 0.3 + 0.6
+        assert result.move in MIDGAME.legal_actions() and result.info["depth"] >= 1
+
+
+def test_the_pv_starts_with_the_move_played() -> None:
+    table = TranspositionTable(16)
+    result = search(MIDGAME, depth=6, table=table)
+    assert result.pv[0] == result.best_move == midgame.table_move(table, MIDGAME)
