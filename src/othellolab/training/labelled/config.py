@@ -42,9 +42,11 @@ __all__ = [
     "load_labelled_config",
 ]
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 """Bumped whenever the generator would write different shards for the same config: it is part
-of the config hash, so a run never mixes shards of two generators."""
+of the config hash, so a run never mixes shards of two generators. Version 2: the midgame
+search's two-slot table and aspiration windows (commit 118141c) change which of two moves of
+equal depth-limited score a game plays; version 1's runs (commit ac459dc) stay readable."""
 
 SOURCES = ("xot", "wthor", "mixed", "start")
 """Where games start: an XOT list, WTHOR games cut at a random ply, both mixed, or the start
