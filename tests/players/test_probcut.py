@@ -101,3 +101,51 @@ def test_the_fit_recovers_a_planted_line() -> None:
     row = next(r for r in rows if r["depth"] == 4)
     assert abs(row["a"] - 0.9) < 0.05 and abs(row["b"] - 1.5) < 0.4
     assert abs(row["sigma"] - 2.0) < 0.3
+
+
+def _weights_copy(tmp_path: Path, fit: dict | str | None) -> Path:
+    """A copy of the shipped ``patterns-r1`` weights directory, with ``fit`` as its
+    ``probcut.json`` (a dict as JSON, a string as raw text, None: no file)."""
+    import shutil
+
+    from othellolab.players.search.patterns import pattern_weights_dir
+
+    d = tmp_path / "weights"
+    shutil.copytree(pattern_weights_dir("patterns-r1"), d)
+    (d / "probcut.json").unlink(missing_ok=True)
+    if isinstance(fit, dict):
+        (d / "probcut.json").write_text(json.dumps(fit))
+    elif isinstance(fit, str):
+        (d / "probcut.json").write_text(fit)
+    return d
+
+
+def test_weights_with_their_own_fit_use_it_and_others_the_shipped_one(tmp_path: Path) -> None:
+    from othellolab.players import make_player
+    from othellolab.players.search.probcut import shipped_probcut
+
+    rows = [{"depth": 5, "shallow": 1, "empties": [0, 60], "a": 1.0, "b": 0.0, "sigma": 0.5}]
+    own = _weights_copy(tmp_path / "own", {"fits": rows})
+    player = make_player(f"alphabeta:depth=5,probcut=1.5,weights={own}")
+    assert player._probcut_table[30, 5, 0] == 1 and player._probcut_table[30, 5, 3] == 0.5
+    assert not np.array_equal(player._probcut_table, shipped_probcut())
+    plain = _weights_copy(tmp_path / "plain", None)
+    player = make_player(f"alphabeta:depth=5,probcut=1.5,weights={plain}")
+    assert player._probcut_table is shipped_probcut()
+    assert make_player("alphabeta:depth=5,probcut=1.5")._probcut_table is None
+
+
+def test_a_bad_fit_beside_the_weights_is_named(tmp_path: Path) -> None:
+    from othellolab.players import make_player
+
+    bad = _weights_copy(tmp_path, "{not json")
+    with pytest.raises(ConfigError, match="probcut.json"):
+        make_player(f"alphabeta:depth=5,probcut=1.5,weights={bad}")
+
+
+def test_the_fit_takes_pattern_weights_and_refuses_unknown_ones() -> None:
+    from othellolab.training.probcut import ProbCutOptions
+
+    assert ProbCutOptions(wthor_dir="x", evaluation="patterns-r1").evaluation == "patterns-r1"
+    with pytest.raises(ConfigError, match="evaluation"):
+        ProbCutOptions(wthor_dir="x", evaluation="no-such-weights")

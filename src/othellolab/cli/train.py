@@ -145,19 +145,18 @@ def probcut(
     ] = 2000,
     max_depth: Annotated[int, typer.Option(help="Deepest search fitted.", min=3, max=20)] = 10,
     evaluation: Annotated[
-        str, typer.Option(help="Evaluation of the searches: patterns, heuristic or discs.")
+        str,
+        typer.Option(
+            help="Evaluation of the searches: patterns, heuristic, discs or pattern weights "
+            "(a shipped set or a directory; put the fit in it as probcut.json)."
+        ),
     ] = "patterns",
     seed: Annotated[int, typer.Option(help="Seed of the position draw.", min=0)] = 0,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Fit multi-ProbCut: how a shallow search predicts a deep one, per depth and empties."""
-    from othellolab.players.search.evaluation import EVALUATION_NAMES
     from othellolab.training.probcut import ProbCutOptions, fit_probcut
 
-    if evaluation not in EVALUATION_NAMES:
-        raise typer.BadParameter(
-            f"one of {', '.join(EVALUATION_NAMES)}, got {evaluation!r}", param_hint="--evaluation"
-        )
     options = ProbCutOptions(
         wthor_dir=str(wthor),
         years=years,

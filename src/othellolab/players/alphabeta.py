@@ -31,6 +31,7 @@ from othellolab.players.search import (
 from othellolab.players.search.evaluation import weights_evaluation
 from othellolab.players.search.midgame import MAX_DEPTH
 from othellolab.players.search.patterns import pattern_weights_dir
+from othellolab.players.search.probcut import weights_probcut
 
 
 def weights_option(value: str) -> str:
@@ -91,7 +92,8 @@ class AlphaBetaPlayer(Player):
     ``book`` plays from an opening book (``on``: the shipped ``book-wthor``; off by default, as
     for analysis and benchmarks), choosing among the book moves within ``book_margin`` discs of
     the best at random (seeded by ``seed``). ``probcut`` turns on multi-ProbCut in the midgame
-    search with that confidence in standard deviations (0: off). On a game clock
+    search with that confidence in standard deviations (0: off), with the fit kept beside the
+    ``weights`` (``probcut.json``) when they have one, else the shipped fit. On a game clock
     (``Limit.clock``) the player plans its time: more in the midgame, a reserve for the exact
     solve (``players.clock.plan``).
     """
@@ -170,6 +172,9 @@ class AlphaBetaPlayer(Player):
         self.book_name = book
         self.book_margin = book_margin
         self.probcut = probcut
+        self._probcut_table = (
+            None if weights is None else weights_probcut(str(pattern_weights_dir(weights)))
+        )
         self._book = None
         if book != "off":
             from othellolab.players.search.book import DEFAULT_BOOK, shipped_book
@@ -254,6 +259,7 @@ class AlphaBetaPlayer(Player):
             seed=self.seed,
             stop=limit.stop,
             probcut=self.probcut,
+            probcut_table=self._probcut_table,
         )
         return PlayResult(
             result.best_move,

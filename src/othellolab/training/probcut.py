@@ -4,7 +4,9 @@ Positions are drawn from game records (WTHOR years other than the held-out one),
 the empties; each is searched at every depth from 1 to ``max_depth`` without ProbCut, with the
 evaluation the engine plays with. For each depth ``d`` and its shallow depth ``d'``, and each
 band of empties, a least-squares line ``v_d = a*v_d' + b`` and the deviation ``sigma`` of its
-residuals make one row of the fit. The searches are saved every 20 seconds beside the output,
+residuals make one row of the fit. The evaluation is a name (``patterns``: the default weights)
+or a pattern weights set (shipped name or directory), whose fit belongs in the weights
+directory as ``probcut.json`` (``players.search.probcut.weights_probcut``). The searches are saved every 20 seconds beside the output,
 so a killed fit resumes.
 """
 
@@ -70,6 +72,27 @@ class ProbCutOptions:
             or not 1 <= self.band <= 60
         ):
             raise ConfigError(f"band must be 1..60 empties, got {self.band!r}", option="band")
+        _evaluation(self.evaluation)
+
+
+def _evaluation(name: str) -> Any:
+    """The search ``Evaluation`` called ``name``: one of ``EVALUATION_NAMES`` or pattern
+    weights (a shipped set or a directory); an unknown name is a ``ConfigError``."""
+    from othellolab.players.search.evaluation import (
+        EVALUATION_NAMES,
+        named_evaluation,
+        weights_evaluation,
+    )
+
+    if name in EVALUATION_NAMES:
+        return named_evaluation(name)
+    try:
+        return weights_evaluation(name)
+    except ConfigError as e:
+        raise ConfigError(
+            f"evaluation must be one of {', '.join(EVALUATION_NAMES)} or pattern weights; {e.what}",
+            option="evaluation",
+        ) from None
 
 
 def _sample(options: ProbCutOptions) -> tuple[np.ndarray, np.ndarray]:
@@ -105,7 +128,6 @@ def _search_depths(
 ) -> np.ndarray:
     """``values[i, d]``: position ``i`` searched to ``d`` plies (NaN where the search reached the
     end before ``d``); resumed from and saved to ``work``."""
-    from othellolab.players.search.evaluation import named_evaluation
     from othellolab.players.search.midgame import search
     from othellolab.players.search.table import TranspositionTable
 
@@ -114,11 +136,12 @@ def _search_depths(
     done = np.zeros(n, bool)
     if work.is_file():
         with np.load(work, allow_pickle=False) as z:
-            if z["values"].shape == values.shape and np.array_equal(z["player"], p):
+            same = "evaluation" in z and str(z["evaluation"]) == options.evaluation
+            if same and z["values"].shape == values.shape and np.array_equal(z["player"], p):
                 values, done = z["values"].copy(), z["done"].copy()
     if log and done.any():
         log(f"resuming: {int(done.sum()):,} of {n:,} positions searched")
-    evaluation = named_evaluation(options.evaluation)
+    evaluation = _evaluation(options.evaluation)
     table = TranspositionTable(20)
     bar = StepProgress(
         options.progress, total=n, done=int(done.sum()), name="probcut", unit="positions"
@@ -127,7 +150,9 @@ def _search_depths(
 
     def save() -> None:
         with atomic_writer(work, binary=True) as f:
-            np.savez(f, player=p, opponent=o, values=values, done=done)
+            np.savez(
+                f, player=p, opponent=o, values=values, done=done, evaluation=options.evaluation
+            )
 
     try:
         for i in np.flatnonzero(~done):

@@ -9,7 +9,9 @@ search. A larger ``t`` cuts less and errs less.
 
 The fitted parameters ship as JSON (``data/probcut.json``) and become one float64 array
 ``(61, MAX_DEPTH + 1, 4)`` indexed by empties and depth: ``[shallow depth, a, b, sigma]``, a
-shallow depth of 0 meaning no cut there.
+shallow depth of 0 meaning no cut there. A pattern weights directory may hold its own fit
+(``probcut.json``, fitted with those weights: ``weights_probcut``), since a better evaluation
+predicts its deep searches more closely and so cuts more at the same confidence.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ __all__ = [
     "load_probcut",
     "probcut_table",
     "shallow_depth",
+    "weights_probcut",
 ]
 
 PROBCUT_FILE = Path(__file__).resolve().parent / "data" / "probcut.json"
@@ -106,3 +109,11 @@ def load_probcut(path: str | Path | None = None) -> np.ndarray:
 def shipped_probcut() -> np.ndarray:
     """The shipped table, loaded once (shared: do not write to it)."""
     return load_probcut()
+
+
+@cache
+def weights_probcut(weights_dir: str) -> np.ndarray:
+    """The fit kept beside a pattern weights directory (``probcut.json``, fitted with those
+    weights), else the shipped one; loaded once per directory (shared: do not write to it)."""
+    own = Path(weights_dir) / PROBCUT_FILE.name
+    return load_probcut(own) if own.is_file() else shipped_probcut()
