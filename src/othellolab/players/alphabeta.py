@@ -44,10 +44,11 @@ def weights_option(value: str) -> str:
     return value
 
 
-DEADLINE_OVER_TARGET = 1.6
-"""On a game clock, the search's deadline over the plan's target time for the move: a search
-spends about 0.9 of its deadline (``midgame.START_FRACTION``), so about 1.4 times the target,
-as with 2.0 before iterations started more eagerly (clock games spend the same in total)."""
+DEADLINE_OVER_TARGET = 2.0
+"""On a game clock, the search's deadline over the plan's target time for the move: the search
+saves time there (``midgame.search(save_time=True)``: no iteration starts that is predicted to
+end past the deadline), so it spends about half of the deadline, and what it leaves goes to
+later moves."""
 
 
 def book_option(value: str) -> str:
@@ -223,8 +224,8 @@ class AlphaBetaPlayer(Player):
         if limit.clock is not None:
             share = plan(limit.clock, board.num_empties, endgame=self.endgame)
             depth = limit.depth if limit.depth is not None else self.depth
-            # iterative deepening starts no iteration past part of its time (the deadline cuts
-            # the last), so a search given its target as the deadline spends less: give it more
+            # iterative deepening starts no iteration it expects to overrun, so a search given
+            # its target as the deadline spends about half of it: give it twice, within the cap
             time_limit = limit.capped_time(min(share.cap, DEADLINE_OVER_TARGET * share.target))
             solve_time = limit.capped_time(share.solve)
         evaluation = self.evaluation_for(board.size)
@@ -260,6 +261,7 @@ class AlphaBetaPlayer(Player):
             stop=limit.stop,
             probcut=self.probcut,
             probcut_table=self._probcut_table,
+            save_time=limit.clock is not None,
         )
         return PlayResult(
             result.best_move,

@@ -59,8 +59,11 @@ ASPIRATION_MAX = 64.0
 """An aspiration window widened this far (in discs either side) has no bound on that side."""
 
 START_FRACTION = 0.7
-"""Under a time limit, a new iteration starts while less than this part of it is used: an
-interrupted iteration still gives the best move it found, so starting one wastes nothing."""
+"""Under a per-move time limit, a new iteration starts while less than this part of it is used:
+an interrupted iteration still gives the best move it found, and unspent time is lost."""
+
+GROWTH = 3.0
+"""An iteration's predicted cost over the last one's, for ``search(..., save_time=True)``."""
 
 _SORT_DEPTH = 2
 """Nodes with at least this much depth left order their moves by the evaluation of each child."""
@@ -351,12 +354,16 @@ def search(
     stop: Stop | None = None,
     probcut: float = 0.0,
     probcut_table: np.ndarray | None = None,
+    save_time: bool = False,
 ) -> SearchResult:
     """Iterative-deepening PVS of ``board`` until ``depth``, ``time_limit`` or ``max_nodes``.
 
-    The clock is checked between iterations (none starts once ``START_FRACTION`` of the time
-    is used) and inside the search every few thousand nodes; an interrupted iteration gives
-    its best move if one beat the previous iteration's (``SearchResult.partial``). ``stop``
+    The clock is checked between iterations and inside the search every few thousand nodes;
+    an interrupted iteration gives its best move if one beat the previous iteration's
+    (``SearchResult.partial``). No iteration starts once ``START_FRACTION`` of the time is
+    used, or, with ``save_time`` (a game clock, where time not spent now is spent on later
+    moves), once the next one is predicted (``GROWTH`` times the last) to end past the
+    limit. ``stop``
     ends the search from another thread, at the next node. With no limit at all the search goes
     to depth 6. ``table`` (at least ``2**MIDGAME_MIN_BITS`` entries) may be kept between
     searches of one game. The compiled search releases the GIL, so other threads
@@ -408,6 +415,7 @@ def search(
     best: tuple[float, int, int] = (0.0, legal[0], 0)
     found = np.full(2, -1.0)
     partial = False
+    last_iteration = 0.0
 
     def elapsed() -> float:
         return time.perf_counter() - t0
@@ -416,8 +424,12 @@ def search(
         if stop is not None:
             linked.enter_context(stop.link(stats, ABORTED))
         for d in range(1, max(1, max_depth) + 1):
-            if d > 1 and time_limit is not None and elapsed() > START_FRACTION * time_limit:
-                break
+            if d > 1 and time_limit is not None:
+                if elapsed() > START_FRACTION * time_limit:
+                    break
+                if save_time and elapsed() + GROWTH * last_iteration > time_limit:
+                    break
+            t_iteration = time.perf_counter()
             if max_nodes is not None:
                 stats[NODE_LIMIT] = max_nodes
             found[0] = -1.0
@@ -432,6 +444,7 @@ def search(
                     partial = True
                 break
             best = (float(score), int(move), d)
+            last_iteration = time.perf_counter() - t_iteration
             if d >= board.num_empties:
                 break
     score, move, reached = best
