@@ -314,7 +314,7 @@ def _load_builtin() -> None:
         "patterns on 8x8, the hand-written heuristic on 6x6 and 4x4",
         strength=100,
         aliases=("ab", "alpha-beta"),
-        defaults={"time": 1.0, "endgame": 18, "probcut": 1.5, "weights": "patterns-r1"},
+        defaults={"time": 1.0, "endgame": 20, "probcut": 1.5, "weights": "patterns-r1"},
     )
     register_player(
         "endgame",
