@@ -23,7 +23,9 @@ def test_train_patterns_command(tmp_path: Path) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "15-35 empties: patterns MAE" in result.output
-    assert load_pattern_weights(out).config["training_data"] == ["WTHOR 2005 (theoretical scores before their depth)"]
+    assert load_pattern_weights(out).config["training_data"] == [
+        "WTHOR 2005 (theoretical scores before their depth)"
+    ]
 
 
 def test_train_patterns_refuses_the_held_out_year(tmp_path: Path) -> None:
