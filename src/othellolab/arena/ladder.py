@@ -26,8 +26,9 @@ REPRESENTATIVES: dict[str, str] = {
     "alphabeta": "ab-default-1s",
 }
 """Registered player -> the ladder label of its default setting (alphabeta's: the default
-player, ``patterns-r1`` with multi-ProbCut at one second a move, endgame solved from 18
-empties; ``configs/ladder-engine.toml``)."""
+player as stage 3 played it, ``patterns-r1`` with multi-ProbCut at one second a move, endgame
+solved from 18 empties, ``configs/ladder-engine.toml``; the default solves from 20 since, which
+the ladder has not replayed)."""
 
 
 def export_ladder(
