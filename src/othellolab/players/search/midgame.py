@@ -270,7 +270,9 @@ def _root(
     found: np.ndarray,
 ) -> tuple[float, int]:
     """The root of a PVS iteration (a position with a move): ``_ab`` without ProbCut or table
-    cutoffs, ``first`` (the previous iteration's best move, -1 for none) searched first.
+    cutoffs, ``first`` (the previous iteration's best move, -1 for none) searched first. Its
+    move loop is ``_ab``'s with the recording below: one loop shared by both, inlined, searched
+    the same nodes 4% slower, so the hot kernel keeps its own.
 
     As soon as a move is known to be the best so far (the first move once searched, a later
     one once it fails high on its null window) it goes into ``found`` as ``[move, score]``
