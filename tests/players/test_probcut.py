@@ -147,5 +147,6 @@ def test_the_fit_takes_pattern_weights_and_refuses_unknown_ones() -> None:
     from othellolab.training.probcut import ProbCutOptions
 
     assert ProbCutOptions(wthor_dir="x", evaluation="patterns-r1").evaluation == "patterns-r1"
-    with pytest.raises(ConfigError, match="evaluation"):
-        ProbCutOptions(wthor_dir="x", evaluation="no-such-weights")
+    for bad in ("no-such-weights", "", "  "):
+        with pytest.raises(ConfigError, match="evaluation"):
+            ProbCutOptions(wthor_dir="x", evaluation=bad)

@@ -86,6 +86,11 @@ def _evaluation(name: str) -> Any:
 
     if name in EVALUATION_NAMES:
         return named_evaluation(name)
+    if not str(name).strip():
+        raise ConfigError(
+            f"evaluation must be one of {', '.join(EVALUATION_NAMES)} or pattern weights, got ''",
+            option="evaluation",
+        )
     try:
         return weights_evaluation(name)
     except ConfigError as e:
