@@ -197,14 +197,17 @@ def midgame_positions(count: int) -> list[tuple[str, Board]]:
 
 def time_to_depth(depth: int, plain_depth: int, count: int) -> None:
     """Search ``count`` midgame positions with the default player's evaluation, to ``depth``
-    with its ProbCut (1.5) and to ``plain_depth`` without (far slower per ply), a fresh table
+    with its ProbCut (1.5, with the fit kept beside ``patterns-r1``) and to ``plain_depth`` without (far slower per ply), a fresh table
     for each search; print each search and the totals."""
     from othellolab.players.search.evaluation import weights_evaluation
+    from othellolab.players.search.patterns import pattern_weights_dir
+    from othellolab.players.search.probcut import weights_probcut
 
     positions = midgame_positions(count)
     if not positions:
         return
     evaluation = weights_evaluation("patterns-r1")
+    fit = weights_probcut(str(pattern_weights_dir("patterns-r1")))  # the player's ProbCut fit
     search(Board(), depth=3, evaluation=evaluation, probcut=1.5)  # compile outside the timings
     totals = []
     for probcut, d in ((1.5, depth), (0.0, plain_depth)):
@@ -216,6 +219,7 @@ def time_to_depth(depth: int, plain_depth: int, count: int) -> None:
                 evaluation=evaluation,
                 table=TranspositionTable(20),
                 probcut=probcut,
+                probcut_table=fit,
             )
             nodes += r.nodes
             seconds += r.seconds

@@ -5,9 +5,9 @@ the empties; each is searched at every depth from 1 to ``max_depth`` without Pro
 evaluation the engine plays with. For each depth ``d`` and its shallow depth ``d'``, and each
 band of empties, a least-squares line ``v_d = a*v_d' + b`` and the deviation ``sigma`` of its
 residuals make one row of the fit. The evaluation is a name (``patterns``: the default weights)
-or a pattern weights set (shipped name or directory), whose fit belongs in the weights
-directory as ``probcut.json`` (``players.search.probcut.weights_probcut``). The searches are saved every 20 seconds beside the output,
-so a killed fit resumes.
+or pattern weights (a shipped set or a directory), whose fit belongs in the weights directory
+as ``probcut.json`` (``players.search.probcut.weights_probcut``). The searches are saved every
+20 seconds beside the output, so a killed fit resumes.
 """
 
 from __future__ import annotations
@@ -72,32 +72,12 @@ class ProbCutOptions:
             or not 1 <= self.band <= 60
         ):
             raise ConfigError(f"band must be 1..60 empties, got {self.band!r}", option="band")
-        _evaluation(self.evaluation)
+        from othellolab.players.search.evaluation import check_evaluation_source
 
-
-def _evaluation(name: str) -> Any:
-    """The search ``Evaluation`` called ``name``: one of ``EVALUATION_NAMES`` or pattern
-    weights (a shipped set or a directory); an unknown name is a ``ConfigError``."""
-    from othellolab.players.search.evaluation import (
-        EVALUATION_NAMES,
-        named_evaluation,
-        weights_evaluation,
-    )
-
-    if name in EVALUATION_NAMES:
-        return named_evaluation(name)
-    if not str(name).strip():
-        raise ConfigError(
-            f"evaluation must be one of {', '.join(EVALUATION_NAMES)} or pattern weights, got ''",
-            option="evaluation",
-        )
-    try:
-        return weights_evaluation(name)
-    except ConfigError as e:
-        raise ConfigError(
-            f"evaluation must be one of {', '.join(EVALUATION_NAMES)} or pattern weights; {e.what}",
-            option="evaluation",
-        ) from None
+        try:
+            check_evaluation_source(self.evaluation)
+        except ConfigError as e:
+            raise ConfigError(e.what, option="evaluation", allowed=e.allowed) from None
 
 
 def _sample(options: ProbCutOptions) -> tuple[np.ndarray, np.ndarray]:
@@ -133,6 +113,7 @@ def _search_depths(
 ) -> np.ndarray:
     """``values[i, d]``: position ``i`` searched to ``d`` plies (NaN where the search reached the
     end before ``d``); resumed from and saved to ``work``."""
+    from othellolab.players.search.evaluation import evaluation_or_weights
     from othellolab.players.search.midgame import search
     from othellolab.players.search.table import TranspositionTable
 
@@ -146,7 +127,7 @@ def _search_depths(
                 values, done = z["values"].copy(), z["done"].copy()
     if log and done.any():
         log(f"resuming: {int(done.sum()):,} of {n:,} positions searched")
-    evaluation = _evaluation(options.evaluation)
+    evaluation = evaluation_or_weights(options.evaluation)
     table = TranspositionTable(20)
     bar = StepProgress(
         options.progress, total=n, done=int(done.sum()), name="probcut", unit="positions"

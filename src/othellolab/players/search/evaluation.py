@@ -185,6 +185,35 @@ def named_evaluation(name: str) -> Evaluation:
     raise ValueError(f"evaluation must be one of {', '.join(EVALUATION_NAMES)}, got {name!r}")
 
 
+def check_evaluation_source(source: str) -> str:
+    """``source`` if it is one of ``EVALUATION_NAMES`` or names pattern weights (a shipped set or
+    a directory holding a ``config.json``), without loading them; else (empty included) a
+    ``ConfigError`` listing both kinds."""
+    if source in EVALUATION_NAMES:
+        return source
+    shipped = available_pattern_sets()
+    try:
+        if not str(source).strip():
+            raise FileNotFoundError(source)
+        pattern_weights_dir(source)
+    except FileNotFoundError:
+        raise ConfigError(
+            f"expected {', '.join(EVALUATION_NAMES)} or pattern weights (a shipped set: "
+            f"{', '.join(shipped) or 'none'}; or a directory holding a config.json), got "
+            f"{str(source)[:80]!r}",
+            allowed=", ".join((*EVALUATION_NAMES, *shipped)),
+        ) from None
+    return source
+
+
+def evaluation_or_weights(source: str) -> Evaluation:
+    """The evaluation a setting names: ``named_evaluation`` for one of ``EVALUATION_NAMES``, else
+    ``weights_evaluation`` of pattern weights (checked by ``check_evaluation_source``)."""
+    if check_evaluation_source(source) in EVALUATION_NAMES:
+        return named_evaluation(source)
+    return weights_evaluation(source)
+
+
 @functools.cache
 def default_evaluation(size: int) -> Evaluation:
     """The evaluation that orders moves when the caller names none: the learned patterns on

@@ -72,8 +72,8 @@ _SORT_DEPTH = 2
 class AlphaBetaState(NamedTuple):
     """The midgame search's state, passed whole to ``_ab``: the board size, the table's
     ``keys`` and float ``bounds`` (``table.TranspositionTable``, a position in one of two
-    neighbouring slots), a small random score per
-    square that breaks ties between equal moves, the statistics, the deadline (a
+    neighbouring slots), a small random score per square that breaks ties between equal moves,
+    the statistics, the deadline (a
     ``perf_counter`` time; 0 for none), the evaluation (its ``kind`` and ``weights``), and
     multi-ProbCut's table (``probcut``) and confidence (``mpc_t``, 0 for none)."""
 

@@ -24,11 +24,10 @@ from othellolab.players.search import (
     Evaluation,
     TranspositionTable,
     default_evaluation,
-    named_evaluation,
     search,
     solve,
 )
-from othellolab.players.search.evaluation import EVALUATION_NAMES, weights_evaluation
+from othellolab.players.search.evaluation import evaluation_or_weights
 from othellolab.players.search.table import MIDGAME_MIN_BITS
 from othellolab.training.labelled.config import LabelledConfig
 from othellolab.training.labelled.openings import draw_opening, opening_book
@@ -97,12 +96,7 @@ class _Engine:
     @classmethod
     def of(cls, cfg: LabelledConfig) -> _Engine:
         name = cfg.search.evaluation
-        if name in ("auto", "patterns"):
-            ev = default_evaluation(8)
-        elif name in EVALUATION_NAMES:
-            ev = named_evaluation(name)
-        else:
-            ev = weights_evaluation(name)
+        ev = default_evaluation(8) if name in ("auto", "patterns") else evaluation_or_weights(name)
         bits = cfg.search.table_bits
         return cls(
             cfg,
