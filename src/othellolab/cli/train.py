@@ -1,7 +1,8 @@
 """``othellolab train supervised --config FILE``: train or resume a supervised run (or
 ``--resume RUN``: go on with the run's own config); ``othellolab train selfplay`` likewise for
 AlphaZero runs; ``othellolab train patterns``: fit the pattern evaluation; ``othellolab train
-patterns-data``: generate search-labelled positions for it."""
+patterns-data``: generate search-labelled positions for it; ``othellolab train engine``: both,
+round after round, and multi-ProbCut, from one config."""
 
 from __future__ import annotations
 
@@ -360,3 +361,30 @@ def patterns_data(
         for kind, rate in summary["positions_per_cpu_hour"].items()
     )
     typer.echo(f"positions per CPU-hour: {rates}")
+
+
+@train_app.command("engine")
+def engine(
+    config: Annotated[
+        Path, typer.Option("--config", "-c", help="TOML config (see configs/engine.toml).")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Run folder (resumed if it holds this config).")
+    ],
+    quiet: Annotated[bool, typer.Option(help="No progress bars.")] = False,
+) -> None:
+    """The engine's evaluation from one config: for each round, search-labelled self-play
+    (train patterns-data), the pattern fit to it and every round before (train patterns),
+    multi-ProbCut with the new weights (train probcut) and the fit's error against exact
+    scores; running it again resumes every stage where it stopped."""
+    from othellolab.training.engine import load_engine_config, train_engine
+
+    cfg, text = load_engine_config(config)
+    summary = train_engine(cfg, out, text=text, progress=not quiet, log=typer.echo)
+    for row in summary["rounds"]:
+        mae = ", ".join(f"{n} {v:.2f}" for n, v in row.get("mae", {}).items())
+        typer.echo(
+            f"round {row['round']}: {row['positions']:,} positions in {row['shards']} shards; "
+            f"weights {row['weights']}" + (f"; MAE {mae}" if mae else "")
+        )
+    typer.echo(f"weights: {summary['weights']} (play them: alphabeta:weights={summary['weights']})")

@@ -85,7 +85,8 @@ class PatternTrainOptions:
     """What ``train_patterns`` reads and how it fits: WTHOR ``years``, other record files
     (``extra_sources``), ``.npz`` positions files (``positions_files``) and search-labelled
     run folders (``labelled``, their target ``label``, each position counted
-    ``labelled_weight`` times in the fit, their first ``labelled_shards`` shards or all for 0);
+    ``labelled_weight`` times in the fit, their first ``labelled_shards`` shards or all for 0:
+    one count for every run, or a count per run);
     ``wthor_target`` is ``theoretical`` (WTHOR's solved
     score for the positions before its depth, the final result after) or ``final``;
     ``phase_width``
@@ -100,7 +101,7 @@ class PatternTrainOptions:
     labelled: tuple[Path, ...] = ()
     label: str = "final"
     labelled_weight: float = 1.0
-    labelled_shards: int = 0
+    labelled_shards: int | tuple[int, ...] = 0
     wthor_target: str = "theoretical"
     held_out: Path | None = None
     phase_width: int = PHASE_WIDTH
@@ -129,12 +130,21 @@ class PatternTrainOptions:
         except ValueError as e:
             raise fail("terms", str(e)) from None
         phases = self.phases or -(-60 // width)
+        counts = self.labelled_shards
+        if isinstance(counts, list | tuple):
+            if len(counts) != len(self.labelled):
+                raise fail(
+                    "labelled_shards",
+                    f"{len(counts)} shard counts for {len(self.labelled)} labelled runs",
+                )
+        else:
+            counts = (counts,)
         for name, value, low, high in (
             ("phases", phases, 1, MAX_PHASES),
             ("overlap", self.overlap, 0, 60),
             ("iterations", self.iterations, 1, 100_000),
             ("max_games", self.max_games, 0, 10**9),
-            ("labelled_shards", self.labelled_shards, 0, 10**9),
+            *(("labelled_shards", count, 0, 10**9) for count in counts),
         ):
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise fail(name, f"must be a whole number in {low}..{high}, got {value!r}")
@@ -152,6 +162,14 @@ class PatternTrainOptions:
             )
         if self.label not in LABELS:
             raise fail("label", f"must be one of {', '.join(LABELS)}, got {self.label!r}")
+        if isinstance(self.labelled_shards, list | tuple):
+            return replace(
+                self,
+                phase_width=width,
+                phases=phases,
+                terms=terms,
+                labelled_shards=tuple(self.labelled_shards),
+            )
         return replace(self, phase_width=width, phases=phases, terms=terms)
 
 
@@ -178,12 +196,13 @@ def load_training_positions(
     labelled: Sequence[Path] = (),
     label: str = "final",
     labelled_weight: float = 1.0,
-    labelled_shards: int = 0,
+    labelled_shards: int | Sequence[int] = 0,
     wthor_target: str = "theoretical",
 ) -> tuple[Positions, list[str]]:
     """Replay the WTHOR ``years`` and the ``extra`` record files into positions, add those of
     the ``positions_files``, of the ``labelled`` run folders (target ``label``, weight
-    ``labelled_weight``, first ``labelled_shards`` shards) and ``positions``; the held-out year is refused, so a model is never
+    ``labelled_weight``, first ``labelled_shards`` shards: one count, or one per run) and
+    ``positions``; the held-out year is refused, so a model is never
     fitted on its test games. WTHOR positions get ``wthor_target`` (see
     ``wthor_positions``)."""
     from othellolab.training.data import parse_years
@@ -194,11 +213,16 @@ def load_training_positions(
     for path in positions_files:
         ready.append(read_positions(path))
         described.append(Path(path).name)
-    for path in labelled:
-        part = load_labelled(path, label=label, shards=labelled_shards)
+    counts = (
+        list(labelled_shards)
+        if isinstance(labelled_shards, Sequence)
+        else [labelled_shards] * len(labelled)
+    )
+    for path, count in zip(labelled, counts, strict=True):
+        part = load_labelled(path, label=label, shards=count)
         ready.append(part if labelled_weight == 1 else part.weighted(labelled_weight))
         weight = f", weight {labelled_weight:g}" if labelled_weight != 1 else ""
-        n_shards = labelled_shards or len(list_shards(path))
+        n_shards = count or len(list_shards(path))
         run = read_run(path)["config_hash"][:12]
         described.append(
             f"{Path(path).name} ({label} labels, {len(part):,} positions of shards "
@@ -434,7 +458,9 @@ def _check_layout(parts: Path, options: PatternTrainOptions) -> None:
         layout["wthor_target"] = options.wthor_target
     if options.labelled:
         layout.update(label=options.label, labelled_weight=options.labelled_weight)
-        if options.labelled_shards:
+        if isinstance(options.labelled_shards, tuple):
+            layout["labelled_shards"] = list(options.labelled_shards)
+        elif options.labelled_shards:
             layout["labelled_shards"] = options.labelled_shards
     path = parts / "layout.json"
     if path.is_file():

@@ -126,7 +126,7 @@ def test_changed_or_missing_opening_files_are_refused(tiny, tmp_path: Path) -> N
     root = tmp_path / "run"
     generate_labelled(LabelledConfig.from_dict(data), root, progress=False)
     xot.write_text("f5f6e6f4e3c5c4e7\n")
-    with pytest.raises(ConfigError, match="data files changed") as info:
+    with pytest.raises(ConfigError, match="data files or weights changed") as info:
         generate_labelled(LabelledConfig.from_dict(data), root, progress=False)
     assert str(xot) in str(info.value)
     xot.unlink()

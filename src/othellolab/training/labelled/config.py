@@ -26,9 +26,8 @@ import numpy as np
 
 from othellolab.core import ConfigError
 from othellolab.players.options import Option
-from othellolab.players.search import EVALUATION_NAMES
+from othellolab.players.search.evaluation import check_evaluation_source
 from othellolab.players.search.midgame import MAX_DEPTH
-from othellolab.players.search.patterns import available_pattern_sets
 from othellolab.training.data import parse_years
 from othellolab.training.selfplay.config import CheckedTable, table_from_dict
 
@@ -140,8 +139,8 @@ class SearchConfig(CheckedTable):
     """How the engine chooses its moves: iterative-deepening alpha-beta to ``depth`` [6] plies,
     stopped early after ``nodes`` [0: no limit] nodes (never a time limit: the data must not
     depend on the machine), with ``evaluation`` [auto: the shipped patterns] at the leaves (one
-    of ``EVALUATION_NAMES`` or a shipped pattern weights set such as ``patterns-r1``, so a fitted
-    evaluation plays and labels the next round) and a table of ``2**table_bits`` [18] entries
+    of ``EVALUATION_NAMES``, a shipped pattern weights set such as ``patterns-r1`` or a folder of
+    fitted weights, so a fitted evaluation plays and labels the next round) and a table of ``2**table_bits`` [18] entries
     kept for a game."""
 
     depth: int = 6
@@ -153,19 +152,19 @@ class SearchConfig(CheckedTable):
     OPTIONS: ClassVar[dict[str, Option]] = {
         "depth": Option(int, 1, MAX_DEPTH, help="plies of the move search"),
         "nodes": Option(int, 0, 10**12, help="node limit per move (0: none)"),
-        "evaluation": Option(str, help="leaf evaluation: auto, a name or a shipped weights set"),
+        "evaluation": Option(str, help="leaf evaluation: auto, a name or pattern weights"),
         "table_bits": Option(int, 16, 24, help="transposition table of 2**bits entries"),
     }
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        names = ("auto", *EVALUATION_NAMES, *available_pattern_sets())
-        _check(
-            self.evaluation in names,
-            self.TABLE,
-            "evaluation",
-            f"must be one of {', '.join(names)}, got {self.evaluation!r}",
-        )
+        if self.evaluation != "auto":
+            try:
+                check_evaluation_source(self.evaluation)
+            except ConfigError as e:
+                raise ConfigError(
+                    e.what, where=self.TABLE, option="evaluation", allowed=f"auto, {e.allowed}"
+                ) from None
 
 
 @dataclass(frozen=True)

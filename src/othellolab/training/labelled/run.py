@@ -20,8 +20,10 @@ from typing import Any
 import numpy as np
 
 from othellolab.core import ConfigError
-from othellolab.core.files import write_json, write_text
+from othellolab.core.files import sha256_file, write_json, write_text
 from othellolab.core.progress import StepProgress
+from othellolab.players.search.evaluation import EVALUATION_NAMES
+from othellolab.players.search.patterns import available_pattern_sets, pattern_weights_dir
 from othellolab.training.labelled.config import LabelledConfig, differences
 from othellolab.training.labelled.generate import LabelTask, label_shard
 from othellolab.training.labelled.openings import source_checksums
@@ -50,9 +52,23 @@ SUMMARY_FILE = "summary.json"
 Result = tuple[LabelTask, dict[str, np.ndarray], dict[str, Any]]
 
 
-def _open_run(cfg: LabelledConfig, out: Path, text: str) -> None:
-    """Start the run folder, or check that it is this config's (on the same data files)."""
+def _sources(cfg: LabelledConfig) -> dict[str, str]:
+    """SHA-256 of every file the run's data depends on, by path: the openings' data files, and
+    the weights when ``[search] evaluation`` names a folder of fitted weights (a shipped set or
+    a built-in evaluation is named by the config itself)."""
     sources = source_checksums(cfg.openings)
+    name = cfg.search.evaluation
+    if name != "auto" and name not in EVALUATION_NAMES and name not in available_pattern_sets():
+        for path in sorted(pattern_weights_dir(name).iterdir()):
+            if path.name in ("config.json", "weights.safetensors"):
+                sources[str(path)] = sha256_file(path)
+    return sources
+
+
+def _open_run(cfg: LabelledConfig, out: Path, text: str) -> None:
+    """Start the run folder, or check that it is this config's (on the same data files and
+    weights)."""
+    sources = _sources(cfg)
     if (out / RUN_FILE).exists():
         run = read_run(out)
         if run["config_hash"] != cfg.config_hash:
@@ -69,7 +85,8 @@ def _open_run(cfg: LabelledConfig, out: Path, text: str) -> None:
         )
         if moved:
             raise ConfigError(
-                f"{out}: the data files changed since the run started: {', '.join(moved)}",
+                f"{out}: the data files or weights changed since the run started: "
+                f"{', '.join(moved)}",
                 option="--config",
             )
         if run["config"].get("shards") != cfg.shards:
@@ -199,14 +216,19 @@ def _per_hour(count: int, seconds: float) -> float | None:
     return round(3600.0 * count / seconds) if seconds > 0 else None
 
 
-def summarise(root: str | Path) -> dict[str, Any]:
-    """What a run folder holds, from its shards' ``shard.json``: shards, games, positions per
-    phase (with and without an exact label), and throughput in positions per CPU-hour for each
-    label kind: ``final`` costs the games' play and solves, ``exact`` the solves (its
-    positions are the solved tails), ``search`` its own searches."""
+def summarise(root: str | Path, *, first: int = 0) -> dict[str, Any]:
+    """What a run folder holds (its shards ``0..first-1`` only, when ``first`` is given), from
+    the shards' ``shard.json``: shards, games, positions per phase (with and without an exact
+    label), and throughput in positions per CPU-hour for each label kind: ``final`` costs the
+    games' play and solves, ``exact`` the solves (its positions are the solved tails),
+    ``search`` its own searches."""
     root = Path(root)
     run = read_run(root)
-    shards = [read_meta(path, config_hash=run["config_hash"]) for _, path in list_shards(root)]
+    shards = [
+        read_meta(path, config_hash=run["config_hash"])
+        for index, path in list_shards(root)
+        if not first or index < first
+    ]
     phases = np.zeros(12, dtype=np.int64)
     exact = np.zeros(12, dtype=np.int64)
     seconds = {"play": 0.0, "solve": 0.0, "search": 0.0}
