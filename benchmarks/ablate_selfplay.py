@@ -1,0 +1,152 @@
+"""Issue 41's ablation on 6x6: each of KataGo's changes alone against the base config, every run
+from random weights for the same CPU time, graded against perfect play.
+
+    python benchmarks/ablate_selfplay.py run --cpu-hours 0.5 --out runs/ablate6
+    python benchmarks/ablate_selfplay.py run --only base,pool --out runs/ablate6   # some of them
+    python benchmarks/ablate_selfplay.py table runs/ablate6                         # the grades
+
+``run`` writes one config per variant (the base config with the variant's keys changed, the
+stop at ``--cpu-hours``, the learning-rate decay scaled to it) into ``OUT/configs`` and trains
+them one after the other with ``othellolab train selfplay`` (each resumes, so running the
+command again goes on where it stopped). ``table`` prints, per variant, the best grade each
+search size reached within the CPU time and the CPU-hours where it first did, as markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+BASE = Path(__file__).resolve().parents[1] / "configs" / "alphazero-6x6.toml"
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "base": {},
+    "ownership": {"train.ownership_weight": 1.0},
+    "score": {"train.score_weight": 0.5},
+    "opponent": {"train.opponent_policy_weight": 0.15},
+    "aux": {
+        "train.ownership_weight": 1.0,
+        "train.score_weight": 0.5,
+        "train.opponent_policy_weight": 0.15,
+    },
+    "pool": {"model.global_pool_every": 2},
+    "b6c48": {"model.preset": "resnet-b6c48"},
+    "b6c64": {"model.preset": "resnet-b6c64"},
+    "b6c64-pool": {"model.preset": "resnet-b6c64", "model.global_pool_every": 2},
+    "forced": {"selfplay.forced_playouts_k": 2.0, "selfplay.prune_policy_target": True},
+    "utility": {"train.score_weight": 0.5, "selfplay.score_utility": 0.5},
+    "batch1024": {"train.batch_size": 1024, "optim.lr": 0.004},
+    "replay2": {"train.samples_per_position": 2.0},
+    "replay8": {"train.samples_per_position": 8.0},
+}
+"""Each change alone (issue 41, part 6): the auxiliary targets one by one and together, global
+pooling, width and depth, forced playouts with policy-target pruning, the score utility (it
+needs the score head), a larger batch, and the replay ratio."""
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    return repr(v)
+
+
+def to_toml(data: dict[str, Any]) -> str:
+    """``data`` (top-level scalars and one level of tables) as TOML."""
+    lines = [f"{k} = {_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    for name, table in data.items():
+        if isinstance(table, dict):
+            lines += ["", f"[{name}]", *(f"{k} = {_value(v)}" for k, v in table.items())]
+    return "\n".join(lines) + "\n"
+
+
+def variant_config(base: dict[str, Any], name: str, cpu_hours: float, seed: int) -> dict[str, Any]:
+    """The base config with variant ``name``'s keys, stopped at ``cpu_hours``."""
+    cfg = json.loads(json.dumps(base))
+    cfg["name"] = f"ablate-{name}-s{seed}"
+    cfg["seed"] = seed
+    loop = cfg.setdefault("loop", {})
+    scale = cpu_hours / float(loop.get("cpu_hours") or cpu_hours)
+    loop["cpu_hours"] = cpu_hours
+    train = cfg.setdefault("train", {})
+    if train.get("lr_decay_generations"):
+        train["lr_decay_generations"] = max(1, round(train["lr_decay_generations"] * scale))
+        loop["generations"] = max(loop.get("generations", 0), train["lr_decay_generations"] * 2)
+    for key, value in VARIANTS[name].items():
+        table, _, field = key.partition(".")
+        cfg.setdefault(table, {})[field] = value
+    return cfg
+
+
+def run(args: argparse.Namespace) -> None:
+    base = tomllib.loads(Path(args.base).read_text())
+    names = list(VARIANTS) if not args.only else [n.strip() for n in args.only.split(",")]
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown:
+        sys.exit(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(VARIANTS)}")
+    out = Path(args.out)
+    (out / "configs").mkdir(parents=True, exist_ok=True)
+    for name in names:
+        cfg = variant_config(base, name, args.cpu_hours, args.seed)
+        cfg["runs_dir"] = str(out / "runs")
+        path = out / "configs" / f"{cfg['name']}.toml"
+        path.write_text(to_toml(cfg))
+        print(f"== {name}: {path}", flush=True)
+        cmd = [sys.executable, "-m", "othellolab.cli", "train", "selfplay", "--config", str(path)]
+        subprocess.run([*cmd, "--quiet"] if args.quiet else cmd, check=True)
+
+
+def best_grades(run_dir: Path) -> dict[str, tuple[float, float]]:
+    """Per search size: the best optimal share any graded generation reached, and the CPU-hours
+    of the first generation that reached it."""
+    from othellolab.training.selfplay.pipeline import read_metrics
+
+    best: dict[str, tuple[float, float]] = {}
+    for g in read_metrics(run_dir):
+        if g.get("kind") != "grade":
+            continue
+        for sims, row in g["simulations"].items():
+            share = row["optimal_share"]
+            if sims not in best or share > best[sims][0]:
+                best[sims] = (share, float(g["cpu_hours"]))
+    return best
+
+
+def table(args: argparse.Namespace) -> None:
+    runs = sorted(p for p in (Path(args.out) / "runs").iterdir() if p.is_dir())
+    rows = {r.name: best_grades(r) for r in runs}
+    sims = sorted({s for b in rows.values() for s in b}, key=int)
+    head = " | ".join("raw policy" if s == "0" else f"+ {s} simulations" for s in sims)
+    print(f"| run | {head} |")
+    print("|---|" + "---|" * len(sims))
+    for name, b in rows.items():
+        cells = " | ".join(f"{b[s][0]:.1%} ({b[s][1]:.2f} h)" if s in b else "-" for s in sims)
+        print(f"| {name} | {cells} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="train the variants one after the other (resumable)")
+    r.add_argument("--base", default=str(BASE), help="the base config")
+    r.add_argument("--cpu-hours", type=float, default=0.5, help="CPU-hours per run")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--only", default="", help="comma-separated variants (default: all)")
+    r.add_argument("--out", required=True, help="folder of the configs and runs")
+    r.add_argument("--quiet", action="store_true", help="no progress bars")
+    t = sub.add_parser("table", help="the best grades of each run, as markdown")
+    t.add_argument("out", help="the folder given to run --out")
+    args = parser.parse_args()
+    {"run": run, "table": table}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
