@@ -58,3 +58,35 @@ def test_patterns_data_names_a_bad_key(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "depth" in result.output and "[search]" in result.output
     assert not (tmp_path / "r").exists()
+
+
+ENGINE = """
+[[rounds]]
+data = "{data}"
+shards = 1
+
+[fit]
+wthor = ""
+labelled_weight = 1.0
+iterations = 5
+
+[probcut]
+positions = 0
+"""
+
+
+def test_engine_command_runs_a_round_and_names_a_bad_key(tmp_path: Path) -> None:
+    data = tmp_path / "tiny.toml"
+    data.write_text(TINY.format(depth=2))
+    config = tmp_path / "engine.toml"
+    config.write_text(ENGINE.format(data=data))
+    out = tmp_path / "engine"
+    args = ["train", "engine", "--config", str(config), "--out", str(out), "--quiet"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "round 1: " in result.output and f"weights: {out / 'round-1'}" in result.output
+    assert (out / "round-1" / "weights.safetensors").is_file()
+    config.write_text(ENGINE.format(data=data).replace("iterations = 5", "iterations = -5"))
+    refused = runner.invoke(app, args)
+    assert refused.exit_code == 1
+    assert "[fit]" in refused.output and "iterations" in refused.output

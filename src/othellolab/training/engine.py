@@ -30,7 +30,7 @@ from othellolab.core import ConfigError
 from othellolab.core.files import write_json
 from othellolab.players.options import CheckedTable, Option
 from othellolab.training.labelled.config import LabelledConfig, differences, load_labelled_config
-from othellolab.training.selfplay.config import table_from_dict
+from othellolab.training.selfplay.config import refuse_unknown, table_from_dict
 
 __all__ = ["EngineConfig", "FitConfig", "MeasureConfig", "ProbCutConfig", "RoundConfig"]
 
@@ -215,16 +215,7 @@ class EngineConfig:
     @classmethod
     def from_dict(cls, data: Any) -> EngineConfig:
         """A config from a TOML document, rejecting unknown keys and bad values by name."""
-        if not isinstance(data, dict):
-            raise ConfigError("expected a table", where=WHERE)
-        known = ["rounds", "workers", *cls.TABLES]
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            raise ConfigError(
-                f"unknown key(s) {', '.join(map(str, unknown))}; known: {', '.join(known)}",
-                where=WHERE,
-                option=str(unknown[0]),
-            )
+        refuse_unknown(data, ["rounds", "workers", *cls.TABLES], WHERE)
         rounds = data.get("rounds")
         if not isinstance(rounds, list) or not rounds:
             raise ConfigError(

@@ -29,7 +29,7 @@ from othellolab.players.options import Option
 from othellolab.players.search.evaluation import check_evaluation_source
 from othellolab.players.search.midgame import MAX_DEPTH
 from othellolab.training.data import parse_years
-from othellolab.training.selfplay.config import CheckedTable, table_from_dict
+from othellolab.training.selfplay.config import CheckedTable, refuse_unknown, table_from_dict
 
 __all__ = [
     "GENERATOR_VERSION",
@@ -233,16 +233,7 @@ class LabelledConfig:
     @classmethod
     def from_dict(cls, data: Any, *, where: str = WHERE) -> LabelledConfig:
         """A config from a mapping (a TOML document), rejecting unknown keys and tables."""
-        if not isinstance(data, dict):
-            raise ConfigError("expected a table", where=where)
-        known = [*_TOP, *_TABLES]
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            raise ConfigError(
-                f"unknown key(s) {', '.join(map(str, unknown))}; known: {', '.join(known)}",
-                where=where,
-                option=str(unknown[0]),
-            )
+        refuse_unknown(data, [*_TOP, *_TABLES], where)
         top = {}
         for name, option in _TOP.items():
             if name in data:

@@ -21,18 +21,17 @@ from othellolab.core import ConfigError
 from othellolab.players.mcts.batch import VARIANTS, SearchConfig
 from othellolab.players.options import CheckedTable, Option
 
-__all__ = ["VARIANTS", "CheckedTable", "SelfPlayConfig", "table_from_dict"]
+__all__ = ["VARIANTS", "CheckedTable", "SelfPlayConfig", "refuse_unknown", "table_from_dict"]
 
 _SEARCH = SearchConfig.OPTIONS
 """The options self-play shares with the players' batched search (``players.mcts.batch``)."""
 
 
-def table_from_dict(klass: type, data: Any, where: str) -> Any:
-    """``klass`` built from a mapping (a TOML table): unknown keys and bad values are errors
-    located at ``where`` that name the key."""
+def refuse_unknown(data: Any, known: list[str], where: str) -> None:
+    """A ``ConfigError`` at ``where`` unless ``data`` is a mapping whose keys are all ``known``
+    (the error names the first unknown key and lists the known ones)."""
     if not isinstance(data, dict):
         raise ConfigError("expected a table", where=where)
-    known = [f.name for f in fields(klass)]
     unknown = sorted(set(data) - set(known))
     if unknown:
         raise ConfigError(
@@ -40,6 +39,12 @@ def table_from_dict(klass: type, data: Any, where: str) -> Any:
             where=where,
             option=str(unknown[0]),
         )
+
+
+def table_from_dict(klass: type, data: Any, where: str) -> Any:
+    """``klass`` built from a mapping (a TOML table): unknown keys and bad values are errors
+    located at ``where`` that name the key."""
+    refuse_unknown(data, [f.name for f in fields(klass)], where)
     try:
         return klass(**data)
     except ConfigError as e:
