@@ -90,3 +90,11 @@ def test_engine_command_runs_a_round_and_names_a_bad_key(tmp_path: Path) -> None
     refused = runner.invoke(app, args)
     assert refused.exit_code == 1
     assert "[fit]" in refused.output and "iterations" in refused.output
+
+
+def test_patterns_takes_a_shard_count_per_labelled_run(tmp_path: Path) -> None:
+    args = ["train", "patterns", "--out", str(tmp_path / "fit"), "--labelled", "a"]
+    args += ["--labelled", "b", "--labelled-shards", "1", "--labelled-shards", "2"]
+    refused = runner.invoke(app, [*args, "--labelled-shards", "3"])
+    assert refused.exit_code == 1
+    assert "3 shard counts for 2 labelled runs" in refused.output

@@ -214,9 +214,13 @@ def patterns(
         typer.Option(help="How many times each --labelled position counts in the fit."),
     ] = 1.0,
     labelled_shards: Annotated[
-        int,
-        typer.Option(help="Read the first N shards of each --labelled run (0: all there are)."),
-    ] = 0,
+        list[int] | None,
+        typer.Option(
+            "--labelled-shards",
+            help="Read the first N shards of each --labelled run (0: all there are); once for "
+            "every run, or once per run in their order.",
+        ),
+    ] = None,
     held_out: Annotated[
         Path | None,
         typer.Option(help="Folder of WTHOR files whose 2023 games measure the fit."),
@@ -289,7 +293,11 @@ def patterns(
             labelled=tuple(labelled or ()),
             label=label,
             labelled_weight=labelled_weight,
-            labelled_shards=labelled_shards,
+            labelled_shards=(
+                tuple(labelled_shards)
+                if labelled_shards and len(labelled_shards) > 1
+                else (labelled_shards or [0])[0]
+            ),
             held_out=held_out,
             phase_width=phase_width,
             phases=phases,
