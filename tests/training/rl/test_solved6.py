@@ -16,13 +16,17 @@ from othellolab.training.rl.observe import env_observations
 from othellolab.training.rl.solved6 import (
     EXACT_EMPTIES,
     STAGES,
+    UNKNOWN,
     build_graded_set,
+    build_outcomes,
     canonical_key,
     grade_positions,
     load_graded_set,
     load_solved_set,
     move_scores,
     optimal_moves,
+    outcome_kept,
+    outcome_table,
     solve_entry,
 )
 
@@ -162,3 +166,80 @@ def test_grades_by_stage(graded) -> None:
     naive = grade_positions(graded, first, games=0)
     assert naive.optimal_share < 0.7 and naive.mean_loss > 0
     assert "| all |" in naive.stage_table()
+
+
+def test_graded_outcomes_cover_every_move_and_agree_with_the_lines(graded) -> None:
+    table = outcome_table()
+    assert len(table) == len(graded), "examples/build_graded6x6.py --outcomes rebuilds the file"
+    for e in graded:
+        row = table[(e.board.player, e.board.opponent)]
+        legal = e.board.legal_actions()
+        assert sorted(np.flatnonzero(row != UNKNOWN).tolist()) == legal, e.board.obf()
+        for a, s in e.moves:  # the line's scores, from full-window solves
+            assert row[a] == np.sign(s), (e.board.obf(), a)
+        # No move does better than the position's exact result.
+        assert row[legal].max() == np.sign(e.best_score)
+
+
+def test_outcomes_of_moves_the_lines_leave_out_agree_with_full_solves(graded) -> None:
+    """Above 22 empties the line lists only the optimal moves; the outcome file's null-window
+    results of the others must agree with exact full-window scores (``move_scores``)."""
+    table = outcome_table()
+    checked = 0
+    for e in [x for x in graded if x.board.num_empties == EXACT_EMPTIES + 1][:4]:
+        row = table[(e.board.player, e.board.opponent)]
+        for a, s in move_scores(e.board, TranspositionTable(20)):
+            assert row[a] == np.sign(s), (e.board.obf(), a)
+            checked += 1
+    assert checked > 8
+    # And the builder itself agrees with the file on those positions.
+    some = [x for x in graded if x.board.num_empties == EXACT_EMPTIES + 1][:2]
+    built = build_outcomes(some)
+    for e, row in zip(some, built, strict=True):
+        assert np.array_equal(row, table[(e.board.player, e.board.opponent)])
+
+
+def test_grades_say_how_often_the_result_is_kept(graded) -> None:
+    best = {(e.board.player, e.board.opponent): e.best_move for e in graded}
+    table = outcome_table()
+
+    def solver(player, opponent):
+        return np.array([best[(int(p), int(o))] for p, o in zip(player, opponent, strict=True)])
+
+    def worst(player, opponent):
+        out = []
+        for p, o in zip(player, opponent, strict=True):
+            row = table[(int(p), int(o))]
+            legal = np.flatnonzero(row != UNKNOWN)
+            out.append(int(legal[np.argmin(row[legal])]))
+        return np.array(out)
+
+    assert grade_positions(graded, solver, games=0).outcome_share == 1.0
+    bad = grade_positions(graded, worst, games=0)
+    # The move with the worst result keeps it only where every move has the same result.
+    same = sum(
+        len(set(table[(e.board.player, e.board.opponent)][e.board.legal_actions()])) == 1
+        for e in graded
+    )
+    assert bad.outcome_share == pytest.approx(same / len(graded))
+    assert all(0 <= s.outcome_share <= 1 for s in bad.stages)
+    assert "result kept" in bad.stage_table()
+    # Without the file, positions above 22 empties have no result for their other moves.
+    entries = [e for e in graded if e.board.num_empties > EXACT_EMPTIES]
+    kept = outcome_kept(entries, worst(*_bitboards(entries)))
+    assert not np.isnan(kept).any()
+    outcome_table.cache_clear()
+    try:
+        import othellolab.training.rl.solved6 as solved6
+
+        missing = solved6.outcome_table(solved6.GRADED_OUTCOMES.with_name("none.npz"))
+        assert missing == {}
+    finally:
+        outcome_table.cache_clear()
+
+
+def _bitboards(entries):
+    return (
+        np.array([e.board.player for e in entries], dtype=np.uint64),
+        np.array([e.board.opponent for e in entries], dtype=np.uint64),
+    )

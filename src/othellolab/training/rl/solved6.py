@@ -20,6 +20,7 @@ Two sets are shipped, both OBF lines (best move first, scores for the side to mo
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -40,6 +41,15 @@ SOLVED_6X6 = Path(__file__).resolve().parent / "data" / "solved6x6.obf"
 
 GRADED_6X6 = Path(__file__).resolve().parent / "data" / "graded6x6.obf"
 """The shipped graded 6x6 set: every stage from 32 to 4 empties, optimal moves known."""
+
+GRADED_OUTCOMES = Path(__file__).resolve().parent / "data" / "graded6x6-outcomes.npz"
+"""The game-theoretic result (win, draw or loss) after every legal move of every position of
+the graded set, built by ``examples/build_graded6x6.py --outcomes`` (``build_outcomes``): the
+set's lines above ``EXACT_EMPTIES`` list only the optimal moves, and whether a worse move still
+wins is what a grade of "keeps the result" needs."""
+
+UNKNOWN = -2
+"""An outcome array's entry for an action that is not legal (or not solved)."""
 
 EXACT_EMPTIES = 22
 """Up to this many empty squares the graded set scores every move exactly."""
@@ -261,13 +271,16 @@ class StageGrade:
     """The grade of a policy on the positions of one stage of the game: ``empties`` (the
     inclusive range of empty squares), ``positions`` there, ``optimal_share`` of them where
     its move keeps the exact score, and ``mean_loss`` (discs given away per move) over the
-    ``scored`` positions whose every move has an exact score (``nan`` if none)."""
+    ``scored`` positions whose every move has an exact score (``nan`` if none), and
+    ``outcome_share`` of them where its move keeps the game-theoretic result (win, draw or
+    loss; ``nan`` where the results of the moves are not known)."""
 
     empties: tuple[int, int]
     positions: int
     optimal_share: float
     scored: int
     mean_loss: float
+    outcome_share: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -278,7 +291,10 @@ class PositionGrade:
     empties in ``GRADED_6X6``), the same per stage (``stages``, see ``STAGES``), and, over the
     ``games`` played from the first positions with at most ``game_empties`` empties against a
     perfect opponent, the mean discs it ends below the positions' exact values
-    (``mean_game_loss``, 0 for perfect play) and the share it plays without loss."""
+    (``mean_game_loss``, 0 for perfect play) and the share it plays without loss;
+    ``outcome_share``: the share of the positions where its move keeps the game-theoretic
+    result (win, draw or loss), known for the sets whose lines score every move and for the
+    graded set through ``GRADED_OUTCOMES`` (``nan`` otherwise)."""
 
     optimal_share: float
     positions: int
@@ -288,20 +304,29 @@ class PositionGrade:
     perfect_games: float
     scored: int = 0
     stages: tuple[StageGrade, ...] = ()
+    outcome_share: float = float("nan")
 
     def stage_table(self) -> str:
         """The grade per stage as a markdown table."""
         lines = [
-            "| empties | positions | optimal | mean loss (scored positions) |",
-            "|---|---|---|---|",
+            "| empties | positions | optimal | result kept | mean loss (scored positions) |",
+            "|---|---|---|---|---|",
         ]
+
+        def kept(share: float) -> str:
+            return "-" if np.isnan(share) else f"{share:.1%}"
+
         for g in self.stages:
             loss = "-" if g.scored == 0 else f"{g.mean_loss:.2f} ({g.scored})"
             lines.append(
-                f"| {g.empties[0]}-{g.empties[1]} | {g.positions} | {g.optimal_share:.1%} | {loss} |"
+                f"| {g.empties[0]}-{g.empties[1]} | {g.positions} | {g.optimal_share:.1%} | "
+                f"{kept(g.outcome_share)} | {loss} |"
             )
         loss = "-" if self.scored == 0 else f"{self.mean_loss:.2f} ({self.scored})"
-        lines.append(f"| all | {self.positions} | {self.optimal_share:.1%} | {loss} |")
+        lines.append(
+            f"| all | {self.positions} | {self.optimal_share:.1%} | {kept(self.outcome_share)} "
+            f"| {loss} |"
+        )
         return "\n".join(lines)
 
 
@@ -328,6 +353,84 @@ def move_grades(
     return optimal, loss, scored
 
 
+def _child_outcome(board: Board, action: int, table: TranspositionTable) -> int:
+    """The game-theoretic result for the side to move of ``board`` after ``action`` (+1 win,
+    0 draw, -1 loss), by one null-window solve around 0 (scores are even, so the window
+    (-1, 1) tells the three apart)."""
+    child = board.play(action)
+    if child.must_pass():
+        score = solve(child.play_pass(), alpha=-1, beta=1, table=table, pv=False).score
+    else:
+        score = -solve(child, alpha=-1, beta=1, table=table, pv=False).score
+    return int(np.sign(score))
+
+
+def build_outcomes(
+    entries: list[ObfEntry], *, progress: Callable[[int], None] | None = None
+) -> np.ndarray:
+    """``outcome[i, action]``: the result (+1, 0, -1) for entry ``i``'s side to move after each
+    legal action, ``UNKNOWN`` for the others; from the line's scores where it lists the move,
+    else solved (``progress(i)`` after each entry)."""
+    size = entries[0].board.size if entries else 6
+    out = np.full((len(entries), size * size + 1), UNKNOWN, dtype=np.int8)
+    table = TranspositionTable(22)
+    for i, e in enumerate(entries):
+        scores = e.scores()
+        for a in e.board.legal_actions():
+            out[i, a] = np.sign(scores[a]) if a in scores else _child_outcome(e.board, a, table)
+        if progress is not None:
+            progress(i)
+    return out
+
+
+def save_outcomes(path: Path, entries: list[ObfEntry], outcome: np.ndarray) -> None:
+    """Write the outcomes of ``entries`` (their positions beside them) as a ``.npz``, by one
+    rename."""
+    from othellolab.core.files import atomic_writer
+
+    player = np.array([e.board.player for e in entries], dtype=np.uint64)
+    opponent = np.array([e.board.opponent for e in entries], dtype=np.uint64)
+    with atomic_writer(path, binary=True) as f:
+        np.savez_compressed(f, player=player, opponent=opponent, outcome=outcome)
+
+
+@functools.cache
+def outcome_table(path: Path = GRADED_OUTCOMES) -> dict[tuple[int, int], np.ndarray]:
+    """The outcomes of a file by position (``(player, opponent)`` bitboards); empty when the file
+    is absent. A file whose arrays do not agree is a ``ValueError`` naming it."""
+    if not path.is_file():
+        return {}
+    with np.load(path, allow_pickle=False) as z:
+        player, opponent, outcome = z["player"], z["opponent"], z["outcome"]
+    if not (len(player) == len(opponent) == len(outcome)) or outcome.ndim != 2:
+        raise ValueError(f"{path}: player, opponent and outcome rows differ")
+    return {(int(p), int(o)): row for p, o, row in zip(player, opponent, outcome, strict=True)}
+
+
+def outcome_kept(entries: list[ObfEntry], actions: np.ndarray) -> np.ndarray:
+    """For each entry and chosen action: 1.0 if the move keeps the position's game-theoretic
+    result, 0.0 if it does not, NaN where the moves' results are unknown (a line that lists
+    only the optimal moves of a position ``GRADED_OUTCOMES`` lacks)."""
+    table = outcome_table()
+    kept = np.full(len(entries), np.nan)
+    for i, (e, a) in enumerate(zip(entries, np.asarray(actions, dtype=np.int64), strict=True)):
+        best = int(np.sign(e.best_score or 0))
+        scores = e.scores()
+        if int(a) in scores:  # every move scored, or an optimal one
+            kept[i] = float(np.sign(scores[int(a)]) == best)
+            continue
+        row = table.get((e.board.player, e.board.opponent))
+        if row is not None and row[int(a)] != UNKNOWN:
+            kept[i] = float(row[int(a)] == best)
+    return kept
+
+
+def _share(values: np.ndarray) -> float:
+    """The mean of the known values (NaN if any is unknown: a share over part of a set would
+    not compare with one over all of it)."""
+    return float("nan") if len(values) == 0 or np.isnan(values).any() else float(values.mean())
+
+
 def grade_positions(
     entries: list[ObfEntry],
     choose: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -350,6 +453,7 @@ def grade_positions(
             f"the policy returned {actions.shape} actions for {len(entries)} positions"
         )
     optimal, loss, scored = move_grades(entries, actions)
+    kept = outcome_kept(entries, actions)
     empties = np.array([e.board.num_empties for e in entries])
     stages = []
     for lo, hi in STAGES:
@@ -363,6 +467,7 @@ def grade_positions(
                     float(optimal[here].mean()),
                     int(both.sum()),
                     float(loss[both].mean()) if both.any() else float("nan"),
+                    _share(kept[here]),
                 )
             )
     table = TranspositionTable(20)
@@ -394,4 +499,5 @@ def grade_positions(
         perfect_games=float(np.mean(np.array(losses) == 0)) if losses else float("nan"),
         scored=int(scored.sum()),
         stages=tuple(stages),
+        outcome_share=_share(kept),
     )

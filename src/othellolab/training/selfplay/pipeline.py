@@ -529,11 +529,14 @@ def _grade_rows(grades: dict[int, Any]) -> dict[str, dict[str, Any]]:
     rows = {}
     for sims, g in grades.items():
         row = {"optimal_share": g.optimal_share, "positions": g.positions, "mean_loss": g.mean_loss}
+        if hasattr(g, "outcome_share"):
+            row["outcome_share"] = g.outcome_share
         if hasattr(g, "stages"):
             row["stages"] = [
                 {
                     "empties": list(s.empties),
                     "optimal_share": s.optimal_share,
+                    "outcome_share": s.outcome_share,
                     "positions": s.positions,
                 }
                 for s in g.stages
