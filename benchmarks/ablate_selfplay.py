@@ -8,7 +8,7 @@ from random weights for the same CPU time, graded against perfect play.
 ``run`` writes one config per variant (the base config with the variant's keys changed, the
 stop at ``--cpu-hours``, the learning-rate decay scaled to it) into ``OUT/configs`` and trains
 them one after the other with ``othellolab train selfplay`` (each resumes, so running the
-command again goes on where it stopped). ``table`` prints, per variant, the best grade each
+command again goes on where it stopped). ``table`` prints, per variant, the best grade (optimal moves, and results kept) each
 search size reached within the CPU time and the CPU-hours where it first did, as markdown.
 """
 
@@ -104,19 +104,20 @@ def run(args: argparse.Namespace) -> None:
         subprocess.run([*cmd, "--quiet"] if args.quiet else cmd, check=True)
 
 
-def best_grades(run_dir: Path) -> dict[str, tuple[float, float]]:
-    """Per search size: the best optimal share any graded generation reached, and the CPU-hours
-    of the first generation that reached it."""
+def best_grades(run_dir: Path) -> dict[str, tuple[float, float, float]]:
+    """Per search size: the best optimal share any graded generation reached, the CPU-hours of
+    the first generation that reached it, and its share of positions whose result it kept."""
     from othellolab.training.selfplay.pipeline import read_metrics
 
-    best: dict[str, tuple[float, float]] = {}
+    best: dict[str, tuple[float, float, float]] = {}
     for g in read_metrics(run_dir):
         if g.get("kind") != "grade":
             continue
         for sims, row in g["simulations"].items():
             share = row["optimal_share"]
             if sims not in best or share > best[sims][0]:
-                best[sims] = (share, float(g["cpu_hours"]))
+                kept = float(row.get("outcome_share", float("nan")))
+                best[sims] = (share, float(g["cpu_hours"]), kept)
     return best
 
 
