@@ -15,6 +15,7 @@ search size reached within the CPU time and the CPU-hours where it first did, as
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import subprocess
 import sys
@@ -70,7 +71,7 @@ def to_toml(data: dict[str, Any]) -> str:
 
 def variant_config(base: dict[str, Any], name: str, cpu_hours: float, seed: int) -> dict[str, Any]:
     """The base config with variant ``name``'s keys, stopped at ``cpu_hours``."""
-    cfg = json.loads(json.dumps(base))
+    cfg = copy.deepcopy(base)
     cfg["name"] = f"ablate-{name}-s{seed}"
     cfg["seed"] = seed
     loop = cfg.setdefault("loop", {})

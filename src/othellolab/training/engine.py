@@ -233,9 +233,12 @@ class EngineConfig:
                 where=f"{WHERE}: [[rounds]] 1",
                 option="play",
             )
-        workers = Option(int, 1, 1024, help="worker processes").convert(
-            data.get("workers", 1), "workers"
-        )
+        try:
+            workers = Option(int, 1, 1024, help="worker processes").convert(
+                data.get("workers", 1), "workers"
+            )
+        except ConfigError as e:
+            raise ConfigError(e.what, where=WHERE, option="workers") from None
         tables = {
             name: table_from_dict(klass, data.get(name, {}), f"{WHERE}: [{name}]")
             for name, klass in cls.TABLES.items()
@@ -336,6 +339,31 @@ def _exact_source(cfg: EngineConfig, out: Path) -> Path | None:
     return path
 
 
+def _check_sources(cfg: EngineConfig) -> None:
+    """The record folders and files the fit and ProbCut read, and the weight sets the measure
+    compares, must exist before hours of data generation start."""
+    from othellolab.players.search.patterns import pattern_weights_dir
+
+    paths = [
+        (cfg.fit.wthor, FitConfig.TABLE, "wthor"),
+        (cfg.fit.logistello, FitConfig.TABLE, "logistello"),
+    ]
+    if cfg.probcut.positions:
+        paths.append((cfg.probcut.wthor, ProbCutConfig.TABLE, "wthor"))
+    for path, table, option in paths:
+        if path and not Path(path).exists():
+            raise ConfigError(
+                f"{path}: no such file or folder", where=f"{WHERE}: {table}", option=option
+            )
+    for name in cfg.measure.names():
+        try:
+            pattern_weights_dir(name)
+        except FileNotFoundError as e:
+            raise ConfigError(
+                str(e), where=f"{WHERE}: {MeasureConfig.TABLE}", option="compare"
+            ) from None
+
+
 def _measure(cfg: EngineConfig, exact: Path, dest: Path) -> list[dict[str, Any]]:
     from othellolab.training.labelled import load_labelled
     from othellolab.training.patterns import exact_errors, read_positions
@@ -362,6 +390,7 @@ def train_engine(
     # Every round's labelled config is read and checked before any work starts.
     for k in range(1, len(cfg.rounds) + 1):
         round_data(cfg, out, k, played=False)
+    _check_sources(cfg)
     exact = _exact_source(cfg, out)
     _freeze(cfg, out, text)
     if exact is not None and Path(cfg.measure.exact).suffix == ".toml":

@@ -59,17 +59,25 @@ STAGES = ((27, 32), (21, 26), (15, 20), (10, 14), (4, 9))
 the grades are reported per stage as well as overall."""
 
 
+def _move_score(
+    board: Board,
+    action: int,
+    table: TranspositionTable | None,
+    alpha: int = -64,
+    beta: int = 64,
+) -> int:
+    """The exact score of ``action`` for the side to move of ``board`` (an opponent's pass
+    followed), or a bound of it outside ``(alpha, beta)``."""
+    child = board.play(action)
+    if child.must_pass():
+        return solve(child.play_pass(), alpha=alpha, beta=beta, table=table, pv=False).score
+    return -solve(child, alpha=-beta, beta=-alpha, table=table, pv=False).score
+
+
 def move_scores(board: Board, table: TranspositionTable | None = None) -> list[tuple[int, int]]:
     """Every legal move of ``board`` with its exact score for the side to move (passes of the
     opponent followed), best first (the lowest square among ties)."""
-    out = []
-    for a in board.legal_actions():
-        child = board.play(a)
-        if child.must_pass():
-            score = solve(child.play_pass(), table=table, pv=False).score
-        else:
-            score = -solve(child, table=table, pv=False).score
-        out.append((a, score))
+    out = [(a, _move_score(board, a, table)) for a in board.legal_actions()]
     return sorted(out, key=lambda m: (-m[1], m[0]))
 
 
@@ -357,12 +365,7 @@ def _child_outcome(board: Board, action: int, table: TranspositionTable) -> int:
     """The game-theoretic result for the side to move of ``board`` after ``action`` (+1 win,
     0 draw, -1 loss), by one null-window solve around 0 (scores are even, so the window
     (-1, 1) tells the three apart)."""
-    child = board.play(action)
-    if child.must_pass():
-        score = solve(child.play_pass(), alpha=-1, beta=1, table=table, pv=False).score
-    else:
-        score = -solve(child, alpha=-1, beta=1, table=table, pv=False).score
-    return int(np.sign(score))
+    return int(np.sign(_move_score(board, action, table, -1, 1)))
 
 
 def build_outcomes(
@@ -400,10 +403,15 @@ def outcome_table(path: Path = GRADED_OUTCOMES) -> dict[tuple[int, int], np.ndar
     is absent. A file whose arrays do not agree is a ``ValueError`` naming it."""
     if not path.is_file():
         return {}
-    with np.load(path, allow_pickle=False) as z:
-        player, opponent, outcome = z["player"], z["opponent"], z["outcome"]
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            player, opponent, outcome = z["player"], z["opponent"], z["outcome"]
+    except (OSError, KeyError, ValueError) as e:
+        raise ValueError(f"{path}: not an outcomes file ({e})") from None
     if not (len(player) == len(opponent) == len(outcome)) or outcome.ndim != 2:
         raise ValueError(f"{path}: player, opponent and outcome rows differ")
+    if outcome.shape[1] != 37:
+        raise ValueError(f"{path}: {outcome.shape[1]} actions a row, not 37 (6x6 and a pass)")
     return {(int(p), int(o)): row for p, o, row in zip(player, opponent, outcome, strict=True)}
 
 
@@ -413,15 +421,17 @@ def outcome_kept(entries: list[ObfEntry], actions: np.ndarray) -> np.ndarray:
     only the optimal moves of a position ``GRADED_OUTCOMES`` lacks)."""
     table = outcome_table()
     kept = np.full(len(entries), np.nan)
-    for i, (e, a) in enumerate(zip(entries, np.asarray(actions, dtype=np.int64), strict=True)):
+    for i, (e, a) in enumerate(
+        zip(entries, np.asarray(actions, dtype=np.int64).tolist(), strict=True)
+    ):
         best = int(np.sign(e.best_score or 0))
         scores = e.scores()
-        if int(a) in scores:  # every move scored, or an optimal one
-            kept[i] = float(np.sign(scores[int(a)]) == best)
+        if a in scores:  # every move scored, or an optimal one
+            kept[i] = float(np.sign(scores[a]) == best)
             continue
         row = table.get((e.board.player, e.board.opponent))
-        if row is not None and row[int(a)] != UNKNOWN:
-            kept[i] = float(row[int(a)] == best)
+        if row is not None and row[a] != UNKNOWN:
+            kept[i] = float(row[a] == best)
     return kept
 
 
