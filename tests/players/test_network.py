@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
 
-from othellolab.core import Board, ConfigError  # noqa: E402
+from othellolab.core import Board, ConfigError, Limit  # noqa: E402
 from othellolab.nn.config import model_config  # noqa: E402
 from othellolab.nn.io import save_model  # noqa: E402
 from othellolab.nn.models import build_model  # noqa: E402
@@ -160,3 +160,40 @@ def test_alphazero_backs_up_the_score_utility_when_asked(model_dirs: dict[int, P
         make_player(f"alphazero:model={model_dirs[8]},score_utility=0.5")  # no score head
     with pytest.raises(ConfigError, match="score_utility"):
         make_player(f"alphazero:model={model_dirs[6]},score_utility=nan")
+
+
+def test_alphazero_with_a_solve_plans_its_game_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``endgame=K`` the player spends a game clock itself, as ``alphabeta`` does: before
+    the solve MCTS gets ``players.clock.plan``'s share (never the clock itself); a solve that
+    runs out leaves the search an even share of what is left, and a per-move time the rest of
+    that time, so a move never takes the solve's time twice."""
+    import othellolab.players.search as search
+    from othellolab.players.clock import plan
+    from othellolab.testing import random_game
+
+    player = make_player("alphazero:model=az-6x6,sims=2,endgame=10")
+    assert player.plans_time and not make_player("alphazero:model=az-6x6,sims=2").plans_time
+    seen: list[Limit] = []
+    inner = player.search.choose
+    monkeypatch.setattr(player.search, "choose", lambda b, lim: seen.append(lim) or inner(b))
+    boards = list(random_game(6, seed=3))
+    early = next(b for b in boards if b.num_empties == 20 and b.legal_actions())
+    player.choose(early, Limit(clock=6.0))
+    share = plan(6.0, 20, endgame=10)
+    assert seen[-1].clock is None
+    assert seen[-1].time == pytest.approx(share.target) and seen[-1].max_time == share.cap
+
+    def out_of_time(*args: object, **kwargs: object) -> None:
+        raise search.SolveAborted("time")
+
+    monkeypatch.setattr(search, "solve", out_of_time)
+    late = next(b for b in boards if b.num_empties == 8 and len(b.legal_actions()) >= 2)
+    player.choose(late, Limit(clock=2.0))
+    assert seen[-1].clock is None and 0 < seen[-1].time <= 2.0 / 4
+    player.choose(late, Limit(time=0.5))
+    assert 0.01 <= seen[-1].time < 0.5
+    timed = make_player("alphazero:model=az-6x6,time=0.4,endgame=10")
+    inner = timed.search.choose
+    monkeypatch.setattr(timed.search, "choose", lambda b, lim: seen.append(lim) or inner(b))
+    timed.choose(late)  # its own time per move, less what the failed solve spent
+    assert 0.01 <= seen[-1].time < 0.4

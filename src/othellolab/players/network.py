@@ -8,6 +8,8 @@ torch loads only when such a player is built, never when this module is imported
 
 from __future__ import annotations
 
+import time as _time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -175,21 +177,25 @@ class ValuePlayer(NetworkPlayer):
 class AlphaZeroPlayer(NetworkPlayer):
     """The network inside Monte Carlo tree search, as AlphaZero plays: PUCT selection with the
     policy head's priors, the value head's value at the leaves (exact results at the end of the
-    game), ``sims`` simulations a move (a ``Limit`` overrides them), ``batch`` leaves per network
-    call (with virtual loss), the most visited move (``temperature`` 0) or one sampled from the
-    visits. The tree is kept between moves of a game (``reuse``). ``root=gumbel``: Gumbel
+    game), ``sims`` simulations or ``time`` seconds a move (a ``Limit`` overrides them),
+    ``batch`` leaves per network call (with virtual loss), the most visited move
+    (``temperature`` 0) or one sampled from the visits. The tree is kept between moves of a game (``reuse``). ``root=gumbel``: Gumbel
     AlphaZero's root instead (``MCTSPlayer``'s, over ``gumbel_actions`` actions). With
     ``endgame = K`` (a game with an exact endgame: Othello) a position of ``K`` or fewer empty
     squares is solved exactly instead (as self-play's ``solve_empties`` does), the search
-    answering if a time limit ends the solve first. ``score_utility`` > 0 backs up KataGo's
-    score-aware utility instead of the value, as self-play's option of that name does (a model
-    with a score output)."""
+    answering with the time left if a time limit ends the solve first; on a game clock it then
+    plans its time as ``alphabeta`` does (``players.clock.plan``: more in the midgame, a reserve
+    for the solve). ``score_utility`` > 0 backs up KataGo's score-aware utility instead of the
+    value, as self-play's option of that name does (a model with a score output)."""
 
     name = "alphazero"
     games = None
     OPTIONS: ClassVar[dict[str, Option]] = {
         "model": _MODEL,
         "sims": Option(int, 1, 1_000_000, help="simulations per move"),
+        "time": Option(
+            float, 0.001, 3600, optional=True, unit="seconds", help="time per move instead of sims"
+        ),
         "c": Option(float, 0, 100, optional=True, help="PUCT exploration constant"),
         "batch": Option(int, 1, 1024, help="leaves per network call"),
         "temperature": Option(float, 0, 100, help="0: the most visited move; > 0: sample"),
@@ -214,6 +220,7 @@ class AlphaZeroPlayer(NetworkPlayer):
         *,
         model: str | None = None,
         sims: int = 200,
+        time: float | None = None,
         c: float | None = None,
         batch: int = 8,
         temperature: float = 0.0,
@@ -230,6 +237,7 @@ class AlphaZeroPlayer(NetworkPlayer):
         from othellolab.players.mcts import MCTSPlayer
 
         self.endgame = endgame
+        self.plans_time = endgame > 0  # without a solve, the clock's even share suits MCTS
         self._table: TranspositionTable | None = None
         self._load(
             model,
@@ -248,6 +256,7 @@ class AlphaZeroPlayer(NetworkPlayer):
             )
         self.search = MCTSPlayer(
             sims=sims,
+            time=time,
             c=c,
             batch=batch,
             temperature=temperature,
@@ -275,22 +284,47 @@ class AlphaZeroPlayer(NetworkPlayer):
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
         self._check(board)
+        limit = limit or Limit()
+        t0 = _time.perf_counter()
+        own = self.search.time if limit.time is None and limit.simulations is None else None
+        search_limit = limit if own is None else replace(limit, time=own)
+        solve_time = limit.capped_time(search_limit.time)
+        if limit.clock is not None:
+            from othellolab.players.clock import plan
+
+            share = plan(limit.clock, board.num_empties, endgame=self.endgame)
+            search_limit = _move_limit(limit, share.target, share.cap)
+            solve_time = limit.capped_time(share.solve)
         if self.endgame and board.num_empties <= self.endgame:
             from othellolab.players.search import SolveAborted, TranspositionTable, solve
 
             if self._table is None:
                 self._table = TranspositionTable(20)
-            limit = limit or Limit()
             try:
                 found = solve(
                     board,
                     table=self._table,
                     pv=True,
                     max_nodes=limit.capped_nodes(limit.nodes),
-                    time_limit=limit.capped_time(limit.time),
+                    time_limit=solve_time,
                     stop=limit.stop,
                 )
                 return found.play_result(board)
             except SolveAborted:
                 pass
-        return self.search.choose(board, limit)
+            spent = _time.perf_counter() - t0
+            if limit.clock is not None:  # the search gets an even share of what is left
+                from othellolab.players.clock import per_move
+
+                left = max(0.0, limit.clock - spent)
+                share = per_move(left, max(1, (board.num_empties + 1) // 2))
+                search_limit = _move_limit(limit, share.target, share.cap)
+            elif search_limit.time is not None:
+                search_limit = replace(search_limit, time=max(0.01, search_limit.time - spent))
+        return self.search.choose(board, search_limit)
+
+
+def _move_limit(limit: Limit, target: float, cap: float) -> Limit:
+    """``limit`` with its game clock turned into this move's ``target`` time and hard ``cap``."""
+    max_time = cap if limit.max_time is None else min(cap, limit.max_time)
+    return replace(limit, time=min(target, max_time), max_time=max_time, clock=None)
