@@ -4,12 +4,15 @@ from random weights for the same CPU time, graded against perfect play.
     python benchmarks/ablate_selfplay.py run --cpu-hours 0.5 --out runs/ablate6
     python benchmarks/ablate_selfplay.py run --only base,pool --out runs/ablate6   # some of them
     python benchmarks/ablate_selfplay.py table runs/ablate6                         # the grades
+    python benchmarks/ablate_selfplay.py collect runs/ablate6 docs/selfplay/ablate6 # keep them
 
 ``run`` writes one config per variant (the base config with the variant's keys changed, the
 stop at ``--cpu-hours``, the learning-rate decay scaled to it) into ``OUT/configs`` and trains
 them one after the other with ``othellolab train selfplay`` (each resumes, so running the
-command again goes on where it stopped). ``table`` prints, per variant, the best grade (optimal moves, and results kept) each
-search size reached within the CPU time and the CPU-hours where it first did, as markdown.
+command again goes on where it stopped). ``table`` prints, per variant, the best grade (optimal
+moves, and results kept) each search size reached within the CPU time and the CPU-hours where it
+first did, as markdown. ``collect`` copies the finished runs' ``run.toml`` and ``metrics.jsonl``
+(a few kB; the shards and models stay behind) into a folder to commit, which ``table`` reads too.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -122,16 +126,55 @@ def best_grades(run_dir: Path) -> dict[str, tuple[float, float, float]]:
     return best
 
 
+def run_dirs(folder: Path) -> list[Path]:
+    """The runs of ``folder``: the ``runs`` folder that ``run`` fills, or one that ``collect``
+    wrote (a folder per run, each with its ``metrics.jsonl``)."""
+    root = folder / "runs" if (folder / "runs").is_dir() else folder
+    if not root.is_dir():
+        sys.exit(f"{folder}: no such folder")
+    return sorted(p for p in root.iterdir() if (p / "metrics.jsonl").is_file())
+
+
+def finished(run_dir: Path) -> bool:
+    """Whether the run reached its CPU-hours (or its last generation)."""
+    from othellolab.training.selfplay.pipeline import read_metrics
+
+    loop = tomllib.loads((run_dir / "run.toml").read_text()).get("loop", {})
+    records = read_metrics(run_dir)
+    hours = max((float(r.get("cpu_hours", 0.0)) for r in records), default=0.0)
+    generation = max((int(r.get("generation", 0)) for r in records), default=0)
+    limit, last = float(loop.get("cpu_hours") or 0), int(loop.get("generations") or 0)
+    return (limit > 0 and hours >= limit) or (last > 0 and generation >= last)
+
+
 def table(args: argparse.Namespace) -> None:
-    runs = sorted(p for p in (Path(args.out) / "runs").iterdir() if p.is_dir())
-    rows = {r.name: best_grades(r) for r in runs}
+    rows = {r.name: best_grades(r) for r in run_dirs(Path(args.out))}
     sims = sorted({s for b in rows.values() for s in b}, key=int)
     head = " | ".join("raw policy" if s == "0" else f"+ {s} simulations" for s in sims)
+    print("Per search size: the best share of optimal moves (results kept) and the CPU-hours")
+    print("where the run first reached it.\n")
     print(f"| run | {head} |")
     print("|---|" + "---|" * len(sims))
     for name, b in rows.items():
-        cells = " | ".join(f"{b[s][0]:.1%} ({b[s][1]:.2f} h)" if s in b else "-" for s in sims)
+        cells = " | ".join(
+            f"{b[s][0]:.1%} ({b[s][2]:.1%}) at {b[s][1]:.2f} h" if s in b else "-" for s in sims
+        )
         print(f"| {name} | {cells} |")
+
+
+def collect(args: argparse.Namespace) -> None:
+    dest = Path(args.dest)
+    for run_dir in run_dirs(Path(args.out)):
+        if not finished(run_dir):
+            print(f"{run_dir.name}: not finished, left out", flush=True)
+            continue
+        target = dest / run_dir.name
+        target.mkdir(parents=True, exist_ok=True)
+        for name in ("run.toml", "metrics.jsonl"):
+            tmp = target / f".{name}.tmp"
+            shutil.copyfile(run_dir / name, tmp)
+            tmp.replace(target / name)
+        print(f"{run_dir.name}: {target}", flush=True)
 
 
 def main() -> None:
@@ -145,9 +188,12 @@ def main() -> None:
     r.add_argument("--out", required=True, help="folder of the configs and runs")
     r.add_argument("--quiet", action="store_true", help="no progress bars")
     t = sub.add_parser("table", help="the best grades of each run, as markdown")
-    t.add_argument("out", help="the folder given to run --out")
+    t.add_argument("out", help="the folder given to run --out, or one collect wrote")
+    c = sub.add_parser("collect", help="copy the finished runs' config and metrics to commit")
+    c.add_argument("out", help="the folder given to run --out")
+    c.add_argument("dest", help="where to copy them (a folder per run)")
     args = parser.parse_args()
-    {"run": run, "table": table}[args.command](args)
+    {"run": run, "table": table, "collect": collect}[args.command](args)
 
 
 if __name__ == "__main__":

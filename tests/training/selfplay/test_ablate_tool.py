@@ -1,0 +1,63 @@
+"""The 6x6 ablation tool (benchmarks/ablate_selfplay.py): its variant configs load as run
+configs, and ``collect`` keeps only the finished runs, which ``table`` then reads."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from othellolab.training.selfplay.runconfig import load_run_config
+
+_PATH = Path(__file__).resolve().parents[3] / "benchmarks" / "ablate_selfplay.py"
+_spec = importlib.util.spec_from_file_location("ablate_selfplay", _PATH)
+assert _spec is not None and _spec.loader is not None
+ablate = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ablate)
+
+
+@pytest.mark.parametrize("name", list(ablate.VARIANTS))
+def test_every_variant_is_a_valid_run_config(name: str, tmp_path: Path) -> None:
+    base = tomllib.loads(ablate.BASE.read_text())
+    cfg = ablate.variant_config(base, name, 0.5, seed=2)
+    assert cfg["loop"]["cpu_hours"] == 0.5 and cfg["seed"] == 2
+    # the decay spans the shorter run as it spans the base config's CPU-hours
+    assert cfg["train"]["lr_decay_generations"] == round(
+        base["train"]["lr_decay_generations"] * 0.5 / base["loop"]["cpu_hours"]
+    )
+    path = tmp_path / "run.toml"
+    path.write_text(ablate.to_toml(cfg))
+    loaded, _ = load_run_config(path)
+    for key, value in ablate.VARIANTS[name].items():
+        table, _, field = key.partition(".")
+        assert tomllib.loads(path.read_text())[table][field] == value
+    assert loaded.name == f"ablate-{name}-s2"
+
+
+def _fake_run(root: Path, name: str, hours: float, limit: float) -> Path:
+    run = root / "runs" / name
+    run.mkdir(parents=True)
+    (run / "run.toml").write_text(f'name = "{name}"\n\n[loop]\ncpu_hours = {limit}\n')
+    grade = {"kind": "grade", "generation": 5, "cpu_hours": hours, "simulations": {
+        "0": {"optimal_share": 0.5, "outcome_share": 0.9},
+        "100": {"optimal_share": 0.7, "outcome_share": 0.95}}}  # fmt: skip
+    (run / "metrics.jsonl").write_text(json.dumps(grade) + "\n")
+    return run
+
+
+def test_collect_keeps_finished_runs_and_table_reads_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _fake_run(tmp_path / "out", "ablate-base-s0", hours=0.51, limit=0.5)
+    _fake_run(tmp_path / "out", "ablate-pool-s0", hours=0.2, limit=0.5)
+    dest = tmp_path / "kept"
+    ablate.collect(argparse.Namespace(out=str(tmp_path / "out"), dest=str(dest)))
+    assert sorted(p.name for p in dest.iterdir()) == ["ablate-base-s0"]
+    assert "ablate-pool-s0: not finished" in capsys.readouterr().out
+    ablate.table(argparse.Namespace(out=str(dest)))
+    out = capsys.readouterr().out
+    assert "| ablate-base-s0 | 50.0% (90.0%) at 0.51 h | 70.0% (95.0%) at 0.51 h |" in out
