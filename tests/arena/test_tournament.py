@@ -360,3 +360,20 @@ def test_an_entrant_that_does_not_play_the_game_is_refused_before_any_game(
         run_tournament(make(), tmp_path / "out")
     assert f"player {label!r}" in str(info.value)
     assert not (tmp_path / "out").exists()  # nothing was played, not even a folder made
+
+
+def test_games_in_this_process_get_one_compute_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-worker tournament plays in this process with one torch thread, as each worker
+    process does, and gives the process its threads and environment back afterwards."""
+    torch = pytest.importorskip("torch")
+    from othellolab.arena import tournament
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with tournament._one_compute_thread():
+            assert torch.get_num_threads() == 1 and os.environ["OMP_NUM_THREADS"] == "1"
+        assert torch.get_num_threads() == 2 and "OMP_NUM_THREADS" not in os.environ
+    finally:
+        torch.set_num_threads(before)

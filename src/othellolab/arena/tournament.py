@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -233,8 +234,9 @@ def _play_all(jobs: Sequence[GameJob], workers: int) -> Iterator[dict[str, Any]]
     if workers == 1:
         players = PlayerCache()
         try:
-            for job in jobs:
-                yield play_job(job, players)
+            with _one_compute_thread():
+                for job in jobs:
+                    yield play_job(job, players)
         finally:
             players.close()
         return
@@ -274,12 +276,36 @@ def _play_all(jobs: Sequence[GameJob], workers: int) -> Iterator[dict[str, Any]]
 
 
 _WORKER_PLAYERS: PlayerCache | None = None
+_THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+
+@contextlib.contextmanager
+def _one_compute_thread() -> Iterator[None]:
+    """Games played in this process get one compute thread, as a worker process does: a network
+    player must not take a second core that its timed opponent does not have. Restored after."""
+    saved = {var: os.environ.get(var) for var in _THREAD_VARS}
+    torch = sys.modules.get("torch")
+    threads = torch.get_num_threads() if torch is not None else None
+    for var in _THREAD_VARS:
+        os.environ[var] = "1"
+    if torch is not None:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        for var, value in saved.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
+        if torch is not None and threads is not None:
+            torch.set_num_threads(threads)
 
 
 def _init_worker() -> None:
     """One compute thread per worker process: the workers are the parallelism."""
     global _WORKER_PLAYERS
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    for var in _THREAD_VARS:
         os.environ[var] = "1"
     _WORKER_PLAYERS = PlayerCache()
     import atexit
