@@ -174,8 +174,8 @@ class TrainConfig:
 class RuntimeConfig:
     """Where and how fast: ``device`` (``cpu``, ``cuda`` or ``auto``), torch threads per
     process, ``mixed_precision``: bfloat16 autocast where the hardware does it fast (CUDA, or a
-    CPU with AMX; ``nn.precision``), ``torch.compile`` of the training forward pass. These may
-    change when a run resumes."""
+    CPU with AMX or AVX512-BF16; ``nn.precision``), ``torch.compile`` of the training forward
+    pass. These may change when a run resumes."""
 
     device: str = "cpu"
     threads: int = 1
