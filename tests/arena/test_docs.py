@@ -67,7 +67,7 @@ def test_ladder_table_is_a_fit_of_the_committed_results(ladder) -> None:
     assert ratings.summary() in section("ladder")
     labels = {
         e.label
-        for c in ("ladder.toml", "ladder-1s.toml", "ladder-engine.toml")
+        for c in ("ladder.toml", "ladder-1s.toml", "ladder-engine.toml", "ladder-network.toml")
         for e in load_config(REPO / "configs" / c).players
     }
     assert set(ratings.labels) == labels  # every configured player played
