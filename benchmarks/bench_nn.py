@@ -96,9 +96,13 @@ COMPARED = {
     "resnet-b4c32": model_config("resnet-b4c32", planes=("player", "opponent", "legal")),
     "resnet-b6c48": model_config("resnet-b6c48", planes=("player", "opponent", "legal")),
     "resnet-b6c64": model_config("resnet-b6c64", planes=("player", "opponent", "legal")),
+    "resnet-b8c64": model_config(
+        "resnet-b8c64", planes=("player", "opponent", "legal"), score_head=True
+    ),
 }
 """The networks of the architecture comparison in docs/supervised.md, with their planes: the
-seeds' plain 13-layer CNN on two planes, an 8-layer CNN with batch norm, the ResNet presets."""
+seeds' plain 13-layer CNN on two planes, an 8-layer CNN with batch norm, the ResNet presets
+(``resnet-b8c64`` as issue 39's CPU run trains it, with a score head)."""
 
 VARIANTS = {
     "eager": {},
@@ -114,18 +118,23 @@ VARIANTS = {
 def variants_section(batches: list[dict[str, np.ndarray]], args: argparse.Namespace) -> None:
     """Training positions/s of each compared network under each way of running a step, as a
     ratio to eager float32 measured next to it (alternated twice, the median kept); full
-    batches only, so nothing recompiles. bfloat16 is measured only where the CPU has AMX."""
+    batches only, so nothing recompiles. bfloat16 is measured only where the CPU does it in
+    hardware (AMX or AVX512-BF16). ``--networks`` picks some of them, ``--section`` names the
+    markdown section written (one per machine, say)."""
     full = [b for b in batches if len(b["value"]) == args.batch]
     names = [v for v in VARIANTS if bf16_in_hardware() or "bf16" not in v]
     lines = [
-        "## Training speed per network and way of running (`benchmarks/bench_nn.py --variants`)\n",
+        "## Training speed per network and way of running (`benchmarks/bench_nn.py --variants"
+        + ("" if args.section == "nn-variants" else f" --section {args.section}")
+        + "`)\n",
         f"{_dt.date.today()}, {machine()}, torch {torch.__version__}, {args.threads} torch "
         f"thread(s), batch {args.batch}; every variant alternated twice with eager float32, "
         f"{args.budget:.0f} s each, medians. Positions/s, and in brackets the ratio to eager.\n",
         "| network | " + " | ".join(names) + " |",
         "|---|" + "---:|" * len(names),
     ]
-    for label, config in COMPARED.items():
+    for label in args.networks:
+        config = COMPARED[label]
         rates: dict[str, list[float]] = {v: [] for v in names}
         for _ in range(2):
             for v in names:
@@ -137,7 +146,7 @@ def variants_section(batches: list[dict[str, np.ndarray]], args: argparse.Namesp
         ]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     if args.write:
-        write_section(args.write, "nn-variants", "\n".join(lines) + "\n")
+        write_section(args.write, args.section, "\n".join(lines) + "\n")
 
 
 def main() -> None:
@@ -154,7 +163,21 @@ def main() -> None:
         "torch.compile, bfloat16",
     )
     parser.add_argument("--threads", type=int_arg(1, 1024), default=1, help="torch threads")
+    parser.add_argument(
+        "--networks",
+        default=",".join(k for k in COMPARED if k != "resnet-b8c64"),
+        help=f"--variants: comma-separated networks of {', '.join(COMPARED)}",
+    )
+    parser.add_argument(
+        "--section", default="nn-variants", help="--variants: the section of --write to replace"
+    )
     args = parser.parse_args()
+    args.networks = [n.strip() for n in args.networks.split(",") if n.strip()]
+    unknown = [n for n in args.networks if n not in COMPARED]
+    if unknown or not args.networks:
+        parser.error(f"--networks: unknown {unknown or 'empty'}; known: {', '.join(COMPARED)}")
+    if not args.section.replace("-", "").isalnum():
+        parser.error(f"--section: letters, digits and dashes only, got {args.section!r}")
     torch.set_num_threads(args.threads)
 
     arrays = positions_from_wthor([DATA], max_games=300)
