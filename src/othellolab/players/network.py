@@ -179,8 +179,9 @@ class AlphaZeroPlayer(NetworkPlayer):
     policy head's priors, the value head's value at the leaves (exact results at the end of the
     game), ``sims`` simulations or ``time`` seconds a move (a ``Limit`` overrides them),
     ``batch`` leaves per network call (with virtual loss), the most visited move
-    (``temperature`` 0) or one sampled from the visits. The tree is kept between moves of a game (``reuse``). ``root=gumbel``: Gumbel
-    AlphaZero's root instead (``MCTSPlayer``'s, over ``gumbel_actions`` actions). With
+    (``temperature`` 0) or one sampled from the visits. The tree is kept between moves of a
+    game (``reuse``). ``root=gumbel``: Gumbel AlphaZero's root instead (``MCTSPlayer``'s, over
+    ``gumbel_actions`` actions). With
     ``endgame = K`` (a game with an exact endgame: Othello) a position of ``K`` or fewer empty
     squares is solved exactly instead (as self-play's ``solve_empties`` does), the search
     answering with the time left if a time limit ends the solve first; on a game clock it then
