@@ -95,3 +95,20 @@ def test_animal_shogi_record_table_lists_what_differs_from_othello() -> None:
     assert fields_of[1] == (fields_of[0] - {"size"}) | {"game"}
     assert first_column("shogi-record") <= fields_of[1]
     assert "game" in first_column("shogi-record")
+
+
+def test_every_shipped_tournament_config_loads() -> None:
+    """Each arena config in configs/ (a ``[players]`` table) loads, and each player's spec
+    names a registered player with known options, so a documented command never fails late."""
+    from othellolab.players.registry import get_entry, parse_spec
+
+    configs = sorted((REPO / "configs").glob("*.toml"))
+    paths = [p for p in configs if "\n[players]" in p.read_text()]
+    assert len(paths) >= 7
+    for path in paths:
+        config = load_config(path)
+        assert config.players, path.name
+        for entrant in config.players:
+            name, options = parse_spec(entrant.spec)
+            unknown = set(options) - set(get_entry(name).spec_options())
+            assert not unknown, f"{path.name}: {entrant.label} has unknown options {unknown}"
