@@ -139,7 +139,10 @@ def finished(run_dir: Path) -> bool:
     """Whether the run reached its CPU-hours (or its last generation)."""
     from othellolab.training.selfplay.pipeline import read_metrics
 
-    loop = tomllib.loads((run_dir / "run.toml").read_text()).get("loop", {})
+    try:
+        loop = tomllib.loads((run_dir / "run.toml").read_text()).get("loop", {})
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        sys.exit(f"{run_dir}: no readable run.toml ({e})")
     records = read_metrics(run_dir)
     hours = max((float(r.get("cpu_hours", 0.0)) for r in records), default=0.0)
     generation = max((int(r.get("generation", 0)) for r in records), default=0)

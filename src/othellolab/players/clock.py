@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from othellolab.core import Limit
 
-__all__ = ["MoveTime", "per_move", "plan", "with_move_time"]
+__all__ = ["MoveTime", "move_limit", "per_move", "plan", "with_move_time"]
 
 RESERVE = 0.05
 """Part of the clock never planned (process and Python overheads, the last moves)."""
@@ -79,11 +79,16 @@ def _weight(empties: int) -> float:
     return 1.5 if 20 <= empties <= 45 else 1.0
 
 
+def move_limit(limit: Limit, share: MoveTime) -> Limit:
+    """``limit`` with its game clock replaced by this move's ``share``: its target as ``time``,
+    its cap (within the limit's own ``max_time``) as ``max_time``."""
+    cap = share.cap if limit.max_time is None else min(share.cap, limit.max_time)
+    return replace(limit, time=share.target, max_time=cap, clock=None)
+
+
 def with_move_time(limit: Limit, moves_left: int | None) -> Limit:
     """``limit`` with its ``clock`` turned into a per-move ``time`` and ``max_time`` (for the
     players that do not plan their own time)."""
     if limit.clock is None:
         return limit
-    share = per_move(limit.clock, moves_left)
-    cap = share.cap if limit.max_time is None else min(share.cap, limit.max_time)
-    return replace(limit, time=share.target, max_time=cap, clock=None)
+    return move_limit(limit, per_move(limit.clock, moves_left))

@@ -19,6 +19,7 @@ from othellolab.core import Board, ConfigError, Limit, OthelloError, PlayResult,
 from othellolab.core.games import position_game, position_state
 from othellolab.nn.pretrained import DEFAULT_MODEL, resolve
 from othellolab.players.base import Player, uniform_policy
+from othellolab.players.clock import move_limit, per_move, plan
 from othellolab.players.options import SEED, Option, checked_options, device_option
 
 _MODEL = Option(str, optional=True, model=True, help="model name or directory (none: the default)")
@@ -181,9 +182,8 @@ class AlphaZeroPlayer(NetworkPlayer):
     ``batch`` leaves per network call (with virtual loss), the most visited move
     (``temperature`` 0) or one sampled from the visits. The tree is kept between moves of a
     game (``reuse``). ``root=gumbel``: Gumbel AlphaZero's root instead (``MCTSPlayer``'s, over
-    ``gumbel_actions`` actions). With
-    ``endgame = K`` (a game with an exact endgame: Othello) a position of ``K`` or fewer empty
-    squares is solved exactly instead (as self-play's ``solve_empties`` does), the search
+    ``gumbel_actions`` actions). With ``endgame = K`` (a game with an exact endgame: Othello) a
+    position of ``K`` or fewer empty squares is solved exactly instead (as self-play's ``solve_empties`` does), the search
     answering with the time left if a time limit ends the solve first; on a game clock it then
     plans its time as ``alphabeta`` does (``players.clock.plan``: more in the midgame, a reserve
     for the solve). ``score_utility`` > 0 backs up KataGo's score-aware utility instead of the
@@ -291,10 +291,8 @@ class AlphaZeroPlayer(NetworkPlayer):
         search_limit = limit if own is None else replace(limit, time=own)
         solve_time = limit.capped_time(search_limit.time)
         if limit.clock is not None:
-            from othellolab.players.clock import plan
-
             share = plan(limit.clock, board.num_empties, endgame=self.endgame)
-            search_limit = _move_limit(limit, share.target, share.cap)
+            search_limit = move_limit(limit, share)
             solve_time = limit.capped_time(share.solve)
         if self.endgame and board.num_empties <= self.endgame:
             from othellolab.players.search import SolveAborted, TranspositionTable, solve
@@ -315,17 +313,9 @@ class AlphaZeroPlayer(NetworkPlayer):
                 pass
             spent = _time.perf_counter() - t0
             if limit.clock is not None:  # the search gets an even share of what is left
-                from othellolab.players.clock import per_move
-
                 left = max(0.0, limit.clock - spent)
                 share = per_move(left, max(1, (board.num_empties + 1) // 2))
-                search_limit = _move_limit(limit, share.target, share.cap)
+                search_limit = move_limit(limit, share)
             elif search_limit.time is not None:
                 search_limit = replace(search_limit, time=max(0.01, search_limit.time - spent))
         return self.search.choose(board, search_limit)
-
-
-def _move_limit(limit: Limit, target: float, cap: float) -> Limit:
-    """``limit`` with its game clock turned into this move's ``target`` time and hard ``cap``."""
-    max_time = cap if limit.max_time is None else min(cap, limit.max_time)
-    return replace(limit, time=min(target, max_time), max_time=max_time, clock=None)
