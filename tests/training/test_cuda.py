@@ -143,7 +143,7 @@ def test_network_players_on_the_gpu(model_dir: Path, spec: str) -> None:
 
 
 def test_selfplay_on_the_gpu_runs_a_generation(tmp_path: Path, monkeypatch) -> None:
-    from othellolab.training.selfplay.pipeline import train_selfplay
+    from othellolab.training.selfplay.pipeline import read_metrics, train_selfplay
     from othellolab.training.selfplay.runconfig import SelfPlayRunConfig
 
     text = """\
@@ -180,6 +180,8 @@ device = "cuda"
         not torch.equal(a, b) for a, b in zip(model.parameters(), start.parameters(), strict=True)
     ]
     assert any(moved)  # the GPU trained the generation
+    played = [r for r in read_metrics(summary.root) if r["kind"] == "selfplay"]
+    assert played and all(r["device"] == "cuda" for r in played)  # and evaluated its games
 
 
 def test_two_gpus_train_under_torchrun_with_nccl(tmp_path: Path) -> None:

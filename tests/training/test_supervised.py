@@ -167,6 +167,30 @@ def test_learning_rate_schedules(tmp_path: Path) -> None:
     assert learning_rate(step, 55, 55) == pytest.approx(0.0003)
 
 
+def test_time_limit_stops_with_a_model_and_resumes_to_the_same_result(tmp_path: Path) -> None:
+    tables = {
+        "train": {"epochs": 2, "batch_size": 32, "log_every_steps": 3},
+        "data": {"max_games": 5},
+    }
+    straight = train_supervised(_config(tmp_path, "a", **tables), progress=False)
+    cfg = _config(tmp_path, "b", **tables)
+    limited = train_supervised(cfg, progress=False, time_limit_s=1e-9)  # stops after one step
+    assert limited.time_limited and not straight.time_limited
+    assert (limited.steps, limited.epochs) == (1, 0)
+    state = json.loads((tmp_path / "runs/b/train/state/state.json").read_text())
+    assert state["step"] == 1 and not state["done"]
+    _, info = load_model(limited.model_dir)  # the weights so far, playable at once
+    assert info.training["run"] == "b" and 0 < limited.metrics["val_top1"] <= 1
+    resumed = train_supervised(cfg, progress=False)
+    assert not resumed.time_limited
+    assert (resumed.steps, resumed.samples) == (straight.steps, straight.samples)
+    assert resumed.metrics == straight.metrics
+    assert _records(resumed.run_dir) == _records(straight.run_dir)
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ConfigError, match="time-limit"):
+            train_supervised(cfg, progress=False, time_limit_s=bad)
+
+
 def test_cli_trains_from_a_toml_file(tmp_path: Path) -> None:
     wthor = shared_file("wthor/WTH_2004.wtb").parent
     path = tmp_path / "run.toml"

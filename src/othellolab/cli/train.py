@@ -72,6 +72,13 @@ def supervised(
         ),
     ] = None,
     resume: Annotated[Path | None, typer.Option(help=RESUME_HELP)] = None,
+    time_limit: Annotated[
+        float | None,
+        typer.Option(
+            help="Stop after this many seconds of training with a checkpoint and a model of the "
+            "weights so far (a GPU lease, a night); the next start goes on from there."
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Train a policy/value network on game records; a run with existing state resumes."""
@@ -88,10 +95,16 @@ def supervised(
         from torch.distributed.elastic.multiprocessing.errors import record
 
         train = record(train_supervised)
-    result = train(cfg, config_text=config.read_text(), progress=not quiet)
+    result = train(cfg, config_text=config.read_text(), progress=not quiet, time_limit_s=time_limit)
     if os.environ.get("RANK", "0") != "0":
         return  # under torchrun, rank 0 reports
     m = result.metrics
+    if result.time_limited:
+        typer.echo(
+            f"{cfg.name}: stopped at the time limit ({time_limit:g} s) in epoch "
+            f"{result.epochs + 1}; go on with: othellolab train supervised --resume "
+            f"{result.run_dir}"
+        )
     typer.echo(
         f"{cfg.name}: {result.epochs} epochs, {result.steps} steps, {result.samples} samples; "
         f"val top-1 {m.get('val_top1', float('nan')):.3f}, top-3 {m.get('val_top3', float('nan')):.3f}, "

@@ -77,7 +77,9 @@ class LoopOptions:
     """How long the loop runs and how often it logs, checkpoints, exports and gives up.
 
     ``writer``: whether this process writes the run directory; the other processes of a
-    distributed run (``training.distributed``) keep the same state and write nothing."""
+    distributed run (``training.distributed``) keep the same state and write nothing.
+    ``stop``: asked after every step with the step count; ``True`` ends this start there with a
+    checkpoint (a time limit: the next start resumes from that step as if never stopped)."""
 
     name: str
     epochs: int
@@ -88,6 +90,7 @@ class LoopOptions:
     export_every_epochs: int = 0
     progress: bool = True
     writer: bool = True
+    stop: Callable[[int], bool] | None = None
 
 
 @dataclass
@@ -97,6 +100,7 @@ class LoopResult:
     state: dict[str, Any]
     metrics: dict[str, float]
     best: dict[str, Any] | None
+    stopped: bool = False
 
 
 def _fresh_state(rows: int) -> dict[str, Any]:
@@ -171,8 +175,9 @@ def run_loop(
     total = options.epochs * trainer.steps_per_epoch
     bar = StepProgress(options.progress, total=total, done=st["step"], name=options.name)
     last: dict[str, float] = {}
+    stopped = False
     try:
-        while not st["done"] and st["epoch"] < options.epochs:
+        while not stopped and not st["done"] and st["epoch"] < options.epochs:
             epoch = st["epoch"]
             for i, batch in enumerate(trainer.batches(epoch)):
                 if i >= trainer.steps_per_epoch:
@@ -196,6 +201,12 @@ def run_loop(
                 bar.advance(f"epoch {epoch + 1}/{options.epochs} loss {losses['loss']:.3f}")
                 if on_step is not None:
                     on_step(st["step"])
+                if options.stop is not None and options.stop(st["step"]):
+                    stopped = True
+                    break
+            if stopped:
+                checkpoint()  # the open log window is saved with it and goes on at the next start
+                break
             if st["window_steps"]:
                 log_window(epoch, trainer.learning_rate(max(0, st["step"] - 1)))
             val_loss, last = trainer.validate()
@@ -220,4 +231,4 @@ def run_loop(
                 trainer.after_checkpoint(run)
     finally:
         bar.close()
-    return LoopResult(st, last, best)
+    return LoopResult(st, last, best, stopped)

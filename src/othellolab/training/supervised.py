@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -94,6 +95,7 @@ class RunResult:
     epochs: int
     metrics: dict[str, float]
     stopped_early: bool
+    time_limited: bool = False
 
 
 def build_sources(
@@ -558,14 +560,22 @@ def train_supervised(
     config_text: str | None = None,
     progress: bool = True,
     on_step: Callable[[int], None] | None = None,
+    time_limit_s: float | None = None,
 ) -> RunResult:
     """Train (or resume) the run of ``cfg``; returns where it ended.
 
     ``sources`` (train, validation) replace the WTHOR builder of ``cfg.data``; ``on_step`` is
-    called after every optimiser step with the step count (tests use it to kill a run). Under
+    called after every optimiser step with the step count (tests use it to kill a run).
+    ``time_limit_s`` ends this start after that many seconds of training with a checkpoint and
+    a model of the weights so far (``time_limited``); the next start goes on from there. Under
     ``torchrun`` every process calls this: they train one model together
     (``training.distributed``) and rank 0 writes the run directory.
     """
+    if time_limit_s is not None and not (math.isfinite(time_limit_s) and time_limit_s > 0):
+        raise ConfigError(
+            f"time limit {time_limit_s!r}: give a finite number of seconds above 0",
+            option="--time-limit",
+        )
     if cfg.runtime.threads >= 2:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     torch.set_num_threads(cfg.runtime.threads)
@@ -580,6 +590,7 @@ def train_supervised(
             config_text,
             progress,
             on_step,
+            time_limit_s,
         )
     finally:
         if ranks is not None:
@@ -594,6 +605,7 @@ def _train(
     config_text: str | None,
     progress: bool,
     on_step: Callable[[int], None] | None,
+    time_limit_s: float | None = None,
 ) -> RunResult:
     run = RunDir(Path(cfg.runs_dir) / cfg.name)
     defaults = {table: asdict(cls()) for table, cls in _TABLES.items()}
@@ -642,6 +654,7 @@ def _train(
         export_every_epochs=t.export_every_epochs,
         progress=progress and writer,
         writer=writer,
+        stop=None if time_limit_s is None else _deadline(time_limit_s, ranks),
     )
     ended = run_loop(run, trainer, options, on_step=on_step)
     st, last_val = ended.state, ended.metrics
@@ -652,5 +665,28 @@ def _train(
         last_val = trainer.validate(final)[1]
     model_dir = trainer.export(st, last_val, final) if writer else trainer.model_dir(st)
     return RunResult(
-        run.root, model_dir, st["step"], st["samples"], st["epoch"], last_val, st["stopped_early"]
+        run.root,
+        model_dir,
+        st["step"],
+        st["samples"],
+        st["epoch"],
+        last_val,
+        st["stopped_early"],
+        ended.stopped,
     )
+
+
+def _deadline(seconds: float, ranks: Ranks | None) -> Callable[[int], bool]:
+    """The loop's ``stop`` for a time limit from now. Ranks decide together every 20 steps
+    (their clocks differ: one stopping alone would leave the others waiting in a collective)."""
+    end = time.monotonic() + seconds
+    if ranks is None:
+        return lambda step: time.monotonic() >= end
+
+    def stop(step: int) -> bool:
+        if step % 20:
+            return False
+        late = torch.tensor([1.0 if time.monotonic() >= end else 0.0])
+        return bool(ranks.all_sum(late, "agreeing on the time limit").item() > 0)
+
+    return stop

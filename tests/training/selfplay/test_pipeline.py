@@ -199,6 +199,7 @@ def test_a_tiny_run_has_its_generations_shards_and_metrics(reference: Reference)
     train = {r["generation"]: r for r in records if r["kind"] == "train"}
     for g in range(GENERATIONS):
         assert selfplay[g]["games"] == GAMES and selfplay[g]["shards"] == SHARDS
+        assert selfplay[g]["device"] == "cpu"  # where the workers evaluated the network
         positions = sum(
             read_shard(p, game=get_game("othello", size=4)).positions
             for h, _k, p in list_shards(root / "shards")

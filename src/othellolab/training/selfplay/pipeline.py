@@ -244,6 +244,7 @@ class SelfPlayRun:
                 game=cfg.rules.name,
                 game_params=cfg.rules.params,
                 precision=self.precision,
+                device=self.device.type,
             )
             for k in todo
         ]
@@ -590,6 +591,7 @@ def _stage_records(run: SelfPlayRun) -> Iterator[dict[str, Any]]:
                 "games": games,
                 "positions": positions,
                 "model_generation": stats[0].get("model_generation", g),
+                "device": stats[0].get("device", "cpu"),
                 "games_per_second": games / wall if wall else None,
                 "positions_per_second": positions / wall if wall else None,
                 "mean_length": float(np.mean([s["mean_length"] for s in stats])),

@@ -29,7 +29,8 @@ class ShardTask:
     """One shard to play: ``games`` games of ``game`` (a registered name, made with
     ``game_params``: ``core.games.get_game(game, **game_params)``) by the model whose
     directory's files are ``model`` (name -> bytes), with ``config`` seeded by ``seed``, the
-    network evaluated at ``precision`` (``nn.precision.PRECISIONS``)."""
+    network evaluated at ``precision`` (``nn.precision.PRECISIONS``) on ``device`` (``cpu``, or
+    ``cuda``: every worker process sends its batches to the GPU)."""
 
     name: str
     generation: int
@@ -42,6 +43,7 @@ class ShardTask:
     game: str = "othello"
     game_params: dict[str, int] = field(default_factory=dict)
     precision: str = "float32"
+    device: str = "cpu"
 
 
 def model_files(directory: Path) -> dict[str, bytes]:
@@ -69,7 +71,11 @@ def play_shard(
             for name, data in task.model.items():
                 Path(tmp, name).write_bytes(data)
             evaluator = NetworkEvaluator.from_dir(
-                tmp, cache_size=0, precision=task.precision, **config.utility()
+                tmp,
+                cache_size=0,
+                precision=task.precision,
+                device=task.device,
+                **config.utility(),
             )
         game = get_game(task.game, **task.game_params)
         records = play_games(evaluator, task.games, game=game, config=config, progress=progress)
@@ -79,6 +85,7 @@ def play_shard(
     resigned = records.resigned >= 0
     stats = {
         "model_generation": task.model_generation,
+        "device": task.device,
         "evaluations": records.evaluations,
         "wall_seconds": wall,
         "cpu_seconds": cpu,
