@@ -191,6 +191,22 @@ def test_time_limit_stops_with_a_model_and_resumes_to_the_same_result(tmp_path: 
             train_supervised(cfg, progress=False, time_limit_s=bad)
 
 
+def test_ranks_agree_on_the_time_limit_every_20_steps() -> None:
+    from othellolab.training.supervised import _deadline
+
+    class TwoRanks:  # rank 0's clock is past the limit, the other's is not
+        calls = 0
+
+        def all_sum(self, values, what: str):
+            TwoRanks.calls += 1
+            return values + 0.0
+
+    stop = _deadline(1e-9, TwoRanks())  # type: ignore[arg-type]
+    assert [step for step in range(1, 45) if stop(step)] == [20, 40]
+    assert TwoRanks.calls == 2  # no collective between the agreed steps
+    assert not _deadline(3600.0, None)(1)
+
+
 def test_cli_trains_from_a_toml_file(tmp_path: Path) -> None:
     wthor = shared_file("wthor/WTH_2004.wtb").parent
     path = tmp_path / "run.toml"

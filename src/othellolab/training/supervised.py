@@ -659,7 +659,10 @@ def _train(
     ended = run_loop(run, trainer, options, on_step=on_step)
     st, last_val = ended.state, ended.metrics
     final = build_model(cfg.model).to(device)
-    weights = ended.best if t.restore_best and ended.best is not None else None
+    # a start stopped by its time limit exports the weights it stopped with
+    weights = (
+        ended.best if t.restore_best and ended.best is not None and not ended.stopped else None
+    )
     final.load_state_dict(weights if weights is not None else trainer.model.state_dict())
     if not last_val or weights is not None:
         last_val = trainer.validate(final)[1]
