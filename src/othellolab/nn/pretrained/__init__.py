@@ -13,7 +13,7 @@ from othellolab.core import ConfigError
 
 __all__ = ["DEFAULT_MODEL", "ModelCatalog", "available_models", "model_dir", "resolve"]
 
-DEFAULT_MODEL = "b6c48-all"
+DEFAULT_MODEL = "b8c64-all"
 """The model the ``policy`` and ``value`` players use when no ``model=`` is given."""
 
 _ROOT = Path(__file__).resolve().parent
