@@ -12,13 +12,18 @@
 # the script itself). Outputs go to $OUT: logs.tar.gz and one tar per trained run.
 set -u
 OUT=${OUT:-runs/gpu-session}
-DATA=$(realpath "${1:-../shared/data}")
+DATA=$(realpath "${1:-../shared/data}" 2>/dev/null)
+[ -d "$DATA/wthor" ] || { echo "${1:-../shared/data}: no wthor/ folder there" >&2; exit 2; }
 PY=${PYTHON:-python3}
 SMOKE=${SMOKE:-0}
 LIMIT=${LIMIT:-330}          # seconds of training per supervised run
 TESTS=${TESTS:-330}          # seconds for the CUDA tests
 SP=${SP:-200}                # seconds for each self-play measurement
 DEV=cuda
+for v in LIMIT TESTS SP; do
+  case ${!v} in ''|*[!0-9]*) echo "$v=${!v}: give a whole number of seconds" >&2; exit 2;; esac
+  [ "${!v}" -ge 1 ] && [ "${!v}" -le 3600 ] || { echo "$v=${!v}: give 1 to 3600 seconds" >&2; exit 2; }
+done
 if [ "$SMOKE" = 1 ]; then LIMIT=10; TESTS=60; SP=150; DEV=cpu; fi
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 OTHELLOLAB_DATA=$DATA
 W=$(mktemp -d /tmp/gpu-session.XXXX)

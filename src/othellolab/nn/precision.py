@@ -5,8 +5,8 @@ On a CPU with AMX (Intel Sapphire Rapids and later) a batch of a thousand 6x6 po
 about 4-6 times faster in bfloat16 than in float32, and a training step about 2.3 times
 (``benchmarks/bench_selfplay.py`` measures it); with AVX512-BF16 alone (AMD Zen 4) an 8x8
 ``resnet-b8c64`` training step runs 1.9 times channels-last float32 (2.4 times eager;
-``benchmarks/bench_nn.py --variants``) and a batch of 256 evaluations 2 times; elsewhere bfloat16 on the CPU is emulated and slower, so ``auto``
-keeps float32 there. On CUDA bfloat16 is always fast.
+``benchmarks/bench_nn.py --variants``) and a batch of 256 evaluations 2 times; elsewhere
+bfloat16 on the CPU is emulated and slower, so ``auto`` keeps float32 there. On CUDA bfloat16 is always fast.
 """
 
 from __future__ import annotations

@@ -81,9 +81,9 @@ def _weight(empties: int) -> float:
 
 def move_limit(limit: Limit, share: MoveTime) -> Limit:
     """``limit`` with its game clock replaced by this move's ``share``: its target as ``time``,
-    its cap (within the limit's own ``max_time``) as ``max_time``."""
+    its cap (within the limit's own ``max_time``) as ``max_time``, the target never above it."""
     cap = share.cap if limit.max_time is None else min(share.cap, limit.max_time)
-    return replace(limit, time=share.target, max_time=cap, clock=None)
+    return replace(limit, time=min(share.target, cap), max_time=cap, clock=None)
 
 
 def with_move_time(limit: Limit, moves_left: int | None) -> Limit:

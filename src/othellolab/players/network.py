@@ -183,10 +183,10 @@ class AlphaZeroPlayer(NetworkPlayer):
     (``temperature`` 0) or one sampled from the visits. The tree is kept between moves of a
     game (``reuse``). ``root=gumbel``: Gumbel AlphaZero's root instead (``MCTSPlayer``'s, over
     ``gumbel_actions`` actions). With ``endgame = K`` (a game with an exact endgame: Othello) a
-    position of ``K`` or fewer empty squares is solved exactly instead (as self-play's ``solve_empties`` does), the search
-    answering with the time left if a time limit ends the solve first; on a game clock it then
-    plans its time as ``alphabeta`` does (``players.clock.plan``: more in the midgame, a reserve
-    for the solve). ``score_utility`` > 0 backs up KataGo's score-aware utility instead of the
+    position of ``K`` or fewer empty squares is solved exactly instead (as self-play's
+    ``solve_empties`` does), the search answering with the time left if a time limit ends the
+    solve first; on a game clock it then plans its time as ``alphabeta`` does
+    (``players.clock.plan``: more in the midgame, a reserve for the solve). ``score_utility`` > 0 backs up KataGo's score-aware utility instead of the
     value, as self-play's option of that name does (a model with a score output)."""
 
     name = "alphazero"

@@ -177,7 +177,7 @@ def run_loop(
     last: dict[str, float] = {}
     stopped = False
     try:
-        while not stopped and not st["done"] and st["epoch"] < options.epochs:
+        while not st["done"] and st["epoch"] < options.epochs:
             epoch = st["epoch"]
             for i, batch in enumerate(trainer.batches(epoch)):
                 if i >= trainer.steps_per_epoch:

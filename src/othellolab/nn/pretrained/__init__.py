@@ -14,7 +14,8 @@ from othellolab.core import ConfigError
 __all__ = ["DEFAULT_MODEL", "ModelCatalog", "available_models", "model_dir", "resolve"]
 
 DEFAULT_MODEL = "b8c64-all"
-"""The model the ``policy`` and ``value`` players use when no ``model=`` is given."""
+"""The model the ``policy``, ``value`` and ``alphazero`` players use on 8x8 Othello when no
+``model=`` is given."""
 
 _ROOT = Path(__file__).resolve().parent
 
