@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import ClassVar
 
 from othellolab.core import Board, ConfigError, Limit, PlayResult, Score, square_name
+from othellolab.core.games import position_game
+from othellolab.core.othello_game import Othello
 from othellolab.players.base import Player
 from othellolab.players.clock import plan
-from othellolab.players.options import SEED, Option, checked_options
+from othellolab.players.options import SEED, Option, checked_options, device_option
 from othellolab.players.search import (
     EVALUATION_NAMES,
     Evaluation,
@@ -29,7 +31,7 @@ from othellolab.players.search import (
     solve,
 )
 from othellolab.players.search.evaluation import weights_evaluation
-from othellolab.players.search.midgame import MAX_DEPTH
+from othellolab.players.search.midgame import MAX_DEPTH, MovePriors
 from othellolab.players.search.patterns import pattern_weights_dir
 from othellolab.players.search.probcut import weights_probcut
 
@@ -75,6 +77,33 @@ def player_weights(player: str, source: str) -> Evaluation:
         return weights_evaluation(source)
     except OthelloError as e:
         raise e.at(f"player {player!r}, option weights") from None
+
+
+ORDER_CACHE = 50_000
+"""Positions whose priors the order network remembers: the root of the next move was a
+position two plies deep in this one's."""
+
+
+def near_root(board: Board, plies: int) -> list[Board]:
+    """``board`` and the positions within ``plies - 1`` moves of it that have a move to order
+    (no position twice; a pass is followed, not counted as a ply)."""
+    seen: set[tuple[int, int]] = set()
+    out: list[Board] = []
+    frontier = [board]
+    for ply in range(plies):
+        nxt: list[Board] = []
+        for b in frontier:
+            while not b.is_game_over() and b.legal_actions()[0] == b.size * b.size:
+                b = b.play(b.size * b.size)
+            key = (b.player, b.opponent)
+            if b.is_game_over() or key in seen:
+                continue
+            seen.add(key)
+            out.append(b)
+            if ply + 1 < plies:
+                nxt.extend(b.play(a) for a in b.legal_actions())
+        frontier = nxt
+    return out
 
 
 class AlphaBetaPlayer(Player):
@@ -133,6 +162,13 @@ class AlphaBetaPlayer(Player):
         "probcut": Option(
             float, 0.0, 10.0, help="multi-ProbCut confidence in standard deviations (0: off)"
         ),
+        "order": Option(
+            str, optional=True, model=True, help="policy network ordering the moves near the root"
+        ),
+        "order_plies": Option(
+            int, 1, 3, help="plies from the root whose moves the network orders"
+        ),
+        "device": Option(str, check=device_option, help="torch device of the order network"),
     }
 
     @checked_options
@@ -150,6 +186,9 @@ class AlphaBetaPlayer(Player):
         book: str = "off",
         book_margin: int = 0,
         probcut: float = 0.0,
+        order: str | None = None,
+        order_plies: int = 2,
+        device: str = "cpu",
     ) -> None:
         if weights is not None and evaluation not in ("auto", "patterns"):
             raise ConfigError(
@@ -182,6 +221,20 @@ class AlphaBetaPlayer(Player):
 
             self._book = shipped_book(DEFAULT_BOOK if book == "on" else book)
         self._rng = random.Random(seed)
+        self.order = order
+        self.order_plies = order_plies
+        self._orderer = None
+        if order is not None:
+            from othellolab.players.network import _evaluator
+
+            self._orderer = _evaluator(order, device, ORDER_CACHE)
+            rules = self._orderer.config.rules
+            if not isinstance(rules, Othello):
+                raise ConfigError(
+                    f"the order network plays {rules.title}, not Othello",
+                    where="player 'alphabeta'",
+                    option="order",
+                )
 
     def evaluation_for(self, size: int) -> Evaluation:
         """The evaluation this player uses on a board of ``size`` (the pattern table is shared
@@ -197,6 +250,20 @@ class AlphaBetaPlayer(Player):
         if self._patterns is not None and size == 8:
             return self._patterns
         return default_evaluation(size)
+
+    def move_priors(self, board: Board) -> MovePriors:
+        """The order network's priors of the positions near ``board`` (``near_root``)."""
+        assert self._orderer is not None
+        rules = self._orderer.config.rules
+        if rules != position_game(board):
+            raise ConfigError(
+                f"the order network plays {rules.label}, not {position_game(board).label}",
+                where="player 'alphabeta'",
+                option="order",
+            )
+        boards = near_root(board, self.order_plies)
+        ev = self._orderer.evaluate_boards(boards)
+        return MovePriors.build(boards, ev.priors[:, : board.size * board.size])
 
     def reset(self) -> None:
         self.table.clear()
@@ -250,6 +317,12 @@ class AlphaBetaPlayer(Player):
                     time_limit = min(
                         time_limit, max(0.01, plan(left, board.num_empties, endgame=0).target)
                     )
+        priors = None
+        if self._orderer is not None:
+            t_order = time.perf_counter()
+            priors = self.move_priors(board)
+            if time_limit is not None:
+                time_limit = max(0.01, time_limit - (time.perf_counter() - t_order))
         result = search(
             board,
             depth=depth,
@@ -262,6 +335,7 @@ class AlphaBetaPlayer(Player):
             probcut=self.probcut,
             probcut_table=self._probcut_table,
             save_time=limit.clock is not None,
+            priors=priors,
         )
         return PlayResult(
             result.best_move,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numba
@@ -75,7 +76,8 @@ class AlphaBetaState(NamedTuple):
     neighbouring slots), a small random score per square that breaks ties between equal moves,
     the statistics, the deadline (a
     ``perf_counter`` time; 0 for none), the evaluation (its ``kind`` and ``weights``), and
-    multi-ProbCut's table (``probcut``) and confidence (``mpc_t``, 0 for none)."""
+    multi-ProbCut's table (``probcut``) and confidence (``mpc_t``, 0 for none), and the move
+    priors of some positions (``prior_keys``, ``priors``: ``MovePriors``; empty for none)."""
 
     n: int
     keys: np.ndarray
@@ -87,6 +89,50 @@ class AlphaBetaState(NamedTuple):
     ev_w: np.ndarray
     mpc: np.ndarray
     mpc_t: float
+    prior_keys: np.ndarray
+    priors: np.ndarray
+
+
+class MovePriors(NamedTuple):
+    """Move priors (a policy network's, say) of a few positions, for the search to order
+    their moves by: an open-addressed table of position hashes (``keys``, 0 for an empty
+    slot, a power of two long) and a row of priors per slot (``priors``, one per square)."""
+
+    keys: np.ndarray
+    priors: np.ndarray
+
+    @classmethod
+    def empty(cls, squares: int) -> MovePriors:
+        """No positions: every node orders its moves the usual way."""
+        return cls(np.zeros(0, dtype=np.uint64), np.zeros((0, squares), dtype=np.float64))
+
+    @classmethod
+    def build(cls, boards: Sequence[Board], priors: np.ndarray) -> MovePriors:
+        """The table of ``boards`` with their priors (``(len(boards), n*n)``, any scale where
+        higher is better), at most half full so that probes stay short."""
+        priors = np.asarray(priors, dtype=np.float64)
+        if not boards:
+            return cls.empty(priors.shape[1] if priors.ndim == 2 else 0)
+        squares = boards[0].size ** 2
+        if priors.shape != (len(boards), squares) or not np.all(np.isfinite(priors)):
+            raise ValueError(
+                f"MovePriors: expected finite priors of shape ({len(boards)}, {squares}), "
+                f"got shape {priors.shape}"
+            )
+        slots = 1 << max(4, (2 * len(boards) - 1).bit_length())
+        keys = np.zeros(slots, dtype=np.uint64)
+        rows = np.zeros((slots, squares), dtype=np.float64)
+        for board, row in zip(boards, priors, strict=True):
+            h = U64(hash_position(U64(board.player), U64(board.opponent)))
+            slot = int(h) & (slots - 1)
+            while keys[slot] != 0 and keys[slot] != h:
+                slot = (slot + 1) & (slots - 1)
+            keys[slot] = h
+            rows[slot] = row
+        return cls(keys, rows)
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.keys))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -145,7 +191,7 @@ def _ab(
                 return float(hi), hash_move
     sqs = np.empty((1, MAX_MOVES), dtype=np.int64)
     order = np.empty((1, MAX_MOVES), dtype=np.float64)
-    count = _order_moves(p, o, moves, depth, hash_move, st, sqs, order)
+    count = _order_moves(p, o, moves, depth, hash_move, st, sqs, order, h)
     best = -_BIG
     best_move = -1
     a = alpha
@@ -187,13 +233,17 @@ def _order_moves(
     st: AlphaBetaState,
     sqs: np.ndarray,
     order: np.ndarray,
+    h: int,
 ) -> int:
     """Fill row 0 of ``sqs``/``order`` with the moves and their ordering keys (higher first):
-    the evaluation of each child with ``_SORT_DEPTH`` plies or more left, else fewest replies
-    (corners twice); ``first`` (the hash move) goes first. Return the count."""
+    the position's move priors where ``st`` has them (``MovePriors``), else the evaluation of
+    each child with ``_SORT_DEPTH`` plies or more left, else fewest replies (corners twice);
+    ``first`` (the hash move, ``h`` being the position's hash) goes first. Return the
+    count."""
     n = st.n
     count = 0
     corners = CORNERS[n]
+    row = _prior_row(st.prior_keys, h) if st.prior_keys.shape[0] else -1
     while moves:
         bit = moves & (~moves + ONE)
         moves ^= bit
@@ -201,7 +251,9 @@ def _order_moves(
         f = _flips(p, o, sq, n)
         np_ = o & ~f
         no = p | f | bit
-        if depth >= _SORT_DEPTH:
+        if row >= 0:
+            k = st.priors[row, sq]
+        elif depth >= _SORT_DEPTH:
             k = -evaluate(st.ev_kind, st.ev_w, np_, no, n)
         else:
             reply = gen_moves(np_, no, n)
@@ -214,6 +266,18 @@ def _order_moves(
         order[0, count] = k + st.tiebreak[sq]
         count += 1
     return count
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _prior_row(keys: np.ndarray, h: int) -> int:
+    """The slot of ``MovePriors`` holding position hash ``h``, or -1."""
+    mask = keys.shape[0] - 1
+    slot = np.int64(h & U64(mask))
+    while keys[slot] != ZERO:
+        if keys[slot] == h:
+            return slot
+        slot = (slot + 1) & mask
+    return -1
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -289,7 +353,7 @@ def _root(
         first = midgame_move(st.keys[slot])
     sqs = np.empty((1, MAX_MOVES), dtype=np.int64)
     order = np.empty((1, MAX_MOVES), dtype=np.float64)
-    count = _order_moves(p, o, moves, depth, first, st, sqs, order)
+    count = _order_moves(p, o, moves, depth, first, st, sqs, order, h)
     best = -_BIG
     best_move = -1
     a = alpha
@@ -357,6 +421,7 @@ def search(
     probcut: float = 0.0,
     probcut_table: np.ndarray | None = None,
     save_time: bool = False,
+    priors: MovePriors | None = None,
 ) -> SearchResult:
     """Iterative-deepening PVS of ``board`` until ``depth``, ``time_limit`` or ``max_nodes``.
 
@@ -371,6 +436,8 @@ def search(
     searches of one game. The compiled search releases the GIL, so other threads
     run meanwhile. ``probcut`` > 0 turns on multi-ProbCut with that confidence (in standard
     deviations) and ``probcut_table`` (default: the shipped fit, ``search.probcut``), on 8x8.
+    ``priors`` order the moves of the positions they hold (a policy network's near the root)
+    in place of the evaluation; the table's hash move still goes first.
     """
     if board.is_game_over():
         raise ValueError(f"no legal move: the game is over\n{board}")
@@ -411,6 +478,7 @@ def search(
         evaluation.weights,
         mpc,
         float(probcut) if n == 8 else 0.0,
+        *(priors if priors is not None and len(priors) else MovePriors.empty(n * n)),
     )
     p, o = U64(board.player), U64(board.opponent)
     legal = board.legal_actions()
