@@ -147,3 +147,39 @@ def test_training_layout_is_channels_last_for_convolutions_on_the_cpu() -> None:
         weight = net.stem[0].weight
         assert weight.is_contiguous(memory_format=torch.channels_last)
     assert not training_layout(build_model(model_config("mlp-classic")), cpu, True)
+
+
+# ---- symmetries ----------------------------------------------------------------------------
+
+
+def test_symmetries_average_the_images_mapped_back() -> None:
+    """``symmetries=8`` is the mean over the 8 images of each board (``Board.transform``),
+    the prior of each move read at its image (``features.transform_action``)."""
+    from othellolab.core.features import transform_action
+
+    boards = [b for b in _games(6, 2) if b.legal_actions()][:12]
+    averaged = _evaluator(cache_size=0, symmetries=8).evaluate_boards(boards)
+    plain = _evaluator(cache_size=0)
+    for i, b in enumerate(boards):
+        images = plain.evaluate_boards([b.transform(k) for k in range(8)])
+        for a in range(37):
+            want = np.mean([images.priors[k, transform_action(a, k, 6)] for k in range(8)])
+            assert averaged.priors[i, a] == pytest.approx(want, abs=1e-6)
+        assert averaged.values[i] == pytest.approx(images.values.mean(), abs=1e-6)
+        assert averaged.scores[i] == pytest.approx(images.scores.mean(), abs=1e-6)
+    assert np.allclose(averaged.priors.sum(axis=1), 1, atol=1e-5)
+
+
+def test_a_symmetric_position_gets_equal_priors_for_equivalent_moves() -> None:
+    # the start is symmetric: its 4 moves are one move up to symmetry
+    out = _evaluator(cache_size=0, symmetries=8).evaluate_boards([Board(size=6)])
+    legal = Board(size=6).legal_actions()
+    assert np.allclose(out.priors[0, legal], 0.25, atol=1e-6)
+
+
+def test_symmetries_are_checked() -> None:
+    from othellolab.core import ConfigError
+
+    for bad in (0, 9, True, 2.5):
+        with pytest.raises(ConfigError, match="symmetries"):
+            _evaluator(symmetries=bad)

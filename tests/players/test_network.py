@@ -197,3 +197,17 @@ def test_alphazero_with_a_solve_plans_its_game_clock(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(timed.search, "choose", lambda b, lim: seen.append(lim) or inner(b))
     timed.choose(late)  # its own time per move, less what the failed solve spent
     assert 0.01 <= seen[-1].time < 0.4
+
+
+def test_symmetries_average_the_network_in_every_player() -> None:
+    """``symmetries=8`` gives the 4 first moves (one move up to symmetry) the same prior, and
+    is refused beyond the game's symmetries (animal shogi has 2)."""
+    from othellolab.core import ConfigError
+
+    r = make_player("policy:model=b6c48-all,symmetries=8").choose(Board())
+    assert np.allclose(r.policy[Board().legal_actions()], 0.25, atol=1e-6)
+    assert make_player("alphazero:model=b6c48-all,sims=16,symmetries=2").choose(Board()).move in (
+        Board().legal_actions()
+    )
+    with pytest.raises(ConfigError, match="player 'value'.*symmetries.*animal shogi has 2"):
+        make_player("value:model=az-animal-shogi,symmetries=8")

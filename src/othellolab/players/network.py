@@ -25,6 +25,9 @@ from othellolab.players.options import SEED, Option, checked_options, device_opt
 _MODEL = Option(str, optional=True, model=True, help="model name or directory (none: the default)")
 _DEVICE = Option(str, check=device_option, help="torch device: cpu, cuda, cuda:N or mps")
 _CACHE = Option(int, 0, 1_000_000, help="positions remembered (0: no cache)")
+_SYMMETRIES = Option(
+    int, 1, 8, help="average the network over this many of the game's symmetries (1: off)"
+)
 
 if TYPE_CHECKING:
     from othellolab.nn.inference import NetworkEvaluator
@@ -56,7 +59,12 @@ class NetworkPlayer(Player):
     named it, never its path on this machine) and the check that a board fits it."""
 
     def _load(self, model: str | None, device: str, cache_size: int, **options: float) -> None:
-        self.evaluator = _evaluator(model, device, cache_size, **options)
+        try:
+            self.evaluator = _evaluator(model, device, cache_size, **options)
+        except ConfigError as e:
+            if e.option != "symmetries":
+                raise
+            raise ConfigError(e.what, where=f"player {self.name!r}", option=e.option) from None
         self.model = str(resolve(model))
         self.model_name = Path(model).name if model else DEFAULT_MODEL
 
@@ -87,6 +95,7 @@ class PolicyPlayer(NetworkPlayer):
         "seed": SEED,
         "device": _DEVICE,
         "cache_size": _CACHE,
+        "symmetries": _SYMMETRIES,
     }
 
     @checked_options
@@ -98,8 +107,9 @@ class PolicyPlayer(NetworkPlayer):
         seed: int | None = None,
         device: str = "cpu",
         cache_size: int = 4096,
+        symmetries: int = 1,
     ) -> None:
-        self._load(model, device, cache_size)
+        self._load(model, device, cache_size, symmetries=symmetries)
         self.temperature = float(temperature)
         self.rng = np.random.default_rng(seed)
 
@@ -139,6 +149,7 @@ class ValuePlayer(NetworkPlayer):
         "seed": SEED,
         "device": _DEVICE,
         "cache_size": _CACHE,
+        "symmetries": _SYMMETRIES,
     }
 
     @checked_options
@@ -149,8 +160,9 @@ class ValuePlayer(NetworkPlayer):
         seed: int | None = None,
         device: str = "cpu",
         cache_size: int = 4096,
+        symmetries: int = 1,
     ) -> None:
-        self._load(model, device, cache_size)
+        self._load(model, device, cache_size, symmetries=symmetries)
         self.rng = np.random.default_rng(seed)
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
@@ -213,6 +225,7 @@ class AlphaZeroPlayer(NetworkPlayer):
         "seed": SEED,
         "device": _DEVICE,
         "cache_size": _CACHE,
+        "symmetries": _SYMMETRIES,
     }
 
     @checked_options
@@ -234,6 +247,7 @@ class AlphaZeroPlayer(NetworkPlayer):
         seed: int | None = None,
         device: str = "cpu",
         cache_size: int = 4096,
+        symmetries: int = 1,
     ) -> None:
         from othellolab.players.mcts import MCTSPlayer
 
@@ -246,6 +260,7 @@ class AlphaZeroPlayer(NetworkPlayer):
             cache_size,
             score_utility=score_utility,
             score_utility_scale=score_utility_scale,
+            symmetries=symmetries,
         )
         rules = self.evaluator.config.rules
         if endgame and not rules.has_exact_endgame:
