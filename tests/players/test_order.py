@@ -106,3 +106,9 @@ def test_a_server_takes_only_a_shipped_order_network() -> None:
     with pytest.raises(ConfigError, match="order"):
         make_player("alphabeta:order=/tmp", models=server)
     assert make_player("alphabeta:order=b6c48-all", models=server).order.endswith("b6c48-all")
+
+
+def test_priors_of_another_board_size_are_refused() -> None:
+    priors = MovePriors.build(near_root(Board(), 2), np.ones((5, 64)))
+    with pytest.raises(ValueError, match="64 squares for a board of 36"):
+        search(Board(size=6), depth=2, priors=priors)

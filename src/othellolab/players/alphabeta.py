@@ -165,9 +165,7 @@ class AlphaBetaPlayer(Player):
         "order": Option(
             str, optional=True, model=True, help="policy network ordering the moves near the root"
         ),
-        "order_plies": Option(
-            int, 1, 3, help="plies from the root whose moves the network orders"
-        ),
+        "order_plies": Option(int, 1, 3, help="plies from the root whose moves the network orders"),
         "device": Option(str, check=device_option, help="torch device of the order network"),
     }
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numba
@@ -93,7 +93,8 @@ class AlphaBetaState(NamedTuple):
     priors: np.ndarray
 
 
-class MovePriors(NamedTuple):
+@dataclass(frozen=True)
+class MovePriors:
     """Move priors (a policy network's, say) of a few positions, for the search to order
     their moves by: an open-addressed table of position hashes (``keys``, 0 for an empty
     slot, a power of two long) and a row of priors per slot (``priors``, one per square)."""
@@ -133,6 +134,17 @@ class MovePriors(NamedTuple):
 
     def __len__(self) -> int:
         return int(np.count_nonzero(self.keys))
+
+
+def _prior_arrays(priors: MovePriors | None, squares: int) -> tuple[np.ndarray, np.ndarray]:
+    """The search state's ``prior_keys`` and ``priors`` (empty ones for no priors)."""
+    if priors is None or not len(priors):
+        priors = MovePriors.empty(squares)
+    if priors.priors.shape[1] != squares:
+        raise ValueError(
+            f"MovePriors: priors over {priors.priors.shape[1]} squares for a board of {squares}"
+        )
+    return priors.keys, priors.priors
 
 
 @numba.njit(cache=True, nogil=True)
@@ -478,7 +490,7 @@ def search(
         evaluation.weights,
         mpc,
         float(probcut) if n == 8 else 0.0,
-        *(priors if priors is not None and len(priors) else MovePriors.empty(n * n)),
+        *_prior_arrays(priors, n * n),
     )
     p, o = U64(board.player), U64(board.opponent)
     legal = board.legal_actions()
