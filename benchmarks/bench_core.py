@@ -43,6 +43,21 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
 
 
+def heldout_midgame(wthor: Path, count: int, seed: int = 1) -> list[Board]:
+    """``count`` positions of WTHOR 2023 (held out from every training set) with 20-50 empties
+    and a move to play, drawn with ``seed``: the search benchmarks' positions."""
+    import numpy as np
+
+    from othellolab.training.heldout import load_positions
+
+    x = load_positions([wthor], years="2023", size=8)
+    p, o = x.player.astype(np.uint64), x.opponent.astype(np.uint64)
+    empties = 64 - k.popcount_batch(p | o)
+    live = (empties >= 20) & (empties <= 50) & (k.legal_mask_batch(p, o, 8) != 0)
+    rows = np.random.default_rng(seed).choice(np.flatnonzero(live), count, replace=False)
+    return [Board.from_bitboards(int(p[i]), int(o[i])) for i in rows]
+
+
 def best_of(fn, repeat: int = 3) -> float:
     """Smallest wall time of ``repeat`` calls (the least disturbed by other load)."""
     times = []

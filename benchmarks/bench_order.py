@@ -13,18 +13,15 @@ Strength is the arena's, at equal time (docs/arena.md).
 from __future__ import annotations
 
 import argparse
-import platform
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
+from bench_core import heldout_midgame, machine
 
-from othellolab.core import Board
-from othellolab.core import kernels as _k
 from othellolab.nn.pretrained import DEFAULT_MODEL
 from othellolab.players.alphabeta import AlphaBetaPlayer
-from othellolab.training.heldout import load_positions
 
 WTHOR = Path(__file__).resolve().parents[2] / "shared" / "data" / "wthor"
 
@@ -38,15 +35,10 @@ def main() -> None:
     ap.add_argument("--plies", default="0,1,2,3", help="0: the usual ordering")
     args = ap.parse_args()
     torch.set_num_threads(1)
-    x = load_positions([args.wthor], years="2023", size=8)
-    p, o = x.player.astype(np.uint64), x.opponent.astype(np.uint64)
-    empties = 64 - _k.popcount_batch(p | o)
-    live = (empties >= 20) & (empties <= 50) & (_k.legal_mask_batch(p, o, 8) != 0)
-    rows = np.random.default_rng(1).choice(np.flatnonzero(live), args.positions, replace=False)
-    boards = [Board.from_bitboards(int(p[i]), int(o[i])) for i in rows]
+    boards = heldout_midgame(args.wthor, args.positions)
     print(
         f"{args.positions} positions of WTHOR 2023 (20-50 empties), depth {args.depth}, "
-        f"order network {args.model}; {platform.processor() or platform.machine()}"
+        f"order network {args.model}; {machine()}"
     )
     base: tuple[int, float, list[int]] | None = None
     for plies in (int(k) for k in args.plies.split(",")):

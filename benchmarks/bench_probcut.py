@@ -12,13 +12,11 @@ import argparse
 from pathlib import Path
 
 import numpy as np
+from bench_core import heldout_midgame
 
-from othellolab.core import Board
-from othellolab.core import kernels as _k
 from othellolab.players.search.evaluation import pattern_evaluation
 from othellolab.players.search.midgame import search
 from othellolab.players.search.table import TranspositionTable
-from othellolab.training.heldout import load_positions
 
 WTHOR = Path(__file__).resolve().parents[2] / "shared" / "data" / "wthor"
 
@@ -30,18 +28,13 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=10)
     ap.add_argument("--confidences", default="0,1.0,1.5,2.0")
     args = ap.parse_args()
-    x = load_positions([args.wthor], years="2023", size=8)
-    p, o = x.player.astype(np.uint64), x.opponent.astype(np.uint64)
-    empties = 64 - _k.popcount_batch(p | o)
-    live = (empties >= 20) & (empties <= 50) & (_k.legal_mask_batch(p, o, 8) != 0)
-    rows = np.random.default_rng(1).choice(np.flatnonzero(live), args.positions, replace=False)
+    boards = heldout_midgame(args.wthor, args.positions)
     ev = pattern_evaluation()
     base = None
     print(f"{args.positions} positions, depth {args.depth}")
     for t in (float(c) for c in args.confidences.split(",")):
         nodes, secs, moves = 0, 0.0, []
-        for i in rows:
-            board = Board.from_bitboards(int(p[i]), int(o[i]))
+        for board in boards:
             r = search(
                 board, depth=args.depth, evaluation=ev, table=TranspositionTable(20), probcut=t
             )
