@@ -43,6 +43,10 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
 
 
+WTHOR = Path(__file__).resolve().parents[2] / "shared" / "data" / "wthor"
+"""The shared WTHOR folder, the data benchmarks read by default."""
+
+
 def heldout_midgame(wthor: Path, count: int, seed: int = 1) -> list[Board]:
     """``count`` positions of WTHOR 2023 (held out from every training set) with 20-50 empties
     and a move to play, drawn with ``seed``: the search benchmarks' positions."""

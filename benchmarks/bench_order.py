@@ -18,12 +18,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from bench_core import heldout_midgame, machine
+from bench_core import WTHOR, heldout_midgame, machine
 
 from othellolab.nn.pretrained import DEFAULT_MODEL
 from othellolab.players.alphabeta import AlphaBetaPlayer
-
-WTHOR = Path(__file__).resolve().parents[2] / "shared" / "data" / "wthor"
 
 
 def main() -> None:

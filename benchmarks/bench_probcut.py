@@ -12,13 +12,11 @@ import argparse
 from pathlib import Path
 
 import numpy as np
-from bench_core import heldout_midgame
+from bench_core import WTHOR, heldout_midgame
 
 from othellolab.players.search.evaluation import pattern_evaluation
 from othellolab.players.search.midgame import search
 from othellolab.players.search.table import TranspositionTable
-
-WTHOR = Path(__file__).resolve().parents[2] / "shared" / "data" / "wthor"
 
 
 def main() -> None:

@@ -12,13 +12,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from bench_core import WTHOR
 
 from othellolab.core.features import equivalent_actions
 from othellolab.nn.inference import NetworkEvaluator
 from othellolab.nn.pretrained import resolve
 from othellolab.training.heldout import load_positions
-
-WTHOR = Path(__file__).resolve().parents[2] / "shared" / "data" / "wthor"
 
 
 def main() -> None:

@@ -93,7 +93,7 @@ def near_root(board: Board, plies: int) -> list[Board]:
     for ply in range(plies):
         nxt: list[Board] = []
         for b in frontier:
-            while not b.is_game_over() and b.legal_actions()[0] == b.size * b.size:
+            while b.must_pass():
                 b = b.play(b.size * b.size)
             key = (b.player, b.opponent)
             if b.is_game_over() or key in seen:
