@@ -168,6 +168,30 @@ def test_metrics_agree_with_the_players_evaluator(wtb_2023: Path) -> None:
     assert m["passes"]["after_pass"]["positions"] == int((pos.after_pass & placing).sum())
 
 
+def test_symmetry_averaging_agrees_with_the_players_evaluator(wtb_2023: Path) -> None:
+    """``symmetries=8`` against ``NetworkEvaluator(symmetries=8)``, which transforms the
+    positions as bitboards (``Game.transform_states``) instead of the planes."""
+    pos = load_positions([wtb_2023], max_games=20)
+    ev = measure_model(model_dir(), pos, batch_size=128, progress=False, symmetries=8)
+    one = measure_model(model_dir(), pos, batch_size=128, progress=False)
+    placing = pos.move < 64
+    net = NetworkEvaluator.from_dir(model_dir(), cache_size=0, symmetries=8)
+    priors, values = net.evaluate(pos.player[placing], pos.opponent[placing], net.config.rules)
+    same = _same_moves(pos.player[placing], pos.opponent[placing], pos.move[placing])
+    rows = np.arange(len(priors))
+    m = ev.metrics["overall"]
+    assert m["top1"] == pytest.approx(np.mean(same[rows, priors.argmax(axis=1)]))
+    ce = -np.log((priors * same[:, : priors.shape[1]]).sum(axis=1))
+    assert m["policy_ce"] == pytest.approx(ce.mean(), rel=1e-4)
+    assert m["value_mse"] == pytest.approx(np.mean((values - pos.outcome[placing]) ** 2), rel=1e-4)
+    # averaging changes what the network says (else the test above proves nothing)
+    assert not np.allclose(ev.value, one.value)
+    assert ev.name.endswith("-sym8") and one.name == model_dir().name
+    for bad in (0, 9, True):
+        with pytest.raises(OthelloError, match="symmetries"):
+            measure_model(model_dir(), pos, progress=False, symmetries=bad)
+
+
 def test_cli_writes_a_report(tmp_path: Path, wtb_2023: Path) -> None:
     out = tmp_path / "report"
     r = CliRunner().invoke(

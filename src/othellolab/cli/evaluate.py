@@ -41,13 +41,21 @@ def model(
     batch_size: Annotated[int, typer.Option(help="Positions per forward pass.")] = 512,
     threads: Annotated[int, typer.Option(help="torch threads.")] = 1,
     device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
+    symmetries: Annotated[
+        int,
+        typer.Option(
+            help="Average the network over this many of the board's symmetries (1-8; 8 "
+            "costs 8 times the time and reads about a point more top-1)."
+        ),
+    ] = 1,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Evaluate networks on held-out positions; writes report.md, metrics.json and plots."""
     from othellolab.training.heldout import load_positions
-    from othellolab.training.measure import measure_model, resolve_model
+    from othellolab.training.measure import check_symmetries, measure_model, resolve_model
     from othellolab.training.report import write_report
 
+    check_symmetries(symmetries)
     dirs = [resolve_model(m) for m in models]
     import torch
 
@@ -67,7 +75,14 @@ def model(
             err=True,
         )
     evals = [
-        measure_model(d, positions, batch_size=batch_size, progress=not quiet, device=device)
+        measure_model(
+            d,
+            positions,
+            batch_size=batch_size,
+            progress=not quiet,
+            device=device,
+            symmetries=symmetries,
+        )
         for d in dirs
     ]
     report = write_report(evals, positions, out or Path("runs", f"eval-{dirs[0].name}"))

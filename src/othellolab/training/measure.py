@@ -19,12 +19,12 @@ import numpy as np
 
 from othellolab.core import ConfigError
 from othellolab.core import kernels as _k
-from othellolab.core.features import equivalent_actions
+from othellolab.core.features import equivalent_actions, symmetry_table, transform_planes
 from othellolab.core.progress import StepProgress
 from othellolab.training.data import ArraySource
 from othellolab.training.heldout import EvalPositions
 
-__all__ = ["ModelMeasurement", "measure_model", "resolve_model", "summarise"]
+__all__ = ["ModelMeasurement", "check_symmetries", "measure_model", "resolve_model", "summarise"]
 
 PHASE_WIDTH = 10
 """Empty squares per game-phase bucket (1-10, 11-20, ...)."""
@@ -39,6 +39,15 @@ def resolve_model(spec: str | Path) -> Path:
     from othellolab.nn.pretrained import resolve
 
     return resolve(spec)
+
+
+def check_symmetries(symmetries: int) -> None:
+    """A ``ConfigError`` naming the option unless ``symmetries`` is 1..8."""
+    if isinstance(symmetries, bool) or symmetries not in range(1, 9):
+        raise ConfigError(
+            f"symmetries: expected 1..8 (the board's symmetries), got {symmetries!r}",
+            option="symmetries",
+        )
 
 
 @dataclass
@@ -87,19 +96,25 @@ def measure_model(
     batch_size: int = 512,
     progress: bool = True,
     device: str = "cpu",
+    symmetries: int = 1,
 ) -> ModelMeasurement:
     """Run the network of ``model_dir`` over every row and summarise (see ``summarise``).
+
+    ``symmetries`` > 1 reads each position under that many of the board's 8 symmetries and
+    averages what the network says, mapped back (as ``NetworkEvaluator(symmetries=N)`` does
+    for the players): the legal-move priors, the raw policy (for the pass and illegal-move
+    figures), the value and the score; the report names the model ``NAME-symN``.
 
     A predicted move counts as the expert's when a symmetry of the position maps one to the
     other (``core.features.equivalent_actions``): they are the same move. Top-k and the
     policy cross-entropy (of the equivalent moves' total probability) use that rule; without it
     every net scored a coin toss on the first move of every WTHOR game, all written from f5."""
     import torch
-    import torch.nn.functional as F
 
     from othellolab.nn.io import load_model
 
     model_dir = Path(model_dir)
+    check_symmetries(symmetries)
     model, info = load_model(model_dir, device=device)
     if info.config.size != positions.size:
         raise ConfigError(
@@ -126,28 +141,27 @@ def measure_model(
     with torch.inference_mode():
         for b in batches:
             k = len(b["value"])
-            outputs = model(torch.from_numpy(b["planes"]).to(device))
-            logits = outputs[0].float().cpu()
             legal = torch.from_numpy(b["legal"])
-            raw = F.softmax(logits, dim=1)
-            masked = logits.masked_fill(~legal, float("-inf"))
-            logp = F.log_softmax(masked, dim=1)
+            raw, priors, values, scores = _read(
+                model, b["planes"], legal, symmetries, info.config.score_head, device
+            )
+            logp = torch.log(priors.clamp_min(torch.finfo(torch.float32).tiny))
             sl = slice(start, start + k)
             # a move that a symmetry of the position maps to the expert's is the same move
             same = equivalent_actions(
                 positions.player[sl], positions.opponent[sl], positions.move[sl], positions.size
             )
             hit = np.arange(k)[:, None]
-            out["top1"][sl] = same[hit[:, 0], masked.argmax(dim=1).numpy()]
-            top = masked.topk(min(3, area + 1), dim=1).indices.numpy()
+            out["top1"][sl] = same[hit[:, 0], priors.argmax(dim=1).numpy()]
+            top = priors.topk(min(3, area + 1), dim=1).indices.numpy()
             out["top3"][sl] = same[hit, top].any(axis=1)
             same_t = torch.from_numpy(same)
             out["ce"][sl] = (
                 -torch.logsumexp(logp.masked_fill(~same_t, float("-inf")), dim=1).double().numpy()
             )
-            out["value"][sl] = outputs[1].float().cpu().numpy()
+            out["value"][sl] = values.numpy()
             if out["score"] is not None:
-                out["score"][sl] = outputs[2].float().cpu().numpy() * area
+                out["score"][sl] = scores.numpy() * area
             out["pass_prob"][sl] = raw[:, area].numpy()
             out["argmax_pass"][sl] = (raw.argmax(dim=1) == area).numpy()
             out["illegal_mass"][sl] = (raw * (~legal)).sum(dim=1).numpy()
@@ -156,7 +170,7 @@ def measure_model(
     bar.close()
     seconds = time.perf_counter() - t0
     result = ModelMeasurement(
-        name=model_dir.name,
+        name=model_dir.name if symmetries == 1 else f"{model_dir.name}-sym{symmetries}",
         path=str(model_dir),
         info=_model_info(model, info),
         seconds=seconds,
@@ -164,6 +178,38 @@ def measure_model(
     )
     result.metrics = summarise(result, positions)
     return result
+
+
+def _read(
+    model: Any, planes: np.ndarray, legal: Any, symmetries: int, score_head: bool, device: str
+) -> tuple[Any, ...]:
+    """The raw policy, the legal-move priors, the value and the score (zeros without a score
+    head) of a batch of positions, each the mean over the first ``symmetries`` symmetries."""
+    import torch
+    import torch.nn.functional as F
+
+    size = planes.shape[-1]
+    table = torch.tensor(symmetry_table(size))
+    raw = priors = values = scores = None
+    for k in range(symmetries):
+        x = planes if k == 0 else np.ascontiguousarray(transform_planes(planes, k))
+        outputs = model(torch.from_numpy(x).to(device))
+        # the policy of the transformed position, read at each action's image, is the
+        # original position's
+        logits = outputs[0].float().cpu()[:, table[k]]
+        terms = (
+            F.softmax(logits, dim=1),
+            F.softmax(logits.masked_fill(~legal, float("-inf")), dim=1),
+            outputs[1].float().cpu(),
+            outputs[2].float().cpu() if score_head else torch.zeros(len(x)),
+        )
+        if k == 0:
+            raw, priors, values, scores = terms
+        else:
+            raw, priors, values, scores = (
+                a + t for a, t in zip((raw, priors, values, scores), terms, strict=True)
+            )
+    return tuple(t / symmetries for t in (raw, priors, values, scores))
 
 
 def _phase_edges(size: int) -> list[tuple[int, int]]:
