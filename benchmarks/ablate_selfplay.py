@@ -4,6 +4,7 @@ from random weights for the same CPU time, graded against perfect play.
     python benchmarks/ablate_selfplay.py run --cpu-hours 0.5 --out runs/ablate6
     python benchmarks/ablate_selfplay.py run --only base,pool --out runs/ablate6   # some of them
     python benchmarks/ablate_selfplay.py table runs/ablate6                         # the grades
+    python benchmarks/ablate_selfplay.py curve runs/ablate6 --only base,pool        # along time
     python benchmarks/ablate_selfplay.py collect runs/ablate6 docs/selfplay/ablate6 # keep them
 
 ``run`` writes one config per variant (the base config with the variant's keys changed, the
@@ -165,6 +166,42 @@ def table(args: argparse.Namespace) -> None:
         print(f"| {name} | {cells} |")
 
 
+def grade_at(run_dir: Path, sims: str, hours: float) -> tuple[float, float] | None:
+    """The optimal and results-kept shares with ``sims`` simulations of the graded generation
+    nearest ``hours`` CPU-hours (within 0.05 h), or None."""
+    from othellolab.training.selfplay.pipeline import read_metrics
+
+    grades = [
+        g for g in read_metrics(run_dir) if g.get("kind") == "grade" and sims in g["simulations"]
+    ]
+    if not grades:
+        return None
+    g = min(grades, key=lambda g: abs(float(g["cpu_hours"]) - hours))
+    if abs(float(g["cpu_hours"]) - hours) > 0.05:
+        return None
+    row = g["simulations"][sims]
+    return row["optimal_share"], float(row.get("outcome_share", float("nan")))
+
+
+def curve(args: argparse.Namespace) -> None:
+    runs = run_dirs(Path(args.out))
+    names = [n.strip() for n in args.only.split(",")] if args.only else None
+    if names:
+        runs = [r for n in names for r in runs if r.name in (n, f"ablate-{n}-s{args.seed}")]
+    print(f"Optimal moves (results kept) with {args.sims} simulations, the graded generation")
+    print("nearest each time.\n")
+    print("| CPU-hours | " + " | ".join(r.name for r in runs) + " |")
+    print("|---|" + "---|" * len(runs))
+    steps = round(args.hours / args.step)
+    for i in range(1, steps + 1):
+        hours = i * args.step
+        cells = []
+        for r in runs:
+            got = grade_at(r, args.sims, hours)
+            cells.append("-" if got is None else f"{got[0]:.1%} ({got[1]:.1%})")
+        print(f"| {hours:.1f} | " + " | ".join(cells) + " |")
+
+
 def collect(args: argparse.Namespace) -> None:
     dest = Path(args.dest)
     for run_dir in run_dirs(Path(args.out)):
@@ -192,11 +229,18 @@ def main() -> None:
     r.add_argument("--quiet", action="store_true", help="no progress bars")
     t = sub.add_parser("table", help="the best grades of each run, as markdown")
     t.add_argument("out", help="the folder given to run --out, or one collect wrote")
+    v = sub.add_parser("curve", help="the grades along each run at one search size, as markdown")
+    v.add_argument("out", help="the folder given to run --out, or one collect wrote")
+    v.add_argument("--sims", default="100", help="search size (0: the raw policy)")
+    v.add_argument("--only", default="", help="comma-separated variants or runs, in order")
+    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--hours", type=float, default=0.5, help="up to this many CPU-hours")
+    v.add_argument("--step", type=float, default=0.1, help="a row every this many CPU-hours")
     c = sub.add_parser("collect", help="copy the finished runs' config and metrics to commit")
     c.add_argument("out", help="the folder given to run --out")
     c.add_argument("dest", help="where to copy them (a folder per run)")
     args = parser.parse_args()
-    {"run": run, "table": table, "collect": collect}[args.command](args)
+    {"run": run, "table": table, "curve": curve, "collect": collect}[args.command](args)
 
 
 if __name__ == "__main__":
