@@ -120,6 +120,7 @@ class SelfPlayRun:
         self.ray = ray
         self.log = log or (lambda message: None)
         self._executor: Executor | None = None
+        self._anchor: Window | None = None
         if cfg.runtime.device == "cuda" and not torch.cuda.is_available():
             raise ConfigError("[runtime] device = 'cuda' but torch sees no CUDA device")
         want = cfg.runtime.device
@@ -304,6 +305,21 @@ class SelfPlayRun:
         window.skipped = skipped
         return window
 
+    def anchor(self) -> Window | None:
+        """The expert rows of ``[train] anchor`` (read once a process), or None."""
+        t = self.cfg.train
+        if not t.anchor or t.anchor_share == 0:
+            return None
+        if self._anchor is None:
+            from othellolab.training.selfplay.anchor import load_anchor
+
+            self._anchor = load_anchor(t, self.cfg.rules, self.cfg.seed)
+            self.log(
+                f"anchor: {self._anchor.description}, {t.anchor_rows()} of each batch of "
+                f"{t.batch_size}"
+            )
+        return self._anchor
+
     def train(self, generation: int) -> None:
         """Train generation ``generation + 1`` from ``generation`` on the window."""
         cfg = self.cfg
@@ -320,6 +336,7 @@ class SelfPlayRun:
             previous_state=previous if previous.exists() else None,
             device=self.device,
             target=self.model_dir(target),
+            anchor=self.anchor(),
         )
         sub = RunDir(self.train_root / generation_name(target))
         options = LoopOptions(

@@ -93,7 +93,13 @@ class SelfPlayTrainConfig(CheckedTable):
     generations down to ``min_lr_ratio`` times itself, and stays there (0: constant).
     Auxiliary losses (KataGo's targets; 0: off, and the model gets the head when the weight
     is not 0): ``ownership_weight`` (each cell's final owner), ``score_weight`` (the final
-    score's distribution) and ``opponent_policy_weight`` (the opponent's reply)."""
+    score's distribution) and ``opponent_policy_weight`` (the opponent's reply).
+    Anchoring (for a run that starts from a supervised network): ``anchor_share`` [0: off]
+    of every batch is expert positions from ``anchor`` (a dataset folder, a WTHOR folder with
+    ``anchor_years``, or a game-record file; Othello only), ``anchor_positions`` of them drawn
+    once (seeded), the expert's move as the policy target and the game's result as the value,
+    so that self-play's narrow data does not wash out what the network learned from the
+    games it was trained on."""
 
     batch_size: int = 256
     samples_per_position: float = 4.0
@@ -107,6 +113,10 @@ class SelfPlayTrainConfig(CheckedTable):
     ownership_weight: float = 0.0
     score_weight: float = 0.0
     opponent_policy_weight: float = 0.0
+    anchor: str = ""
+    anchor_years: str = ""
+    anchor_share: float = 0.0
+    anchor_positions: int = 200_000
 
     TABLE: ClassVar[str] = "[train]"
     OPTIONS: ClassVar[dict[str, Option]] = {
@@ -124,7 +134,23 @@ class SelfPlayTrainConfig(CheckedTable):
         "ownership_weight": Option(float, 0, 100, help="weight of the ownership loss"),
         "score_weight": Option(float, 0, 100, help="weight of the score-distribution loss"),
         "opponent_policy_weight": Option(float, 0, 100, help="weight of the opponent-policy loss"),
+        "anchor": Option(str, help="expert games mixed into every batch (a path)"),
+        "anchor_years": Option(str, help="years of a WTHOR anchor folder, e.g. 1977-2021"),
+        "anchor_share": Option(float, 0, 0.9, help="share of each batch from the anchor"),
+        "anchor_positions": Option(int, 1, 50_000_000, help="anchor positions drawn once"),
     }
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.anchor_share > 0 and not self.anchor:
+            raise ConfigError(
+                "anchor_share above 0 needs anchor (the expert games to mix in)",
+                option="anchor_share",
+            )
+
+    def anchor_rows(self) -> int:
+        """Anchor positions in each batch."""
+        return round(self.batch_size * self.anchor_share) if self.anchor else 0
 
     def steps(self, new_positions: int) -> int:
         """Optimiser steps of a generation whose self-play gave ``new_positions`` positions:
@@ -378,6 +404,12 @@ class SelfPlayRunConfig:
             for k, klass in _TABLES.items()
         }
         mcfg = _with_heads(mcfg, tables["train"], where)
+        if tables["train"].anchor and game != "othello":
+            raise ConfigError(
+                f"anchor reads Othello game records; {game} has none",
+                where=f"{where}: [train]",
+                option="anchor",
+            )
         if sp.score_utility and not (mcfg.score_head or mcfg.score_distribution):
             raise ConfigError(
                 "the score utility needs a score: set [train] score_weight above 0 (or "

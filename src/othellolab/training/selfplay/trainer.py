@@ -80,10 +80,24 @@ class Window:
         self.game = get_game(game)
         self.shards = [s.path.name for s in shards]
         self.arrays = {
-            name: np.concatenate([s.arrays[name] for s in shards]) for name in self.FIELDS
+            name: np.concatenate([s.arrays[name] for s in shards]) if shards else np.empty(0)
+            for name in self.FIELDS
         }
         self.new_positions = 0
         self.skipped: list[str] = []
+        self.description = f"{len(self):,} positions of {len(shards)} shards"
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], game: str | Game) -> Window:
+        """A window of rows made elsewhere (``anchor``'s expert positions): one array per
+        name of ``FIELDS``, of one length."""
+        missing = [f for f in cls.FIELDS if f not in arrays]
+        if missing:
+            raise ValueError(f"Window.from_arrays: no {', '.join(missing)}")
+        window = cls([], game)
+        window.arrays = {name: arrays[name] for name in cls.FIELDS}
+        window.description = f"{len(window):,} positions"
+        return window
 
     def __len__(self) -> int:
         return int(self.arrays["player"].shape[0])
@@ -232,6 +246,7 @@ class WindowTrainer:
         previous_state: Path | None,
         device: torch.device,
         target: Path,
+        anchor: Window | None = None,
     ) -> None:
         self.cfg = cfg
         self.target = target
@@ -241,6 +256,8 @@ class WindowTrainer:
         self.autocast = cfg.runtime.mixed_precision and fast_bfloat16(device)
         self.channels_last = training_layout(self.model, device, self.autocast)
         self.window = window
+        self.anchor = anchor
+        """Expert rows mixed into each batch (``[train] anchor_share``), or None."""
         self.generation = generation
         self.device = device
         self.planes = model.config.planes
@@ -277,17 +294,30 @@ class WindowTrainer:
     def batches(self, epoch: int) -> Iterator[dict[str, np.ndarray]]:
         rng = np.random.default_rng([self.cfg.seed, self.generation, epoch])
         t = self.cfg.train
+        size = min(t.batch_size, self.rows)
+        mixed = t.anchor_rows() if self.anchor is not None else 0
         for _ in range(self.steps_per_epoch):
-            rows = rng.integers(0, self.rows, size=min(t.batch_size, self.rows))
-            yield self.window.batch(
-                rows,
-                self.planes,
-                rng,
-                symmetries=t.symmetries,
-                value_mix=t.value_mix,
-                score_value=self.cfg.selfplay.score_value,
-                aux=self.aux,
-            )
+            rows = rng.integers(0, self.rows, size=max(1, size - mixed))
+            batch = self._batch(self.window, rows, rng)
+            if mixed:
+                assert self.anchor is not None
+                extra = self._batch(self.anchor, rng.integers(0, len(self.anchor), mixed), rng)
+                batch = {k: np.concatenate([batch[k], extra[k]]) for k in batch}
+            yield batch
+
+    def _batch(
+        self, window: Window, rows: np.ndarray, rng: np.random.Generator
+    ) -> dict[str, np.ndarray]:
+        t = self.cfg.train
+        return window.batch(
+            rows,
+            self.planes,
+            rng,
+            symmetries=t.symmetries,
+            value_mix=t.value_mix,
+            score_value=self.cfg.selfplay.score_value,
+            aux=self.aux,
+        )
 
     def learning_rate(self, step: int) -> float:
         """The generation's learning rate (``[train] lr_decay_generations``), every step."""
