@@ -234,7 +234,8 @@ def losses(
 
 class WindowTrainer:
     """One generation's training: the network of the previous generation (and its optimiser's
-    state), ``steps`` batches from the window."""
+    state), ``steps`` batches from the window, the last ``[train] anchor_share`` of each from
+    ``anchor`` (expert rows, ``training.selfplay.anchor``) when one is given."""
 
     def __init__(
         self,
