@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,3 +34,21 @@ def fuzz_examples(default: int) -> int:
     in ``OTHELLOLAB_FUZZ_EXAMPLES`` for a long run (see docs/limits.md)."""
     text = os.environ.get("OTHELLOLAB_FUZZ_EXAMPLES", "")
     return int(text) if text.isascii() and text.isdigit() and int(text) > 0 else default
+
+
+def tiny_selfplay_config(name: str, **tables: dict[str, Any]) -> dict[str, Any]:
+    """A 4x4 self-play run of one generation small enough for a test (b1c8, 4 simulations,
+    16 games, no grading), each table updated by ``tables``."""
+    data: dict[str, Any] = {
+        "name": name,
+        "size": 4,
+        "model": {"preset": "resnet-b1c8"},
+        "selfplay": {"simulations": 4, "parallel": 16, "resign_threshold": -1.0},
+        "loop": {"generations": 1, "games": 16, "shards": 1},
+        "train": {"batch_size": 32, "samples_per_position": 1.0},
+        "grade": {"every": 0},
+        "runtime": {"threads": 1},
+    }
+    for table, options in tables.items():
+        data.setdefault(table, {}).update(options)
+    return data

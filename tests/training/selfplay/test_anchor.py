@@ -21,6 +21,8 @@ from othellolab.training.selfplay.pipeline import SelfPlayRun, train_selfplay
 from othellolab.training.selfplay.runconfig import SelfPlayRunConfig, SelfPlayTrainConfig
 from othellolab.training.selfplay.trainer import Window
 
+from helpers import tiny_selfplay_config
+
 pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
 
 GAME = get_game("othello", size=4)
@@ -129,19 +131,7 @@ def test_batches_take_the_share_from_the_anchor(
 
 
 def run_config(**tables: dict[str, Any]) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "name": "anchor4",
-        "size": 4,
-        "model": {"preset": "resnet-b1c8"},
-        "selfplay": {"simulations": 4, "parallel": 16, "resign_threshold": -1.0},
-        "loop": {"generations": 1, "games": 16, "shards": 1},
-        "train": {"batch_size": 32, "samples_per_position": 1.0},
-        "grade": {"every": 0},
-        "runtime": {"threads": 1},
-    }
-    for table, options in tables.items():
-        data.setdefault(table, {}).update(options)
-    return data
+    return tiny_selfplay_config("anchor4", **tables)
 
 
 def test_a_run_with_an_anchor_trains_and_logs_it(

@@ -26,6 +26,8 @@ from othellolab.training.selfplay.runconfig import SelfPlayRunConfig
 from othellolab.training.selfplay.shards import read_shard, write_shard
 from othellolab.training.selfplay.trainer import Window, aux_losses, aux_targets
 
+from helpers import tiny_selfplay_config
+
 GAME = get_game("othello", size=4)
 AUX = ("ownership", "score_logits", "opponent_policy_logits")
 DOC = (Path(__file__).resolve().parents[3] / "docs" / "selfplay.md").read_text()
@@ -136,19 +138,7 @@ def test_aux_losses_fall_on_a_tiny_overfit(records: SelfPlayRecords, tmp_path: P
 
 
 def run_config(**tables: dict[str, Any]) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "name": "aux4",
-        "size": 4,
-        "model": {"preset": "resnet-b1c8"},
-        "selfplay": {"simulations": 4, "parallel": 16, "resign_threshold": -1.0},
-        "loop": {"generations": 1, "games": 16, "shards": 1},
-        "train": {"batch_size": 32, "samples_per_position": 1.0},
-        "grade": {"every": 0},
-        "runtime": {"threads": 1},
-    }
-    for table, options in tables.items():
-        data.setdefault(table, {}).update(options)
-    return data
+    return tiny_selfplay_config("aux4", **tables)
 
 
 WEIGHTS = {"ownership_weight": 1.0, "score_weight": 0.5, "opponent_policy_weight": 0.5}
