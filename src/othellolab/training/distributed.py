@@ -13,6 +13,7 @@ share.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -199,10 +200,16 @@ class Ranks:
                     "filesystem all nodes share"
                 )
 
-    def close(self) -> None:
-        """Leave the process group."""
-        if dist.is_initialized():
-            dist.destroy_process_group()
+    def close(self, *, wait: bool = False) -> None:
+        """Leave the process group; with ``wait`` (a run that ended well) only once every rank
+        is leaving too: a rank that tore down gloo while another was still writing the model
+        aborted at exit now and then ("terminate called without an active exception")."""
+        if not dist.is_initialized():
+            return
+        if wait:
+            with contextlib.suppress(RankError):  # the run's work is done; leave anyway
+                self.barrier("leaving the process group")
+        dist.destroy_process_group()
 
 
 def config_hash(config: dict[str, Any], ignore: tuple[str, ...]) -> str:

@@ -581,8 +581,9 @@ def train_supervised(
     torch.set_num_threads(cfg.runtime.threads)
     device = _resolve_device(cfg)
     ranks = Ranks.from_env(cfg.distributed, device)
+    ended = False
     try:
-        return _train(
+        result = _train(
             cfg,
             ranks,
             device if ranks is None else ranks.device,
@@ -592,9 +593,11 @@ def train_supervised(
             on_step,
             time_limit_s,
         )
+        ended = True
+        return result
     finally:
         if ranks is not None:
-            ranks.close()
+            ranks.close(wait=ended)
 
 
 def _train(
