@@ -196,7 +196,9 @@ def _read(
         outputs = model(torch.from_numpy(x).to(device))
         # the policy of the transformed position, read at each action's image, is the
         # original position's
-        logits = outputs[0].float().cpu()[:, table[k]]
+        logits = outputs[0].float().cpu()
+        if k:
+            logits = logits[:, table[k]]
         terms = (
             F.softmax(logits, dim=1),
             F.softmax(logits.masked_fill(~legal, float("-inf")), dim=1),

@@ -308,7 +308,7 @@ class SelfPlayRun:
     def anchor(self) -> Window | None:
         """The expert rows of ``[train] anchor`` (read once a process), or None."""
         t = self.cfg.train
-        if not t.anchor or t.anchor_share == 0:
+        if t.anchor_rows() == 0:
             return None
         if self._anchor is None:
             from othellolab.training.selfplay.anchor import load_anchor
