@@ -20,8 +20,10 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
+import math
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +32,7 @@ import torch
 from othellolab.core.games import get_game
 from othellolab.nn.inference import NetworkEvaluator
 from othellolab.nn.io import load_model
-from othellolab.players.mcts.batch import BatchSearch, SearchConfig
+from othellolab.players.mcts.batch import SearchConfig, search_positions
 from othellolab.training.heldout import load_positions
 from othellolab.training.measure import resolve_model
 from othellolab.training.selfplay.anchor import load_anchor
@@ -65,29 +67,8 @@ def search_targets(
 ) -> np.ndarray:
     """The policy target of a ``sims``-simulation PUCT search of each position, with Dirichlet
     root noise of weight ``noise`` as self-play's full searches have (c_puct 1.5, alpha 0.3)."""
-    cfg = SearchConfig(
-        simulations=sims, c_puct=1.5, parallel=256, seed=0, dirichlet_epsilon=noise
-    )
-    slots = min(256, len(player))
-    search = BatchSearch(ev, GAME, slots, cfg, np.random.default_rng(0))
-    targets = np.zeros((len(player), GAME.n_actions), np.float32)
-    queue = list(range(len(player)))[::-1]
-    owner = np.full(slots, -1)
-
-    def fill(slot: int) -> None:
-        if queue:
-            i = queue.pop()
-            owner[slot] = i
-            search.forest.plant(np.array([slot]), player[i : i + 1], opponent[i : i + 1])
-            search.start(slot, sims, noise=noise > 0, sample=False)
-
-    for slot in range(slots):
-        fill(slot)
-    while search.active():
-        for slot in search.step():
-            targets[owner[slot]] = search.outcome(int(slot)).target
-            fill(int(slot))
-    return targets
+    cfg = SearchConfig(simulations=sims, c_puct=1.5, parallel=256, seed=0, dirichlet_epsilon=noise)
+    return search_positions(ev, player, opponent, GAME, cfg, noise=noise > 0)[1]
 
 
 def targets(args: argparse.Namespace) -> None:
@@ -144,6 +125,23 @@ def drift(args: argparse.Namespace) -> None:
                 model.train()
 
 
+def _positive(kind: type, most: float = math.inf) -> Callable[[str], int | float]:
+    """An argparse type: a number of ``kind`` above 0 and at most ``most``, or a usage error
+    naming the option."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            name = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {name}") from None
+        if not (math.isfinite(value) and 0 < value <= most):
+            raise argparse.ArgumentTypeError(f"{text!r}: give a finite number in (0, {most:g}]")
+        return value
+
+    return parse
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -155,14 +153,14 @@ def main() -> None:
         p.add_argument("--model", default="b6c48-all", help="model(s), comma-separated")
         p.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "wthor"))
         p.add_argument("--years", default="2023", help="held-out WTHOR years")
-        p.add_argument("--positions", type=int, default=1000)
-        p.add_argument("--min-empties", type=int, default=15)
+        p.add_argument("--positions", type=_positive(int), default=1000)
+        p.add_argument("--min-empties", type=_positive(int), default=15)
         if name == "drift":
             p.add_argument("--config", default=str(CONFIG), help="the self-play config")
-            p.add_argument("--lr", type=float, required=True)
-            p.add_argument("--steps", type=int, default=1000)
-            p.add_argument("--every", type=int, default=500)
-            p.add_argument("--threads", type=int, default=1)
+            p.add_argument("--lr", type=_positive(float, most=1.0), required=True)
+            p.add_argument("--steps", type=_positive(int), default=1000)
+            p.add_argument("--every", type=_positive(int), default=500)
+            p.add_argument("--threads", type=_positive(int), default=1)
     args = parser.parse_args()
     {"targets": targets, "drift": drift}[args.command](args)
 

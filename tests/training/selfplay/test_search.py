@@ -11,6 +11,8 @@ import pytest
 from othellolab.core import Board
 from othellolab.core.games import get_game
 from othellolab.players import UniformEvaluator
+from othellolab.players.mcts.batch import SearchConfig
+from othellolab.players.mcts.batch import search_positions as batch_search
 from othellolab.testing import random_game
 from othellolab.training.selfplay import BatchSearch, SelfPlayConfig, search_positions
 
@@ -219,3 +221,24 @@ def test_gumbel_plays_without_its_noise_at_temperature_zero() -> None:
             moves.append(out.move)
         differ += moves[0] != moves[1]
     assert differ > 0
+
+
+def test_root_noise_only_when_asked() -> None:
+    """``noise=True`` mixes Dirichlet noise into each root as self-play's full searches do (a
+    uniform prior's visits then vary with the seed); the default searches stay noise-free."""
+    boards = [b for b in list(random_game(8, seed=3))[:20] if len(b.legal_actions()) >= 4][:4]
+    player = np.array([b.player for b in boards], np.uint64)
+    opponent = np.array([b.opponent for b in boards], np.uint64)
+
+    class WithPriors(UniformEvaluator):  # noise goes into priors; a uniform one has none
+        has_priors = True
+
+    def targets(noise: bool, seed: int) -> np.ndarray:
+        config = SearchConfig(simulations=32, leaves=1, dirichlet_epsilon=0.5, seed=seed)
+        found = batch_search(WithPriors(), player, opponent, "othello8", config, noise=noise)
+        return found[1]
+
+    assert np.array_equal(targets(False, 1), targets(False, 2))
+    assert not np.array_equal(targets(True, 1), targets(True, 2))
+    for t, b in zip(targets(True, 1), boards, strict=True):
+        assert np.isclose(t.sum(), 1.0) and not t[~b.legal_action_mask()].any()

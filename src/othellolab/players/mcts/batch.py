@@ -508,10 +508,12 @@ def search_positions(
     *,
     exact: ExactPlay | None = None,
     leaf_values: LeafValues | None = None,
+    noise: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Search each position ``(player[i], opponent[i])`` of ``game`` with
-    ``config.simulations`` (no root noise; Gumbel takes the top actions by prior, without
-    Gumbel noise), ``config.parallel`` at a time: returns ``(moves, targets, values)``. A
+    ``config.simulations`` (root noise only with ``noise``, as self-play's full searches have
+    it; Gumbel takes the top actions by prior, without Gumbel noise), ``config.parallel`` at a
+    time: returns ``(moves, targets, values)``. A
     position with one legal action gets it without a search (target one-hot, value 0), one
     that ``exact`` covers is solved (its first optimal move, exact targets); ``leaf_values``
     goes to the searches (``BatchSearch``); a finished game is an error."""
@@ -555,7 +557,7 @@ def search_positions(
             i = queue.pop()
             owner[slot] = i
             search.forest.plant(np.array([slot]), player[i : i + 1], opponent[i : i + 1])
-            search.start(slot, config.simulations, noise=False, sample=False)
+            search.start(slot, config.simulations, noise=noise, sample=False)
         else:
             owner[slot] = -1
 
