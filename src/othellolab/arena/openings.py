@@ -84,16 +84,16 @@ def opening_set(
     count: int,
     *,
     size: int = 8,
-    seed: int = 0,
+    seed: int | Sequence[int] = 0,
     where: str = "openings",
     game: str | Game | None = None,
 ) -> list[tuple[int, ...]]:
     """``count`` openings named by ``text``: ``none`` (the start position), ``random:N``
     (random openings of N plies) or the path of an opening list (XOT format), from which
     ``count`` are drawn without replacement (with replacement only when the list is shorter),
-    in an order fixed by ``seed``. Othello on ``size``, or another ``game`` of the protocol;
-    a list is read in the game's ``opening_format`` (a game without one takes ``none`` and
-    ``random:N`` only).
+    in an order fixed by ``seed`` (an integer or a sequence of them, as numpy takes). Othello
+    on ``size``, or another ``game`` of the protocol; a list is read in the game's
+    ``opening_format`` (a game without one takes ``none`` and ``random:N`` only).
 
     Raises ``ConfigError`` (option ``where``) for a bad name or a missing file.
     """

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from othellolab.core import ConfigError
+from othellolab.core.games import game_for
 from othellolab.nn.config import model_config
 from othellolab.nn.io import save_model
 from othellolab.nn.models import build_model
@@ -329,3 +330,60 @@ def test_the_replay_ratio_sets_the_steps_of_a_generation() -> None:
     assert SelfPlayTrainConfig(min_steps=5).steps(10) == 5
     assert SelfPlayTrainConfig(max_steps=3).steps(10_000) == 3
     assert SelfPlayTrainConfig().steps(0) == 1  # min_steps' default
+
+
+# ---- rating openings ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("openings", "said"),
+    [
+        ("no/such/openings.txt", "is not a file of openings"),
+        ("random:99", "random:N needs N in 0..20"),
+    ],
+)
+def test_rate_openings_are_checked_when_the_config_is_read(openings: str, said: str) -> None:
+    e = refused(config(rate={"openings": openings}))
+    assert e.option == "openings" and "[rate]" in str(e) and said in str(e)
+
+
+def test_a_malformed_opening_list_names_its_line(tmp_path: Path) -> None:
+    bad = tmp_path / "openings.txt"
+    bad.write_text("f5d6\nf5z9\n")  # 8x8 moves; the second line's z9 is no square
+    e = refused(config(rate={"openings": str(bad)}, size=8, model={"preset": "resnet-b2c16"}))
+    assert e.option == "openings" and "line 2" in str(e)
+
+
+def test_rating_openings_come_from_the_list_and_fresh_ones_change_by_generation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a list, a rating plays openings of that list (games/2 of them, each twice); the same
+    ones every generation unless ``fresh_openings``, which draws each generation's anew."""
+    monkeypatch.chdir(tmp_path)
+    game = game_for("othello", 4)
+    start = game.new_position()
+    lines = [
+        game.action_name(a) + game.action_name(b)
+        for a in start.legal_actions()
+        for b in start.play(a).legal_actions()
+    ]  # every 2-ply opening of 4x4
+    listed = tmp_path / "openings4.txt"
+    listed.write_text("\n".join(lines) + "\n")
+    same = SelfPlayRun(
+        SelfPlayRunConfig.from_dict(config(rate={"games": 4, "openings": str(listed)}))
+    )
+    drawn = same.rating_openings(1)
+    assert len(drawn) == 2 and drawn == same.rating_openings(7)
+    from othellolab.arena.openings import read_openings
+
+    assert set(drawn) <= set(read_openings(listed, size=4))
+    fresh = SelfPlayRun(
+        SelfPlayRunConfig.from_dict(
+            config(name="fresh", rate={"games": 4, "openings": str(listed), "fresh_openings": True})
+        )
+    )
+    per_gen = [tuple(fresh.rating_openings(g)) for g in range(1, 9)]
+    assert len(set(per_gen)) > 1 and per_gen[0] == tuple(fresh.rating_openings(1))
+    default = SelfPlayRun(SelfPlayRunConfig.from_dict(config(name="dflt", rate={"games": 4})))
+    assert default.rating_openings(1) == default.rating_openings(2)
+    assert all(len(o) == 4 for o in default.rating_openings(1))  # opening_plies = 4

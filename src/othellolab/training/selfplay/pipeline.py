@@ -444,10 +444,22 @@ class SelfPlayRun:
         out["cpu_seconds"] = time.process_time() - cpu
         write_json(path, out)
 
+    def rating_openings(self, generation: int) -> list[tuple[int, ...]]:
+        """The openings generation ``generation`` is rated on, each played twice with colours
+        swapped (``[rate] openings`` and ``fresh_openings``)."""
+        from othellolab.arena.openings import opening_set, random_openings
+
+        cfg, r = self.cfg, self.cfg.rate
+        count = math.ceil(r.games / 2)
+        key = [cfg.seed, 11, generation] if r.fresh_openings else [cfg.seed, 11]
+        if not r.openings:
+            rng = np.random.default_rng(key)
+            return random_openings(count, r.opening_plies, rng=rng, game=cfg.rules)
+        return opening_set(r.openings, count, seed=key, game=cfg.rules, where="[rate] openings")
+
     def rate(self, generation: int) -> None:
         """Matches of generation ``generation`` against the fixed opponents of ``[rate]``."""
         from othellolab.arena.match import play_match
-        from othellolab.arena.openings import random_openings
         from othellolab.players.registry import make_player
 
         cfg, path = self.cfg, self._record("rates", generation)
@@ -455,8 +467,7 @@ class SelfPlayRun:
         if r.every == 0 or generation % r.every or not r.opponents or path.exists():
             return
         wall, cpu = time.perf_counter(), time.process_time()
-        rng = np.random.default_rng([cfg.seed, 11])
-        openings = random_openings(math.ceil(r.games / 2), r.opening_plies, rng=rng, game=cfg.rules)
+        openings = self.rating_openings(generation)
         me = self.player(generation, r.simulations, seed=0)
         matches = []
         for spec in r.opponents:
@@ -482,6 +493,8 @@ class SelfPlayRun:
             {
                 "generation": generation,
                 "simulations": r.simulations,
+                "openings": r.openings or f"random:{r.opening_plies}",
+                "fresh_openings": r.fresh_openings,
                 "start_value": self.start_value(generation),
                 "matches": matches,
                 "wall_seconds": time.perf_counter() - wall,

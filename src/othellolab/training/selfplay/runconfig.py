@@ -195,6 +195,8 @@ class GateConfig(CheckedTable):
         "simulations": Option(int, 1, 100_000, help="simulations a move"),
         "threshold": Option(float, 0, 1, help="score needed to become the best"),
         "opening_plies": Option(int, 0, 20, help="random opening plies"),
+        "openings": Option(str, help="opening list path, random:N or none (default: random)"),
+        "fresh_openings": Option(bool, help="new openings for each generation"),
     }
 
 
@@ -227,14 +229,23 @@ class GradeConfig(CheckedTable):
 @dataclass(frozen=True)
 class RateConfig(CheckedTable):
     """Strength against fixed players: every ``every`` generations (0: never), ``games``
-    games (colours swapped on random openings of ``opening_plies`` plies) against each of
-    ``opponents`` (player specs), the generation playing with ``simulations`` a move."""
+    games (colours swapped) against each of ``opponents`` (player specs), the generation
+    playing with ``simulations`` a move.
+
+    The games start from ``openings`` (an opening list such as an XOT file, ``random:N`` or
+    ``none``, as ``arena match`` takes them), or by default from random openings of
+    ``opening_plies`` plies. Every generation meets the same openings, so that a curve compares
+    like with like; ``fresh_openings`` draws new ones for each generation instead, so that the
+    ratings of several generations pooled are independent samples rather than the same
+    openings replayed."""
 
     every: int = 0
     games: int = 20
     simulations: int = 100
     opponents: tuple[str, ...] = ()
     opening_plies: int = 4
+    openings: str = ""
+    fresh_openings: bool = False
 
     TABLE: ClassVar[str] = "[rate]"
     OPTIONS: ClassVar[dict[str, Option]] = {
@@ -243,6 +254,8 @@ class RateConfig(CheckedTable):
         "simulations": Option(int, 1, 100_000, help="simulations a move"),
         "opponents": Option(object, spec=False, help="player specs"),
         "opening_plies": Option(int, 0, 20, help="random opening plies"),
+        "openings": Option(str, help="opening list path, random:N or none (default: random)"),
+        "fresh_openings": Option(bool, help="new openings for each generation"),
     }
 
     def __post_init__(self) -> None:
@@ -417,6 +430,16 @@ class SelfPlayRunConfig:
                 where=f"{where}: [selfplay]",
                 option="score_utility",
             )
+        if tables["rate"].openings:
+            from othellolab.arena.openings import opening_set
+
+            # a missing or malformed list fails here, not at the first rating hours later
+            try:
+                opening_set(tables["rate"].openings, 1, size=size, game=game)
+            except ConfigError as e:
+                raise ConfigError(
+                    e.what, where=f"{where}: [rate]", option="openings", allowed=e.allowed
+                ) from None
         optim = read_table(OptimConfig, data.get("optim", {}), f"{where}: [optim]")
         runtime = read_table(RuntimeConfig, data.get("runtime", {}), f"{where}: [runtime]")
         return cls(
