@@ -49,10 +49,18 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "batch1024": {"train.batch_size": 1024, "optim.lr": 0.004},
     "replay2": {"train.samples_per_position": 2.0},
     "replay8": {"train.samples_per_position": 8.0},
+    "sims100": {"selfplay.simulations": 100},
+    "cap100": {
+        "selfplay.simulations": 100,
+        "selfplay.full_share": 0.25,
+        "selfplay.fast_simulations": 20,
+    },
 }
 """Each change alone (issue 41, part 6): the auxiliary targets one by one and together, global
 pooling, width and depth, forced playouts with policy-target pruning, the score utility (it
-needs the score head), a larger batch, and the replay ratio."""
+needs the score head), a larger batch, the replay ratio, and the self-play search's size
+(100 simulations a move instead of 32, on every move or, KataGo's playout cap, on a quarter of
+them with 20 on the rest)."""
 
 
 def _value(v: Any) -> str:
