@@ -112,7 +112,7 @@ def main() -> int:
     for spec in (
         "mcts:sims=200,seed=1",
         "mcts:sims=64,batch=8,seed=2",
-        "alphazero:model=az-8x8,sims=32",
+        "alphazero:model=az-8x8-zero,sims=32",
     ):
         player = make_player(spec)
         moves = [int(player.choose(b).move) for b in boards]
