@@ -335,23 +335,30 @@ def test_the_replay_ratio_sets_the_steps_of_a_generation() -> None:
 # ---- rating openings ----------------------------------------------------------------------------
 
 
+def test_rate_random_openings_are_checked_when_the_config_is_read() -> None:
+    e = refused(config(rate={"openings": "random:99"}))
+    assert e.option == "openings" and "[rate]" in str(e) and "random:N needs N in 0..20" in str(e)
+
+
 @pytest.mark.parametrize(
-    ("openings", "said"),
-    [
-        ("no/such/openings.txt", "is not a file of openings"),
-        ("random:99", "random:N needs N in 0..20"),
-    ],
+    ("text", "said"),
+    [(None, "is not a file of openings"), ("f5d6\nf5z9\n", "line 2")],  # z9: no square
 )
-def test_rate_openings_are_checked_when_the_config_is_read(openings: str, said: str) -> None:
-    e = refused(config(rate={"openings": openings}))
-    assert e.option == "openings" and "[rate]" in str(e) and said in str(e)
-
-
-def test_a_malformed_opening_list_names_its_line(tmp_path: Path) -> None:
-    bad = tmp_path / "openings.txt"
-    bad.write_text("f5d6\nf5z9\n")  # 8x8 moves; the second line's z9 is no square
-    e = refused(config(rate={"openings": str(bad)}, size=8, model={"preset": "resnet-b2c16"}))
-    assert e.option == "openings" and "line 2" in str(e)
+def test_a_missing_or_malformed_opening_list_stops_the_run_before_it_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str | None, said: str
+) -> None:
+    """A list is read when the run starts (a shipped config may name one in ../shared, absent
+    where its file is merely read), before generation 0 is built."""
+    monkeypatch.chdir(tmp_path)
+    listed = tmp_path / "openings.txt"
+    if text is not None:
+        listed.write_text(text)
+    rate = {"every": 1, "opponents": ["random"], "openings": str(listed)}
+    cfg = SelfPlayRunConfig.from_dict(config(rate=rate, size=8))
+    with pytest.raises(ConfigError) as e:
+        train_selfplay(cfg, progress=False)
+    assert e.value.option == "openings" and "[rate]" in str(e.value) and said in str(e.value)
+    assert not (tmp_path / "runs/tiny4/models/gen0000").exists()
 
 
 def test_rating_openings_come_from_the_list_and_fresh_ones_change_by_generation(

@@ -455,7 +455,12 @@ class SelfPlayRun:
         if not r.openings:
             rng = np.random.default_rng(key)
             return random_openings(count, r.opening_plies, rng=rng, game=cfg.rules)
-        return opening_set(r.openings, count, seed=key, game=cfg.rules, where="[rate] openings")
+        try:
+            return opening_set(r.openings, count, seed=key, game=cfg.rules)
+        except ConfigError as e:
+            raise ConfigError(
+                e.what, where="[rate]", option="openings", allowed=e.allowed
+            ) from None
 
     def rate(self, generation: int) -> None:
         """Matches of generation ``generation`` against the fixed opponents of ``[rate]``."""
@@ -518,6 +523,8 @@ class SelfPlayRun:
     def loop(self) -> RunSummary:
         """Run stages until ``loop.generations`` or the CPU budget is reached."""
         cfg = self.cfg
+        if cfg.rate.every and cfg.rate.opponents:
+            self.rating_openings(0)  # a missing or malformed list fails now, not hours later
         self.start()
         stopped = "generations"
         try:

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from othellolab.arena.openings import is_opening_list, opening_set
 from othellolab.core import ConfigError
 from othellolab.core.games import Game, game_for, game_names, get_game
 from othellolab.core.parsing import clip
@@ -430,10 +431,8 @@ class SelfPlayRunConfig:
                 where=f"{where}: [selfplay]",
                 option="score_utility",
             )
-        if tables["rate"].openings:
-            from othellolab.arena.openings import opening_set
-
-            # a missing or malformed list fails here, not at the first rating hours later
+        if tables["rate"].openings and not is_opening_list(tables["rate"].openings):
+            # random:N and none are checked here; a list is read when the run starts
             try:
                 opening_set(tables["rate"].openings, 1, size=size, game=game)
             except ConfigError as e:
