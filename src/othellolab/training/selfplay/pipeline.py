@@ -46,7 +46,7 @@ from othellolab.nn.io import load_matching, load_model, read_model_info, save_mo
 from othellolab.nn.models import build_model
 from othellolab.training.loop import LoopOptions, run_loop
 from othellolab.training.rundir import RunDir
-from othellolab.training.selfplay.runconfig import SelfPlayRunConfig
+from othellolab.training.selfplay.runconfig import SelfPlayRunConfig, rate_openings
 from othellolab.training.selfplay.shards import (
     ShardError,
     list_shards,
@@ -447,7 +447,7 @@ class SelfPlayRun:
     def rating_openings(self, generation: int) -> list[tuple[int, ...]]:
         """The openings generation ``generation`` is rated on, each played twice with colours
         swapped (``[rate] openings`` and ``fresh_openings``)."""
-        from othellolab.arena.openings import opening_set, random_openings
+        from othellolab.arena.openings import random_openings
 
         cfg, r = self.cfg, self.cfg.rate
         count = math.ceil(r.games / 2)
@@ -455,12 +455,7 @@ class SelfPlayRun:
         if not r.openings:
             rng = np.random.default_rng(key)
             return random_openings(count, r.opening_plies, rng=rng, game=cfg.rules)
-        try:
-            return opening_set(r.openings, count, seed=key, game=cfg.rules)
-        except ConfigError as e:
-            raise ConfigError(
-                e.what, where="[rate]", option="openings", allowed=e.allowed
-            ) from None
+        return rate_openings(r, count, seed=key, game=cfg.rules)
 
     def rate(self, generation: int) -> None:
         """Matches of generation ``generation`` against the fixed opponents of ``[rate]``."""

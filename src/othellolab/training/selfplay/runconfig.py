@@ -18,7 +18,6 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from othellolab.arena.openings import is_opening_list, opening_set
 from othellolab.core import ConfigError
 from othellolab.core.games import Game, game_for, game_names, get_game
 from othellolab.core.parsing import clip
@@ -196,8 +195,6 @@ class GateConfig(CheckedTable):
         "simulations": Option(int, 1, 100_000, help="simulations a move"),
         "threshold": Option(float, 0, 1, help="score needed to become the best"),
         "opening_plies": Option(int, 0, 20, help="random opening plies"),
-        "openings": Option(str, help="opening list path, random:N or none (default: random)"),
-        "fresh_openings": Option(bool, help="new openings for each generation"),
     }
 
 
@@ -274,6 +271,20 @@ class RateConfig(CheckedTable):
             except ConfigError as e:
                 raise ConfigError(f"{spec!r}: {e}", option="opponents") from None
         object.__setattr__(self, "opponents", tuple(opponents))
+
+
+def rate_openings(
+    rate: RateConfig, count: int, *, seed: int | list[int], game: Game, where: str = "[rate]"
+) -> list[tuple[int, ...]]:
+    """``count`` openings of ``rate.openings`` (``arena.openings.opening_set``), drawn by
+    ``seed``; a bad name, a missing list or a bad line of it is a ``ConfigError`` naming
+    ``[rate] openings``."""
+    from othellolab.arena.openings import opening_set
+
+    try:
+        return opening_set(rate.openings, count, seed=seed, game=game)
+    except ConfigError as e:
+        raise ConfigError(e.what, where=where, option="openings", allowed=e.allowed) from None
 
 
 _TABLES: dict[str, type] = {
@@ -431,14 +442,13 @@ class SelfPlayRunConfig:
                 where=f"{where}: [selfplay]",
                 option="score_utility",
             )
+        from othellolab.arena.openings import is_opening_list
+
         if tables["rate"].openings and not is_opening_list(tables["rate"].openings):
             # random:N and none are checked here; a list is read when the run starts
-            try:
-                opening_set(tables["rate"].openings, 1, size=size, game=game)
-            except ConfigError as e:
-                raise ConfigError(
-                    e.what, where=f"{where}: [rate]", option="openings", allowed=e.allowed
-                ) from None
+            rate_openings(
+                tables["rate"], 1, seed=0, game=game_for(game, size), where=f"{where}: [rate]"
+            )
         optim = read_table(OptimConfig, data.get("optim", {}), f"{where}: [optim]")
         runtime = read_table(RuntimeConfig, data.get("runtime", {}), f"{where}: [runtime]")
         return cls(
