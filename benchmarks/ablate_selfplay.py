@@ -55,12 +55,19 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "selfplay.full_share": 0.25,
         "selfplay.fast_simulations": 20,
     },
+    "winners": {
+        "train.ownership_weight": 1.0,
+        "selfplay.forced_playouts_k": 2.0,
+        "selfplay.prune_policy_target": True,
+    },
 }
 """Each change alone (issue 41, part 6): the auxiliary targets one by one and together, global
 pooling, width and depth, forced playouts with policy-target pruning, the score utility (it
 needs the score head), a larger batch, the replay ratio, and the self-play search's size
 (100 simulations a move instead of 32, on every move or, KataGo's playout cap, on a quarter of
-them with 20 on the rest)."""
+them with 20 on the rest). ``winners`` puts together what the half-hour runs favoured: the
+ownership target (ahead at every grade) and forced playouts with pruned targets (the best raw
+policy)."""
 
 
 def _value(v: Any) -> str:
@@ -82,8 +89,17 @@ def to_toml(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def variant_config(base: dict[str, Any], name: str, cpu_hours: float, seed: int) -> dict[str, Any]:
-    """The base config with variant ``name``'s keys, stopped at ``cpu_hours``."""
+def variant_config(
+    base: dict[str, Any],
+    name: str,
+    cpu_hours: float,
+    seed: int,
+    decay_generations: int = 0,
+    grade_every: int = 0,
+) -> dict[str, Any]:
+    """The base config with variant ``name``'s keys, stopped at ``cpu_hours``; the learning rate
+    decays over ``decay_generations`` when given (the generations the machine reaches in that
+    time), else over the base's scaled to the time; ``grade_every`` > 0 replaces the base's."""
     cfg = copy.deepcopy(base)
     cfg["name"] = f"ablate-{name}-s{seed}"
     cfg["seed"] = seed
@@ -93,7 +109,12 @@ def variant_config(base: dict[str, Any], name: str, cpu_hours: float, seed: int)
     train = cfg.setdefault("train", {})
     if train.get("lr_decay_generations"):
         train["lr_decay_generations"] = max(1, round(train["lr_decay_generations"] * scale))
+    if decay_generations > 0:
+        train["lr_decay_generations"] = decay_generations
+    if train.get("lr_decay_generations"):
         loop["generations"] = max(loop.get("generations", 0), train["lr_decay_generations"] * 2)
+    if grade_every > 0:
+        cfg.setdefault("grade", {})["every"] = grade_every
     for key, value in VARIANTS[name].items():
         table, _, field = key.partition(".")
         cfg.setdefault(table, {})[field] = value
@@ -109,7 +130,9 @@ def run(args: argparse.Namespace) -> None:
     out = Path(args.out)
     (out / "configs").mkdir(parents=True, exist_ok=True)
     for name in names:
-        cfg = variant_config(base, name, args.cpu_hours, args.seed)
+        cfg = variant_config(
+            base, name, args.cpu_hours, args.seed, args.decay_generations, args.grade_every
+        )
         cfg["runs_dir"] = str(out / "runs")
         path = out / "configs" / f"{cfg['name']}.toml"
         path.write_text(to_toml(cfg))
@@ -233,6 +256,14 @@ def main() -> None:
     r.add_argument("--cpu-hours", type=float, default=0.5, help="CPU-hours per run")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--only", default="", help="comma-separated variants (default: all)")
+    r.add_argument(
+        "--decay-generations",
+        type=int,
+        default=0,
+        help="decay the learning rate over this many generations (default: the base's, scaled"
+        " to --cpu-hours); set it to what the machine reaches in that time",
+    )
+    r.add_argument("--grade-every", type=int, default=0, help="grade every N generations")
     r.add_argument("--out", required=True, help="folder of the configs and runs")
     r.add_argument("--quiet", action="store_true", help="no progress bars")
     t = sub.add_parser("table", help="the best grades of each run, as markdown")

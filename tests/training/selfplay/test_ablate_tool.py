@@ -38,6 +38,21 @@ def test_every_variant_is_a_valid_run_config(name: str, tmp_path: Path) -> None:
     assert loaded.name == f"ablate-{name}-s2"
 
 
+def test_decay_and_grading_can_follow_the_machine() -> None:
+    """The decay can span the generations a slower machine reaches in the time (more of them
+    than the base's scaled count), and the loop runs long enough to finish it."""
+    base = tomllib.loads(ablate.BASE.read_text())
+    cfg = ablate.variant_config(base, "winners", 2.0, seed=1, decay_generations=110, grade_every=10)
+    assert cfg["train"]["lr_decay_generations"] == 110
+    assert cfg["loop"]["generations"] >= 220
+    assert cfg["grade"]["every"] == 10
+    assert cfg["train"]["ownership_weight"] == 1.0
+    assert cfg["selfplay"]["prune_policy_target"] is True
+    plain = ablate.variant_config(base, "winners", 2.0, seed=1)
+    assert plain["grade"]["every"] == base["grade"]["every"]
+    assert plain["train"]["lr_decay_generations"] == base["train"]["lr_decay_generations"]
+
+
 def _fake_run(root: Path, name: str, hours: float, limit: float) -> Path:
     run = root / "runs" / name
     run.mkdir(parents=True)
