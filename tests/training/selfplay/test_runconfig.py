@@ -5,6 +5,7 @@ values in range are taken as given; the shipped config loads as its file says.""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import tomllib
 from pathlib import Path
@@ -293,7 +294,10 @@ def test_every_shipped_selfplay_config_loads_as_its_file_says(name: str) -> None
     )
     assert cfg.size == raw.get("size", cfg.size)  # the other games have no size
     if cfg.game == "othello":
-        assert cfg.model == model_config(raw["model"]["preset"], size=raw["size"])
+        preset = model_config(raw["model"]["preset"], size=raw["size"])
+        # the heads the [train] weights train come on top of the named preset
+        heads = {k: v for k, v in cfg.train.heads().items() if v}
+        assert cfg.model == dataclasses.replace(preset, **heads)
     else:
         assert cfg.model.game == cfg.game
     for table, options in raw.items():
