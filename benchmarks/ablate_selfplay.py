@@ -230,7 +230,7 @@ def curve(args: argparse.Namespace) -> None:
         for r in runs:
             got = grade_at(r, args.sims, hours)
             cells.append("-" if got is None else f"{got[0]:.1%} ({got[1]:.1%})")
-        print(f"| {hours:.1f} | " + " | ".join(cells) + " |")
+        print(f"| {hours:g} | " + " | ".join(cells) + " |")
 
 
 def collect(args: argparse.Namespace) -> None:
