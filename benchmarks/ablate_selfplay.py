@@ -28,6 +28,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_core is a sibling script
+from bench_core import float_arg, int_arg
+
 BASE = Path(__file__).resolve().parents[1] / "configs" / "alphazero-6x6.toml"
 
 VARIANTS: dict[str, dict[str, Any]] = {
@@ -107,10 +110,10 @@ def variant_config(
     scale = cpu_hours / float(loop.get("cpu_hours") or cpu_hours)
     loop["cpu_hours"] = cpu_hours
     train = cfg.setdefault("train", {})
-    if train.get("lr_decay_generations"):
-        train["lr_decay_generations"] = max(1, round(train["lr_decay_generations"] * scale))
     if decay_generations > 0:
         train["lr_decay_generations"] = decay_generations
+    elif train.get("lr_decay_generations"):
+        train["lr_decay_generations"] = max(1, round(train["lr_decay_generations"] * scale))
     if train.get("lr_decay_generations"):
         loop["generations"] = max(loop.get("generations", 0), train["lr_decay_generations"] * 2)
     if grade_every > 0:
@@ -253,17 +256,19 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="train the variants one after the other (resumable)")
     r.add_argument("--base", default=str(BASE), help="the base config")
-    r.add_argument("--cpu-hours", type=float, default=0.5, help="CPU-hours per run")
+    r.add_argument("--cpu-hours", type=float_arg(0.001, 1e6), default=0.5, help="CPU-hours per run")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--only", default="", help="comma-separated variants (default: all)")
     r.add_argument(
         "--decay-generations",
-        type=int,
+        type=int_arg(0, 50_000),  # the loop runs twice as many: [loop] generations <= 100,000
         default=0,
         help="decay the learning rate over this many generations (default: the base's, scaled"
         " to --cpu-hours); set it to what the machine reaches in that time",
     )
-    r.add_argument("--grade-every", type=int, default=0, help="grade every N generations")
+    r.add_argument(
+        "--grade-every", type=int_arg(0, 100_000), default=0, help="grade every N generations"
+    )
     r.add_argument("--out", required=True, help="folder of the configs and runs")
     r.add_argument("--quiet", action="store_true", help="no progress bars")
     t = sub.add_parser("table", help="the best grades of each run, as markdown")
@@ -273,8 +278,12 @@ def main() -> None:
     v.add_argument("--sims", default="100", help="search size (0: the raw policy)")
     v.add_argument("--only", default="", help="comma-separated variants or runs, in order")
     v.add_argument("--seed", type=int, default=0)
-    v.add_argument("--hours", type=float, default=0.5, help="up to this many CPU-hours")
-    v.add_argument("--step", type=float, default=0.1, help="a row every this many CPU-hours")
+    v.add_argument(
+        "--hours", type=float_arg(0.001, 1e6), default=0.5, help="up to this many CPU-hours"
+    )
+    v.add_argument(
+        "--step", type=float_arg(0.001, 1e6), default=0.1, help="a row every this many CPU-hours"
+    )
     c = sub.add_parser("collect", help="copy the finished runs' config and metrics to commit")
     c.add_argument("out", help="the folder given to run --out")
     c.add_argument("dest", help="where to copy them (a folder per run)")
