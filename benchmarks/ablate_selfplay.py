@@ -7,8 +7,8 @@ from random weights for the same CPU time, graded against perfect play.
     python benchmarks/ablate_selfplay.py curve runs/ablate6 --only base,pool        # along time
     python benchmarks/ablate_selfplay.py collect runs/ablate6 docs/selfplay/ablate6 # keep them
 
-``run`` writes one config per variant (the base config with the variant's keys changed, the
-stop at ``--cpu-hours``, the learning-rate decay scaled to it) into ``OUT/configs`` and trains
+``run`` writes one config per variant (the base config as the ablation ran it, ``BEFORE_WINNERS``,
+with the variant's keys changed, the stop at ``--cpu-hours``, the learning-rate decay scaled to it) into ``OUT/configs`` and trains
 them one after the other with ``othellolab train selfplay`` (each resumes, so running the
 command again goes on where it stopped). ``table`` prints, per variant, the best grade (optimal
 moves, and results kept) each search size reached within the CPU time and the CPU-hours where it
@@ -32,6 +32,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_core is a sibl
 from bench_core import float_arg, int_arg
 
 BASE = Path(__file__).resolve().parents[1] / "configs" / "alphazero-6x6.toml"
+
+BEFORE_WINNERS: dict[str, Any] = {
+    "train.ownership_weight": 0.0,
+    "selfplay.forced_playouts_k": 0.0,
+    "selfplay.prune_policy_target": False,
+}
+"""Set in every variant before its own keys: the base config as the ablation measured it (and
+as az-6x6 was trained), from before ``winners`` became its defaults, so that ``base`` and each
+change alone mean what they meant in the kept tables."""
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "base": {},
@@ -100,9 +109,10 @@ def variant_config(
     decay_generations: int = 0,
     grade_every: int = 0,
 ) -> dict[str, Any]:
-    """The base config with variant ``name``'s keys, stopped at ``cpu_hours``; the learning rate
-    decays over ``decay_generations`` when given (the generations the machine reaches in that
-    time), else over the base's scaled to the time; ``grade_every`` > 0 replaces the base's."""
+    """The base config, then ``BEFORE_WINNERS``, then variant ``name``'s keys, stopped at
+    ``cpu_hours``; the learning rate decays over ``decay_generations`` when given (the
+    generations the machine reaches in that time), else over the base's scaled to the time;
+    ``grade_every`` > 0 replaces the base's."""
     cfg = copy.deepcopy(base)
     cfg["name"] = f"ablate-{name}-s{seed}"
     cfg["seed"] = seed
@@ -118,7 +128,7 @@ def variant_config(
         loop["generations"] = max(loop.get("generations", 0), train["lr_decay_generations"] * 2)
     if grade_every > 0:
         cfg.setdefault("grade", {})["every"] = grade_every
-    for key, value in VARIANTS[name].items():
+    for key, value in {**BEFORE_WINNERS, **VARIANTS[name]}.items():
         table, _, field = key.partition(".")
         cfg.setdefault(table, {})[field] = value
     return cfg
@@ -255,7 +265,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="train the variants one after the other (resumable)")
-    r.add_argument("--base", default=str(BASE), help="the base config")
+    r.add_argument(
+        "--base", default=str(BASE), help="the base config (BEFORE_WINNERS is set in it first)"
+    )
     r.add_argument("--cpu-hours", type=float_arg(0.001, 1e6), default=0.5, help="CPU-hours per run")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--only", default="", help="comma-separated variants (default: all)")

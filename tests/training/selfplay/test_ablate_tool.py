@@ -53,6 +53,32 @@ def test_decay_and_grading_can_follow_the_machine() -> None:
     assert plain["train"]["lr_decay_generations"] == base["train"]["lr_decay_generations"]
 
 
+_KEPT = Path(__file__).resolve().parents[3] / "docs" / "selfplay"
+
+
+@pytest.mark.parametrize(
+    ("kept", "name", "hours", "decay"),
+    [("ablate6-avx2/ablate-base-s0", "base", 0.5, 0), ("ablate6-avx2/ablate-forced-s0", "forced", 0.5, 0),
+     ("winners6-avx2/ablate-winners-s0", "winners", 2.0, 110)],
+)  # fmt: skip
+def test_variants_are_the_runs_the_kept_tables_measured(
+    kept: str, name: str, hours: float, decay: int, tmp_path: Path
+) -> None:
+    """Against the frozen configs of the runs behind docs/selfplay.md's tables: the base config's
+    defaults moved on (the winners), yet every variant is still the run that was measured."""
+    base = tomllib.loads(ablate.BASE.read_text())
+    grade_every = 10 if name == "winners" else 0
+    cfg = ablate.variant_config(base, name, hours, 0, decay, grade_every)
+    cfg["runs_dir"] = "runs"
+    (tmp_path / "new.toml").write_text(ablate.to_toml(cfg))
+    frozen = tomllib.loads((_KEPT / kept / "run.toml").read_text())
+    frozen["runs_dir"] = "runs"
+    (tmp_path / "kept.toml").write_text(ablate.to_toml(frozen))
+    new, _ = load_run_config(tmp_path / "new.toml")
+    old, _ = load_run_config(tmp_path / "kept.toml")
+    assert new.to_dict() == old.to_dict()
+
+
 def _fake_run(root: Path, name: str, hours: float, limit: float) -> Path:
     run = root / "runs" / name
     run.mkdir(parents=True)
