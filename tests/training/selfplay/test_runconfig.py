@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import math
 import tomllib
 from pathlib import Path
@@ -306,6 +307,41 @@ def test_every_shipped_selfplay_config_loads_as_its_file_says(name: str) -> None
         for key, value in options.items():
             got = getattr(getattr(cfg, table), key)
             assert (list(got) if isinstance(got, tuple) else got) == value, (table, key)
+
+
+def _committed_selfplay_checkpoints() -> list[str]:
+    return sorted(
+        p.parent.name
+        for p in (ROOT / "checkpoints").glob("*/config.json")
+        if "selfplay" in json.loads(p.read_text())
+    )
+
+
+@pytest.mark.parametrize("name", _committed_selfplay_checkpoints())
+def test_every_committed_selfplay_checkpoint_resumes_with_its_config(
+    name: str, tmp_path: Path
+) -> None:
+    """A checkpoint's README tells users to copy it into runs/ and run its config again: the
+    config of the same run name must still match the frozen one (only what may change on a
+    resume differs), or that command would refuse to go on."""
+    from othellolab.training.rundir import RunDir
+    from othellolab.training.selfplay.pipeline import MAY_CHANGE
+
+    frozen = json.loads((ROOT / "checkpoints" / name / "config.json").read_text())
+    configs = [
+        p
+        for p in sorted((ROOT / "configs").glob("alphazero-*.toml"))
+        if tomllib.loads(p.read_text())["name"] == frozen["name"]
+    ]
+    assert len(configs) == 1, f"checkpoints/{name}: no config, or several, name {frozen['name']}"
+    cfg, _ = load_run_config(configs[0])
+    run = RunDir(tmp_path / name)
+    run.root.mkdir()
+    run.config.write_text(json.dumps(frozen))
+    run.freeze(cfg.to_dict(), defaults=cfg.defaults(), ignore=MAY_CHANGE)  # raises if it differs
+    changed = dict(cfg.to_dict(), selfplay={**cfg.to_dict()["selfplay"], "c_puct": 9.0})
+    with pytest.raises(ConfigError, match="selfplay.c_puct"):
+        run.freeze(changed, defaults=cfg.defaults(), ignore=MAY_CHANGE)
 
 
 def test_learning_rate_decays_along_a_cosine_over_the_generations_asked() -> None:
