@@ -7,9 +7,9 @@ from random weights for the same CPU time, graded against perfect play.
     python benchmarks/ablate_selfplay.py curve runs/ablate6 --only base,pool        # along time
     python benchmarks/ablate_selfplay.py collect runs/ablate6 docs/selfplay/ablate6 # keep them
 
-``run`` writes one config per variant (the base config as the ablation ran it, ``BEFORE_WINNERS``,
-with the variant's keys changed, the stop at ``--cpu-hours``, the learning-rate decay scaled to it) into ``OUT/configs`` and trains
-them one after the other with ``othellolab train selfplay`` (each resumes, so running the
+``run`` writes one config per variant (the base config with ``BEFORE_WINNERS`` and then the
+variant's keys set, the stop at ``--cpu-hours``, the learning-rate decay scaled to it) into
+``OUT/configs`` and trains them one after the other with ``othellolab train selfplay`` (each resumes, so running the
 command again goes on where it stopped). ``table`` prints, per variant, the best grade (optimal
 moves, and results kept) each search size reached within the CPU time and the CPU-hours where it
 first did, as markdown. ``collect`` copies the finished runs' ``run.toml`` and ``metrics.jsonl``
@@ -135,7 +135,10 @@ def variant_config(
 
 
 def run(args: argparse.Namespace) -> None:
-    base = tomllib.loads(Path(args.base).read_text())
+    try:
+        base = tomllib.loads(Path(args.base).read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        sys.exit(f"--base {args.base}: not a readable TOML config ({e})")
     names = list(VARIANTS) if not args.only else [n.strip() for n in args.only.split(",")]
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
@@ -269,7 +272,7 @@ def main() -> None:
         "--base", default=str(BASE), help="the base config (BEFORE_WINNERS is set in it first)"
     )
     r.add_argument("--cpu-hours", type=float_arg(0.001, 1e6), default=0.5, help="CPU-hours per run")
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--seed", type=int_arg(0, 2**63 - 1), default=0, help="the runs' seed")
     r.add_argument("--only", default="", help="comma-separated variants (default: all)")
     r.add_argument(
         "--decay-generations",
@@ -289,7 +292,7 @@ def main() -> None:
     v.add_argument("out", help="the folder given to run --out, or one collect wrote")
     v.add_argument("--sims", default="100", help="search size (0: the raw policy)")
     v.add_argument("--only", default="", help="comma-separated variants or runs, in order")
-    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--seed", type=int_arg(0, 2**63 - 1), default=0, help="the runs' seed")
     v.add_argument(
         "--hours", type=float_arg(0.001, 1e6), default=0.5, help="up to this many CPU-hours"
     )

@@ -57,17 +57,16 @@ _KEPT = Path(__file__).resolve().parents[3] / "docs" / "selfplay"
 
 
 @pytest.mark.parametrize(
-    ("kept", "name", "hours", "decay"),
-    [("ablate6-avx2/ablate-base-s0", "base", 0.5, 0), ("ablate6-avx2/ablate-forced-s0", "forced", 0.5, 0),
-     ("winners6-avx2/ablate-winners-s0", "winners", 2.0, 110)],
+    ("kept", "name", "hours", "decay", "grade_every"),
+    [("ablate6-avx2/ablate-base-s0", "base", 0.5, 0, 0), ("ablate6-avx2/ablate-forced-s0", "forced", 0.5, 0, 0),
+     ("winners6-avx2/ablate-winners-s0", "winners", 2.0, 110, 10)],
 )  # fmt: skip
 def test_variants_are_the_runs_the_kept_tables_measured(
-    kept: str, name: str, hours: float, decay: int, tmp_path: Path
+    kept: str, name: str, hours: float, decay: int, grade_every: int, tmp_path: Path
 ) -> None:
     """Against the frozen configs of the runs behind docs/selfplay.md's tables: the base config's
     defaults moved on (the winners), yet every variant is still the run that was measured."""
     base = tomllib.loads(ablate.BASE.read_text())
-    grade_every = 10 if name == "winners" else 0
     cfg = ablate.variant_config(base, name, hours, 0, decay, grade_every)
     cfg["runs_dir"] = "runs"
     (tmp_path / "new.toml").write_text(ablate.to_toml(cfg))
