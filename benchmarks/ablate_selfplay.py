@@ -9,11 +9,12 @@ from random weights for the same CPU time, graded against perfect play.
 
 ``run`` writes one config per variant (the base config with ``BEFORE_WINNERS`` and then the
 variant's keys set, the stop at ``--cpu-hours``, the learning-rate decay scaled to it) into
-``OUT/configs`` and trains them one after the other with ``othellolab train selfplay`` (each resumes, so running the
-command again goes on where it stopped). ``table`` prints, per variant, the best grade (optimal
-moves, and results kept) each search size reached within the CPU time and the CPU-hours where it
-first did, as markdown. ``collect`` copies the finished runs' ``run.toml`` and ``metrics.jsonl``
-(a few kB; the shards and models stay behind) into a folder to commit, which ``table`` reads too.
+``OUT/configs`` and trains them one after the other with ``othellolab train selfplay`` (each
+resumes, so running the command again goes on where it stopped). ``table`` prints, per variant,
+the best grade (optimal moves, and results kept) each search size reached within the CPU time
+and the CPU-hours where it first did, as markdown. ``collect`` copies the finished runs'
+``run.toml`` and ``metrics.jsonl`` (a few kB; the shards and models stay behind) into a folder
+to commit, which ``table`` reads too.
 """
 
 from __future__ import annotations

@@ -338,8 +338,9 @@ def test_every_committed_selfplay_checkpoint_resumes_with_its_config(
     run = RunDir(tmp_path / name)
     run.root.mkdir()
     run.config.write_text(json.dumps(frozen))
-    run.freeze(cfg.to_dict(), defaults=cfg.defaults(), ignore=MAY_CHANGE)  # raises if it differs
-    changed = dict(cfg.to_dict(), selfplay={**cfg.to_dict()["selfplay"], "c_puct": 9.0})
+    given = cfg.to_dict()
+    run.freeze(given, defaults=cfg.defaults(), ignore=MAY_CHANGE)  # raises if it differs
+    changed = dict(given, selfplay={**given["selfplay"], "c_puct": 9.0})
     with pytest.raises(ConfigError, match="selfplay.c_puct"):
         run.freeze(changed, defaults=cfg.defaults(), ignore=MAY_CHANGE)
 
