@@ -9,10 +9,13 @@ torch = pytest.importorskip("torch", reason="the nn extra (torch) is not install
 
 from othellolab.core import Board  # noqa: E402
 from othellolab.core.features import FeatureSpec, encode_batch  # noqa: E402
+from othellolab.core.games import get_game  # noqa: E402
 from othellolab.nn.config import model_config  # noqa: E402
 from othellolab.nn.inference import NetworkEvaluator  # noqa: E402
 from othellolab.nn.models import build_model  # noqa: E402
 from othellolab.testing import random_game  # noqa: E402
+
+OTHELLO6, OTHELLO8 = get_game("othello", size=6), get_game("othello", size=8)
 
 
 def _evaluator(size: int = 6, **kw) -> NetworkEvaluator:
@@ -58,7 +61,7 @@ def test_forced_pass_gets_the_whole_prior() -> None:
     priors, _ = ev.evaluate(
         np.array([b.player for b in passes], np.uint64),
         np.array([b.opponent for b in passes], np.uint64),
-        6,
+        OTHELLO6,
     )
     assert np.all(priors[:, -1] == 1) and not priors[:, :-1].any()
 
@@ -88,12 +91,12 @@ def test_follows_the_evaluator_protocol_and_checks_the_size() -> None:
     assert ev.has_priors is True
     b = Board(size=6)
     priors, values = ev.evaluate(
-        np.array([b.player], np.uint64), np.array([b.opponent], np.uint64), 6
+        np.array([b.player], np.uint64), np.array([b.opponent], np.uint64), OTHELLO6
     )
     assert priors.shape == (1, 37) and priors.dtype == np.float32
     assert values.shape == (1,) and values.dtype == np.float32
     with pytest.raises(ValueError, match="plays othello 6x6, not othello 8x8"):
-        ev.evaluate(np.array([1], np.uint64), np.array([2], np.uint64), 8)
+        ev.evaluate(np.array([1], np.uint64), np.array([2], np.uint64), OTHELLO8)
 
 
 # ---- precision ---------------------------------------------------------------------------------
@@ -126,12 +129,12 @@ def test_fast_precisions_agree_with_float32(precision: str) -> None:
     exact = NetworkEvaluator.from_dir(resolve("az-6x6"), cache_size=0)
     fast = NetworkEvaluator.from_dir(resolve("az-6x6"), cache_size=0, precision=precision)
     assert fast._net is not fast.model
-    want, got = exact.evaluate(p, o, 6), fast.evaluate(p, o, 6)
+    want, got = exact.evaluate(p, o, OTHELLO6), fast.evaluate(p, o, OTHELLO6)
     tol = 2e-2 if fast.bfloat16 else 1e-4
     assert np.abs(got[0] - want[0]).max() < tol and np.abs(got[1] - want[1]).max() < tol
     assert (got[0].argmax(1) == want[0].argmax(1)).mean() > 0.98
     # a batch below BF16_MIN_BATCH runs the folded copy in float32
-    small = fast.evaluate(p[:4], o[:4], 6)
+    small = fast.evaluate(p[:4], o[:4], OTHELLO6)
     assert np.abs(small[1] - want[1][:4]).max() < 1e-4
 
 

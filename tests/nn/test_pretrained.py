@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch", reason="the nn extra (torch) is not install
 
 from othellolab.arena import play_match, read_openings  # noqa: E402
 from othellolab.arena.match import play_game  # noqa: E402
+from othellolab.core.games import get_game  # noqa: E402
 from othellolab.nn.inference import NetworkEvaluator  # noqa: E402
 from othellolab.nn.io import load_model  # noqa: E402
 from othellolab.players import make_player  # noqa: E402
@@ -70,7 +71,7 @@ def test_top1_on_held_out_2023_games_is_far_above_uniform() -> None:
     arrays = positions_from_wthor([shared_file("wthor/WTH_2023.wtb")], max_games=8)
     assert 400 <= len(arrays) <= 500
     priors, _ = NetworkEvaluator.from_dir(model_dir(), cache_size=0).evaluate(
-        arrays.player, arrays.opponent, 8
+        arrays.player, arrays.opponent, get_game("othello", size=8)
     )
     top1 = float(np.mean(priors.argmax(axis=1) == arrays.move))
     uniform = float(np.mean(1.0 / (priors > 0).sum(axis=1)))
