@@ -144,7 +144,7 @@ def test_run_resume_and_ggf_agree(tmp_path: Path) -> None:
     games = list(read_ggf(tmp_path / "games.ggf"))
     assert len(games) == len(records)
     for game, r in zip(games, records, strict=True):
-        assert game.score() == r["score"] == game.recorded_score
+        assert game.score == r["score"] == game.recorded_score
         assert (
             game.headers["black"] == r["black"] and game.transcript() == record_game(r).transcript()
         )

@@ -200,7 +200,7 @@ def test_dedup_merges_counts_into_policies(tmp_path) -> None:
     assert int(d["p"][0]) == Board().player and d["count"][0] == 4 and policy(0) == {"f5": 4}
     assert d["count"][1] == 4 and policy(1) == {"d6": 3, "f6": 1} and d["move"][1] == 43  # d6
     assert d["count"][2] == 3 and policy(2) == {"c3": 2, "c5": 1}
-    scores = [g.score() for g in games]  # black's, from GameRecord's own replay
+    scores = [g.score for g in games]  # black's, from GameRecord's own replay
     assert d["score"][0] == pytest.approx(np.mean(scores))  # black to move at the start
     assert d["score"][1] == pytest.approx(-np.mean(scores))
     assert d["outcome"][2] == pytest.approx(np.mean(np.sign(scores[:2] + scores[3:])))

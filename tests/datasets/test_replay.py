@@ -38,7 +38,7 @@ def test_rows_equal_a_board_api_replay() -> None:
         game = GameRecord.from_moves(wg.moves)
         assert r.n_rows[g] == len(game.moves)
         assert r.n_passes[g] == sum(a == 64 for a in game.moves)
-        assert r.final_black[g] == game.score() and r.complete[g] == game.is_complete()
+        assert r.final_black[g] == game.score and r.complete[g] == game.is_complete()
         for number, (board, action) in enumerate(game.replay(), 1):
             assert (int(r.p[row]), int(r.o[row])) == (board.player, board.opponent)
             assert (r.color[row], r.move[row], r.move_number[row], r.game[row]) == (
@@ -67,7 +67,7 @@ def test_explicit_passes_and_other_sizes() -> None:
         r = replay_games(games_to_arrays(games))
         expected = [(b.player, b.opponent, a) for game in games for b, a in game.replay()]
         assert list(zip(r.p.tolist(), r.o.tolist(), r.move.tolist(), strict=True)) == expected
-        assert r.final_black.tolist() == [g.score() for g in games]
+        assert r.final_black.tolist() == [g.score for g in games]
         assert (r.move == size * size).sum() == r.n_passes.sum() > 0
 
 

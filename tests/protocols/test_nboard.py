@@ -95,7 +95,7 @@ def test_set_game_takes_a_real_ggf_game(engine: NBoardEngine) -> None:
     text = path.read_text(encoding="latin-1").strip()
     game = next(read_ggf(path))
     assert run(engine, "set game " + text) == []
-    assert engine.board == game.final_board()
+    assert engine.board == game.final_board
     assert engine.moves == list(game.moves)
 
 
@@ -104,13 +104,13 @@ def test_moves_passes_and_game_over(engine: NBoardEngine) -> None:
     run(engine, "set game " + position_ggf(four.start))
     for a in four.moves:
         assert run(engine, f"move {format_move(a, 4)}/1.5/0.2") == []
-    assert engine.board == four.final_board() and engine.board.is_game_over()
+    assert engine.board == four.final_board and engine.board.is_game_over()
     assert run(engine, "go") == ["error go: the game is over"]
     # Analyze: one line per position, the last (game over) scored exactly.
     out = run(engine, "analyze")
     lines = [line for line in out if line.startswith("analysis")]
     assert len(lines) == len(four.moves) + 1
-    final = four.final_board()
+    final = four.final_board
     assert lines[0] == f"analysis {len(four.moves)} {final.score():.2f}"
     assert four.recorded_score == -2  # RE[-2.00]: black's disc difference
     assert final.score() == (-2 if final.turn == 0 else 2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import re
 
 from othellolab.core.squares import PASS_NAMES
@@ -66,3 +67,13 @@ def test_limits_table_gives_the_constants_of_the_code() -> None:
         module, constant = name.rsplit(".", 1)
         actual = getattr(importlib.import_module(f"othellolab.{module}"), constant)
         assert repr(actual) == value, row
+
+
+def test_the_game_record_example_runs() -> None:
+    """The ``>>>`` examples of docs/formats.md (pytest collects doctests of README.md only)."""
+    test = doctest.DocTestParser().get_doctest(DOC, {}, "docs/formats.md", "docs/formats.md", 0)
+    assert len(test.examples) >= 6
+    out: list[str] = []
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    result = runner.run(test, out=out.append)
+    assert result.failed == 0, "".join(out)

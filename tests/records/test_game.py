@@ -33,11 +33,7 @@ def test_from_moves_inserts_passes_like_board_play(seed: int, size: int) -> None
         board = Board(size=size)
         for a in actions:
             board = board.play(a)
-        assert (
-            game.final_board()
-            == board
-            == GameRecord(tuple(actions), Board(size=size)).final_board()
-        )
+        assert game.final_board == board == GameRecord(tuple(actions), Board(size=size)).final_board
         assert game.is_complete()
 
 
@@ -57,12 +53,45 @@ def test_with_headers_adds_replaces_and_removes() -> None:
     game = GameRecord.from_moves(["f5"], headers={"black": "a", "white": "b"})
     changed = game.with_headers(black="c", white=None, year=2001)
     assert dict(changed.headers) == {"black": "c", "year": 2001}
-    assert changed.moves == game.moves and changed.final_board() == game.final_board()
+    assert changed.moves == game.moves and changed.final_board == game.final_board
 
 
 def test_scores_point_of_view() -> None:
-    """``score()`` is black's disc difference with the empties to the leader."""
+    """``score`` is black's disc difference with the empties to the leader."""
     game = GameRecord.from_moves(["f5", "d6", "c3", "d3", "c4"])
-    final = game.final_board()
+    final = game.final_board
     diff = final.disc_count(0) - final.disc_count(1)
-    assert game.score() == diff + final.num_empties * (1 if diff > 0 else -1 if diff < 0 else 0)
+    assert game.score == diff + final.num_empties * (1 if diff > 0 else -1 if diff < 0 else 0)
+
+
+def test_facts_are_properties_like_the_boards() -> None:
+    """As on ``Board`` (``legal_moves``), what a record is reads as a property: the final board
+    prints as a board, ``boards`` slices as a tuple, ``result`` and ``score`` are values."""
+    game = GameRecord.from_moves(["f5", "d6", "c3"])
+    assert isinstance(game.final_board, Board) and "X" in str(game.final_board)
+    assert game.boards[:0] == () and game.boards[0] == game.start == Board()
+    assert len(game.boards) == len(game.moves) + 1 and game.boards[-1] == game.final_board
+    assert game.boards[1] == Board().play("f5") and game.boards is game.boards  # kept
+    final = game.final_board
+    assert (game.result.black_discs, game.result.white_discs) == (
+        final.disc_count(0),
+        final.disc_count(1),
+    )
+    assert game.score == game.result.score(0)
+    assert not game.is_complete()  # a predicate, a method, as Board.is_game_over()
+
+
+def test_replay_pairs_each_position_with_its_move() -> None:
+    actions, _ = _random_game(7, 6)
+    game = GameRecord(tuple(actions), Board(size=6))
+    pairs = list(game.replay())
+    assert [m for _, m in pairs] == actions
+    assert [b for b, _ in pairs] == list(game.boards[:-1])
+    assert all(b.play(m) == after for (b, m), after in zip(pairs, game.boards[1:], strict=True))
+
+
+def test_an_unchecked_record_names_its_bad_move_from_every_view() -> None:
+    game = GameRecord((37, 0))  # not from_moves: nothing checked it
+    for view in (lambda: game.final_board, lambda: game.boards, lambda: list(game.replay())):
+        with pytest.raises(IllegalMoveError, match=r"move 2: illegal move a1"):
+            view()

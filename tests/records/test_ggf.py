@@ -24,7 +24,7 @@ def test_real_files_replay_and_results_equal_replay(name: str) -> None:
     assert games and not report.skipped and not report.mismatches
     for game in games:
         assert game.is_complete()
-        assert game.recorded_score == game.score()
+        assert game.recorded_score == game.score
 
 
 def test_counts_and_kinds_of_the_real_files() -> None:
@@ -41,14 +41,14 @@ def test_4x4_game_with_pass() -> None:
     assert four.headers["black"] == "james" and four.headers["white"] == "anton"
     assert four.moves.count(16) == 1  # B[pass//4.23]
     assert four.transcript(passes=True).lower() == "a2a1c4d2d1d4d3a3b1c1pab4a4"
-    assert four.recorded_score == -2 and four.result().final_counts() == (7, 9)
+    assert four.recorded_score == -2 and four.result.final_counts() == (7, 9)
 
 
 def test_komi_game() -> None:
     """RE[-22.87] with KM[-3.133]: black's disc difference is RE + KM = -26 (the replay)."""
     game = list(read_ggf(shared_file("ggf/nboard_test2.ggf")))[1]
     assert game.headers["komi"] == "-3.133" and game.headers["result"] == "-22.87"
-    assert game.recorded_score == game.score() == -26
+    assert game.recorded_score == game.score == -26
     assert game.headers["KB"] == "B3/2.00/27.23"  # unknown properties are kept
 
 

@@ -25,7 +25,7 @@ def test_every_game_replays_and_scores_follow_the_readme() -> None:
         n += 1
         assert game.moves[0] == 19  # d3
         if game.result_mismatch() is not None:
-            final = game.final_board()
+            final = game.final_board
             assert game.recorded_score == final.disc_count(BLACK) - final.disc_count(WHITE)
             plain += 1
     assert n == report.games == 121_123 and not report.skipped
@@ -44,7 +44,7 @@ def test_repeated_sign_is_a_pass(tmp_path: Path) -> None:
     game = next(read_logistello(path))
     assert game.moves[-3:] == (64, 6, 7)  # pass, g1, h1
     assert game.headers == {"source": "book.gam", "game": 1, "line": 1, "depth": 10}
-    assert game.recorded_score == 0 == game.score()
+    assert game.recorded_score == 0 == game.score
     assert format_logistello_line(game) == line
 
 

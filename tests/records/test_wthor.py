@@ -80,7 +80,7 @@ def test_names_resolve_for_a_2004_game() -> None:
         1,
         24,
     )
-    assert game.recorded_score == 2 * 41 - 64 == game.score()
+    assert game.recorded_score == 2 * 41 - 64 == game.score
     assert game.theoretical_score == 2 * 25 - 64
     assert game.transcript().startswith("f5f6e6f4")
 

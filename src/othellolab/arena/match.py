@@ -29,6 +29,7 @@ class MoveRecord:
     result: int
     headers: dict[str, object] = field(default_factory=dict)
 
+    @property
     def score(self) -> int:
         """The result for the first player (what ``GameRecord.score`` is for Othello)."""
         return self.result
@@ -171,6 +172,6 @@ def play_match(
         a_black = g % 2 == 0
         black, white = (a, b) if a_black else (b, a)
         played = play_game(black, white, opening=opening, size=size, limit=limit, game=game)
-        score = played.score()
+        score = played.score
         result.add(score if a_black else -score, played if keep_games else None)
     return result

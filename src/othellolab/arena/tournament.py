@@ -137,7 +137,7 @@ def play_job(job: GameJob, players: PlayerCache) -> dict[str, Any]:
         "limit": limit_dict(job.limit),
         "opening": format_moves(rules, job.opening),
         "moves": format_moves(rules, game.moves[n:], start=job.opening),
-        "score": game.score(),
+        "score": game.score,
         "seconds": round(seconds, 3),
         "black_time": round(black.seconds / max(black.moves, 1), 4),
         "white_time": round(white.seconds / max(white.moves, 1), 4),

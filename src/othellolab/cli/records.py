@@ -139,7 +139,7 @@ def _count(
         name = game.headers.get(key)
         if isinstance(name, str):
             players[name] += 1
-    s = game.score()
+    s = game.score
     results["black wins" if s > 0 else "white wins" if s < 0 else "draws"] += 1
 
 

@@ -36,8 +36,13 @@ class GameRecord:
 
     ``recorded_score`` is black's final disc difference as stored in the file (WTHOR stores
     black's disc count; GGF ``RE``); ``theoretical_score`` is black's disc difference under
-    perfect play from the stored depth, when the format has one (WTHOR). Use ``result()`` for
-    the result of replaying the moves.
+    perfect play from the stored depth, when the format has one (WTHOR).
+
+    As on ``Board``, facts are properties and work is a method: ``final_board``, ``boards``
+    (every position, a tuple), ``result`` (an ``Outcome``) and ``score`` (black's disc
+    difference) come from replaying the moves, once; ``replay()`` walks the game as
+    ``(board, move)`` pairs, ``is_complete()`` asks ``final_board.is_game_over()``, and
+    ``transcript()`` writes the moves.
     """
 
     moves: tuple[int, ...]
@@ -144,13 +149,15 @@ class GameRecord:
         merged = {**self.headers, **headers}
         merged = {k: v for k, v in merged.items() if v is not None}
         game = replace(self, headers=merged)
-        if "_final" in self.__dict__:
-            object.__setattr__(game, "_final", self.__dict__["_final"])
+        for kept in ("_final", "_boards"):
+            if kept in self.__dict__:
+                object.__setattr__(game, kept, self.__dict__[kept])
         return game
 
     def replay(self) -> Iterator[tuple[Board, int]]:
-        """Each position with the action played from it, in order (the final board is not
-        included: see ``final_board``)."""
+        """Each position with the action played from it, in order: the one way to walk a game
+        move by move (``for board, move in game.replay()``). The final position, which has no
+        move, is ``final_board``; ``boards`` holds every position at once."""
         board = self.start
         for number, a in enumerate(self.moves, 1):
             yield board, a
@@ -159,16 +166,30 @@ class GameRecord:
             except IllegalMoveError as e:
                 raise e.at(f"move {number}", number=number) from None
 
-    def boards(self) -> Iterator[Board]:
-        """Every position from the start to the final one inclusive."""
+    @property
+    def boards(self) -> tuple[Board, ...]:
+        """Every position from ``start`` to ``final_board`` inclusive (one more than the
+        moves: ``boards[i]`` is the position before ``moves[i]``), replayed once and kept."""
+        cached = self.__dict__.get("_boards")
+        if cached is not None:
+            return cached
         board = self.start
-        yield board
-        for a in self.moves:
-            board = board.play(a)
-            yield board
+        boards = [board]
+        for number, a in enumerate(self.moves, 1):
+            try:
+                board = board.play(a)
+            except IllegalMoveError as e:
+                raise e.at(f"move {number}", number=number) from None
+            boards.append(board)
+        result = tuple(boards)
+        object.__setattr__(self, "_boards", result)
+        if "_final" not in self.__dict__:
+            object.__setattr__(self, "_final", result[-1])
+        return result
 
+    @property
     def final_board(self) -> Board:
-        """The position after the last move (computed once by the compiled replay)."""
+        """The position after the last move (computed once, by the compiled replay)."""
         cached = self.__dict__.get("_final")
         if cached is not None:
             return cached
@@ -177,13 +198,7 @@ class GameRecord:
             start.player, start.opponent, np.asarray(self.moves, dtype=np.int64), start.size
         )
         if bad >= 0 or len(actions) != len(self.moves):
-            board = start
-            for number, a in enumerate(self.moves, 1):
-                try:
-                    board = board.play(a)
-                except IllegalMoveError as e:
-                    raise e.at(f"move {number}", number=number) from None
-            return board
+            return self.boards[-1]  # raises the error of the bad move, naming it
         final = Board.from_bitboards(
             int(p), int(o), start.turn ^ (len(actions) & 1), size=start.size
         )
@@ -191,24 +206,27 @@ class GameRecord:
         return final
 
     def is_complete(self) -> bool:
-        """Whether the moves reach the end of the game."""
-        return self.final_board().is_game_over()
+        """Whether the moves reach the end of the game (``final_board.is_game_over()``)."""
+        return self.final_board.is_game_over()
 
+    @property
     def result(self) -> Outcome:
         """The result of replaying the moves; an unfinished game is scored as it stands."""
-        final = self.final_board()
+        final = self.final_board
         b, w = final.disc_count(BLACK), final.disc_count(1 - BLACK)
         return Outcome(b, w, final.size * final.size - b - w)
 
+    @property
     def score(self) -> int:
-        """Black's final disc difference from the replay, empties to the winner."""
-        return self.result().score(BLACK)
+        """Black's final disc difference from the replay, empties to the winner (beside the
+        stored ``recorded_score``)."""
+        return self.result.score(BLACK)
 
     def result_mismatch(self) -> str | None:
         """A message when the recorded score disagrees with the replay, else ``None``."""
         if self.recorded_score is None:
             return None
-        replayed = self.score()
+        replayed = self.score
         if replayed != self.recorded_score:
             return f"recorded score {self.recorded_score:+d} for black, replay gives {replayed:+d}"
         return None

@@ -232,7 +232,7 @@ def format_logistello_line(game: GameRecord) -> str:
         if a != _PASS:
             parts.append(("+" if turn == 0 else "-") + square_name(a))
         turn = 1 - turn
-    score = game.recorded_score if game.recorded_score is not None else game.score()
+    score = game.recorded_score if game.recorded_score is not None else game.score
     return f"{''.join(parts)}: {score:+03d} {int(game.headers.get('depth', 0))}"
 
 

@@ -467,7 +467,7 @@ def replay(game: WthorGame, *, where: str = "") -> Board:
     (file and game) and the move number.
     """
     try:
-        return GameRecord.from_moves(np.asarray(game.moves, dtype=np.int64)).final_board()
+        return GameRecord.from_moves(np.asarray(game.moves, dtype=np.int64)).final_board
     except IllegalMoveError as e:
         number = e.number or 0
         text = f" ({square_name(game.moves[number - 1])})" if number else ""
@@ -577,7 +577,7 @@ def _game_record(
         _index(p, g, h, "black", jou),
         _index(p, g, h, "white", jou),
     ]
-    recorded = game.recorded_score if game.recorded_score is not None else game.score()
+    recorded = game.recorded_score if game.recorded_score is not None else game.score
     theo = game.theoretical_score if game.theoretical_score is not None else recorded
     discs = []
     for what, s in (("recorded", recorded), ("theoretical", theo)):

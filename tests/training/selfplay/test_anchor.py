@@ -56,7 +56,7 @@ def expert_rows(games: list[GameRecord]) -> list[tuple[int, int, int, int]]:
     rows = []
     for game in games:
         board = Board(size=4)
-        final = game.final_board()
+        final = game.final_board
         for move in game.moves:
             if move < 16:
                 sign = 1 if board.turn == final.turn else -1

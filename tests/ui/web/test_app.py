@@ -403,7 +403,7 @@ def test_load_ggf_games_with_their_own_size_and_start_board(client: TestClient) 
     for game, block in zip(games[:2], blocks[:2], strict=True):
         state = new_game(client, record=block.strip() + ";)", human="both")
         assert state["ply"] == len(game.moves)
-        final = game.final_board()
+        final = game.final_board
         assert state["size"] == final.size
         assert (state["black_discs"], state["white_discs"]) == (
             final.disc_count(0),
