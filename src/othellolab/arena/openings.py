@@ -1,5 +1,14 @@
 """Opening sets for matches: XOT-style lists of short transcripts, random openings of a given
-number of plies, and ``opening_set``, which names either in one string."""
+number of plies, and ``opening_set``, which names either in one string.
+
+Named lists (``OPENING_LISTS``: ``xot-small``, ``xot-large``, the XOT lists for 8x8 Othello)
+ship inside the package and are taken wherever a path to a list is (``records.download``
+finds them: a copy downloaded with ``othellolab data download xot`` first, else the packaged
+one).
+
+>>> len(read_openings("xot-small"))
+3623
+"""
 
 from __future__ import annotations
 
@@ -10,7 +19,11 @@ import numpy as np
 
 from othellolab.core import ConfigError, OthelloError
 from othellolab.core.games import Game, game_for
+from othellolab.records.download import BUNDLED, data_path
 from othellolab.records.transcript import read_transcripts
+
+OPENING_LISTS = tuple(sorted(BUNDLED))
+"""Names of the opening lists that ship with othellolab (8x8 Othello), taken for a path."""
 
 MAX_RANDOM_PLIES = 20
 """Longest random opening ``opening_set`` accepts (``random:N``)."""
@@ -19,12 +32,23 @@ _START_NAMES = ("", "none", "start")
 
 
 def read_openings(path: str | Path, *, size: int = 8) -> list[tuple[int, ...]]:
-    """Read openings (transcripts like ``f5d6c4d3c2b3b4b5``), checking each is legal.
+    """Read openings (transcripts like ``f5d6c4d3c2b3b4b5``), checking each is legal, from a
+    file or a named list (``OPENING_LISTS``) when no file has that name.
 
     Blank lines and lines starting with ``#`` are skipped; a bad line raises the transcript
     reader's ``TranscriptError`` naming the file, the line and the move.
     """
-    return [game.moves for game in read_transcripts(path, size=size)]
+    return [game.moves for game in read_transcripts(opening_list_path(path), size=size)]
+
+
+def opening_list_path(path: str | Path) -> Path:
+    """The file of an opening list: ``path`` itself, or the named list (``xot-small``) when
+    ``path`` is one of ``OPENING_LISTS`` and no file of that name exists."""
+    p = Path(path).expanduser()
+    name = str(path).strip().lower()
+    if name in OPENING_LISTS and not p.is_file():
+        return data_path(name)
+    return p
 
 
 def random_openings(
@@ -117,12 +141,20 @@ def opening_set(
             option=where,
             allowed="random:N or none",
         )
-    path = Path(name).expanduser()
+    path = opening_list_path(name)
+    if path != Path(name).expanduser() and rules.key != "othello8":
+        raise ConfigError(
+            f"{name!r} is a list of 8x8 Othello openings, not of "
+            f"{rules.title or rules.name} ({rules.label})",
+            option=where,
+        )
     if not path.is_file():
         raise ConfigError(
-            f"{name!r} is not a file of openings, 'random:N' or 'none'",
+            f"{name!r} is not a file of openings, a named list ({', '.join(OPENING_LISTS)}), "
+            "'random:N' or 'none'",
             option=where,
-            allowed="a path to an opening list (one transcript a line), random:N or none",
+            allowed=f"a path to an opening list (one transcript a line), "
+            f"{', '.join(OPENING_LISTS)}, random:N or none",
         )
     try:
         pool = reader(path, **rules.params)
