@@ -16,6 +16,7 @@ from typer.core import TyperGroup
 
 from othellolab.cli import arena as _arena
 from othellolab.cli import book as _book
+from othellolab.cli import data as _data
 from othellolab.cli import dataset as _dataset
 from othellolab.cli import evaluate as _evaluate
 from othellolab.cli import nboard as _nboard
@@ -85,6 +86,7 @@ app.command("play")(_play.play)
 app.add_typer(_records.app, name="records")
 app.command("solve")(_solve.solve)
 app.add_typer(_dataset.app, name="dataset")
+app.add_typer(_data.app, name="data")
 app.command("serve")(_serve.serve)
 app.add_typer(train_app, name="train")
 app.add_typer(_evaluate.app, name="evaluate")

@@ -34,8 +34,9 @@ def match(
     openings: Annotated[
         str,
         typer.Option(
-            help="An opening list (e.g. ../shared/data/xot/openingssmall.txt), "
-            "random:N (N random plies) or none."
+            help="An opening list: a file (one transcript a line) or a shipped list, "
+            "xot-small or xot-large (see 'othellolab data list'); random:N (N random plies) "
+            "or none."
         ),
     ] = "random:8",
     game: Annotated[
