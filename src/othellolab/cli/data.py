@@ -66,7 +66,9 @@ def list_(dest: Annotated[Path | None, _DEST] = None) -> None:
 
 @app.command("download")
 def download_(
-    names: Annotated[list[str], typer.Argument(help=f"Data sets: {', '.join(SOURCES)}.")],
+    names: Annotated[
+        list[str], typer.Argument(metavar="NAME", help=f"Data sets: {', '.join(SOURCES)}.")
+    ],
     years: Annotated[
         str | None,
         typer.Option(

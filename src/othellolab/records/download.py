@@ -537,7 +537,7 @@ def _receive(
     bar = StepProgress(
         progress,
         total=-(-(total or 0) // 1024),
-        done=have // 1024,
+        done=-(-have // 1024),
         name=label,
         unit="KiB",
     )
@@ -555,9 +555,9 @@ def _receive(
                 if not block:
                     break
                 out.write(block)
-                before = got // 1024
+                before = -(-got // 1024)
                 got += len(block)
-                bar.advance("", got // 1024 - before)
+                bar.advance("", -(-got // 1024) - before)
             out.flush()
             os.fsync(out.fileno())
     finally:
