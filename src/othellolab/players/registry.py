@@ -17,7 +17,7 @@ from typing import Any
 from othellolab.core import ConfigError
 from othellolab.core.games import Game, game_names, get_game
 from othellolab.core.parsing import parse_number
-from othellolab.nn.pretrained import ModelCatalog
+from othellolab.nn.pretrained import DEFAULT_MODEL, ModelCatalog, describe_names
 from othellolab.players.base import Player
 from othellolab.players.options import Option
 
@@ -167,13 +167,36 @@ def get_entry(name: str) -> PlayerEntry:
     return _REGISTRY[key]
 
 
-def describe_options(entry: PlayerEntry) -> dict[str, str]:
-    """Each spec option of ``entry`` with its allowed values and default, in words."""
+def spec_defaults(entry: PlayerEntry) -> dict[str, Any]:
+    """``entry.spec_options()`` with each model option's default as the model it loads (the
+    default shipped model, ``nn.pretrained.DEFAULT_MODEL``) rather than ``None``."""
+    declared = entry.declared()
+    return {
+        key: DEFAULT_MODEL
+        if default is None and key in declared and declared[key].model
+        else default
+        for key, default in entry.spec_options().items()
+    }
+
+
+def describe_options(
+    entry: PlayerEntry, *, models: ModelCatalog | None = None, game: str | None = None
+) -> dict[str, str]:
+    """Each spec option of ``entry`` with its allowed values and default, in words. A model
+    option lists the names of ``models`` (default: the shipped models; with ``game``, a game
+    key, only those that play it), and says whether a model directory's path is taken too."""
     declared = entry.declared()
     out = {}
-    for key, default in entry.spec_options().items():
+    for key, default in spec_defaults(entry).items():
         option = declared.get(key)
-        text = option.describe() if option is not None else "any"
+        if option is not None and option.model:
+            catalog = models or ModelCatalog()
+            names = describe_names(catalog.names(game)) or "none"
+            text = f"a model name ({names})" + (
+                " or a model directory" if catalog.allow_paths else ""
+            )
+        else:
+            text = option.describe() if option is not None else "any"
         out[key] = f"{text} (default {'none' if default is None else default})"
     return out
 
