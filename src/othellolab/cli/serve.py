@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from othellolab.core import OthelloError
 from othellolab.ui.web.limits import MAX_NODES, MAX_THINK_TIME
 
 
@@ -70,8 +71,10 @@ def serve(
         list[Path] | None,
         typer.Option(
             "--models",
-            help="A model directory, or a folder of them, that 'model=NAME' may name (repeat "
-            "for several); the shipped models are always there, paths never are.",
+            help="Models that 'model=NAME' may name (repeat for several): a model directory, a "
+            "training run, its models/ folder, or a folder of these. A run's models are named "
+            "RUN/NAME (runs/my-az/models/gen0030 is 'my-az/gen0030'), others by their folder "
+            "name; the shipped models are always there, paths never are.",
         ),
     ] = None,
 ) -> None:
@@ -80,9 +83,10 @@ def serve(
         import uvicorn
 
         from othellolab.nn.pretrained import ModelCatalog
-        from othellolab.players import make_player, strongest_player_spec
+        from othellolab.players import strongest_player_spec
         from othellolab.players.warmup import warm_up
         from othellolab.ui.web import create_app
+        from othellolab.ui.web.errors import WebError
     except ImportError as e:
         raise typer.BadParameter(
             f"the web board needs the 'web' extra (pip install 'othellolab[web]'): {e}"
@@ -92,13 +96,10 @@ def serve(
             f"{think_time:g} s is over --max-think-time ({max_think_time:g} s)",
             param_hint="--think-time",
         )
-    catalog = ModelCatalog(models or (), allow_paths=False)
-    for name, spec in (("--opponent", opponent), ("--hint", hint)):
-        if spec is not None:
-            try:
-                make_player(spec).close()
-            except ValueError as e:
-                raise typer.BadParameter(str(e), param_hint=name) from None
+    try:
+        catalog = ModelCatalog(models or (), allow_paths=False)
+    except OthelloError as e:
+        raise typer.BadParameter(e.what, param_hint="--models") from None
     app = create_app(
         opponent=opponent,
         hint=hint,
@@ -109,6 +110,14 @@ def serve(
         max_nodes=max_nodes,
         models=catalog,
     )
+    # The specs are checked as a new game's opponent is built, model names and all: after the
+    # models are registered, through the same code as POST /api/games.
+    for name, what, spec in (("--opponent", "opponent", opponent), ("--hint", "hint", hint)):
+        if spec is not None:
+            try:
+                app.state.store.check_player(spec, what)
+            except (OthelloError, WebError) as e:
+                raise typer.BadParameter(str(e), param_hint=name) from None
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = _Server(config)
     server.on_exit = app.state.store.stop_searches

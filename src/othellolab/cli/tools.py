@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -44,20 +45,40 @@ def perft(
     )
 
 
-def players() -> None:
+def players(
+    models: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--models",
+            help="Also list these models (as 'othellolab serve --models' takes them): a model "
+            "directory, a training run, its models/ folder, or a folder of these.",
+        ),
+    ] = None,
+) -> None:
     """List the players that specs can name, strongest first, with the games each plays and
-    each option's range and default."""
+    each option's range and default, then the models that 'model=NAME' names."""
+    from othellolab.core import OthelloError
+    from othellolab.nn.pretrained import ModelCatalog
     from othellolab.players import available_players
     from othellolab.players.registry import describe_options
 
+    try:
+        catalog = ModelCatalog(models or ())
+    except OthelloError as e:
+        raise typer.BadParameter(e.what, param_hint="--models") from None
     for entry in available_players():
         typer.echo(f"{entry.name:<12} {entry.help}")
         typer.echo(f"    games: {', '.join(entry.games())}")
-        for key, text in describe_options(entry).items():
+        for key, text in describe_options(entry, models=catalog).items():
             typer.echo(f"    {key:<14} {text}")
         if entry.defaults:
             chosen = ",".join(f"{k}={v}" for k, v in entry.defaults.items())
             typer.echo(f"    as the strongest player: {entry.name}:{chosen}")
+    typer.echo(
+        "models that model=NAME names (or give a model directory's path), with the game each plays:"
+    )
+    for name in catalog.names():
+        typer.echo(f"    {name:<24} {catalog.game_of(name) or '?'}")
 
 
 def warm_up() -> None:

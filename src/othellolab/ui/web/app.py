@@ -30,7 +30,7 @@ from othellolab.core.games import get_game as game_named
 from othellolab.core.parsing import clip, parse_int
 from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players import available_players
-from othellolab.players.registry import describe_options
+from othellolab.players.registry import PlayerEntry, describe_options, spec_defaults
 from othellolab.ui.web.errors import (
     EXTERNAL_PLAYERS,
     Gone,
@@ -295,10 +295,11 @@ def create_app(
                     help=e.help,
                     strength=e.strength,
                     aliases=list(e.aliases),
-                    options={k: describe_value(v) for k, v in e.spec_options().items()},
+                    options={k: describe_value(v) for k, v in spec_defaults(e).items()},
                     defaults={k: describe_value(v) for k, v in e.defaults.items()},
-                    ranges=describe_options(e),
+                    ranges=describe_options(e, models=store.models, game=rules.key),
                     rating=ratings.get(e.name),
+                    models=store.models.names(rules.key) if _has_model_option(e) else None,
                 )
                 for e in available_players()
                 if e.name not in EXTERNAL_PLAYERS and rules.name in e.games()
@@ -436,6 +437,10 @@ def create_app(
         return await think(request, game_id, "analysis", body)
 
     return app
+
+
+def _has_model_option(entry: PlayerEntry) -> bool:
+    return any(option.model for option in entry.declared().values())
 
 
 def _game(name: str, size: int) -> Game:

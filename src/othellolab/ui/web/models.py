@@ -254,6 +254,11 @@ class PlayerInfo(BaseModel):
         None,
         description="the ladder's rating of its default setting (elo, low, high, spec, games)",
     )
+    models: list[str] | None = Field(
+        None,
+        description="the names its 'model=' option may give on this server for this game: the "
+        "shipped models and those of --models ('RUN/genNNNN' for a run's); none: no such option",
+    )
 
 
 class ServerLimits(BaseModel):
@@ -263,7 +268,10 @@ class ServerLimits(BaseModel):
     max_think_time: float
     max_nodes: int
     max_analysis_time: float = Field(description="seconds after which an analysis stops")
-    models: list[str] = Field(description="model names that a 'model=' option may give")
+    models: list[str] = Field(
+        description="model names that a 'model=' option may give, of every game (each player's "
+        "'models' has those of the game asked for)"
+    )
 
 
 class GameVariant(BaseModel):

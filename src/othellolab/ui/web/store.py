@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from othellolab.core import ConfigError, Limit, OthelloError
-from othellolab.core.games import Game, game_for, position_game
+from othellolab.core.games import DEFAULT_GAME, Game, game_for, get_game, position_game
 from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players import Player, make_game_player, strongest_player_spec
 from othellolab.players.registry import get_entry, parse_spec
@@ -224,6 +224,17 @@ class GameStore:
             return make_game_player(spec, rules.name, models=self.models)
         except OthelloError as e:
             raise Unprocessable(f"{what} {spec[:200]!r}: {e}") from None
+
+    def check_player(self, spec: str, what: str) -> None:
+        """Build and close the player of ``spec`` as a new game would (the same checks, the
+        same model names), for the first game it plays: how ``othellolab serve`` checks its
+        ``--opponent`` and ``--hint`` before it starts. ``Unprocessable`` says what is wrong."""
+        try:
+            games = get_entry(parse_spec(spec)[0]).games()
+        except OthelloError as e:
+            raise Unprocessable(f"{what} {spec[:200]!r}: {e}") from None
+        rules = get_game(games[0]) if games else get_game(DEFAULT_GAME)
+        self.make_player(spec, what, rules).close()
 
     def stop_searches(self) -> None:
         """Ask every search in flight to return now (the server is shutting down)."""

@@ -343,6 +343,17 @@ function showOptions(given) {
       label.title = entry.ranges[key];
       input.title = entry.ranges[key];
     }
+    if (key === "model" && entry.models) {  // the server's models of this game, as choices
+      const list = el("datalist");
+      list.id = "models-" + entry.name;
+      for (const name of entry.models) {
+        const opt = el("option");
+        opt.value = name;
+        list.appendChild(opt);
+      }
+      input.setAttribute("list", list.id);
+      label.appendChild(list);
+    }
     label.appendChild(input);
     box.appendChild(label);
   }
