@@ -44,7 +44,10 @@ def test_typos_illegal_moves_help_and_quit_are_answered() -> None:
     # b3b2 takes the chick: the board and both hands, then the reply (which takes back).
     after = AnimalShogi().play("b3b2")
     assert str(after) in out and "sente hand: C" in out
-    reply = re.search(r"shogi-alphabeta plays (\S+) \(its evaluation for you: [+-]\d\.\d\d\)", out)
+    reply = re.search(
+        r"shogi-alphabeta plays (\S+) \(its evaluation for you: [+-]\d\.\d\d expected result, \d+% win\)",
+        out,
+    )
     assert reply is not None and str(after.play(reply[1])) in out
     assert out.rstrip().endswith("Bye.")
 
@@ -120,7 +123,9 @@ def test_hint_gives_the_move_and_its_evaluation_and_undo_goes_back() -> None:
     out = play(
         "--opponent", "shogi-alphabeta:depth=2,seed=1", input="hint\nb3b2\nundo\nquit\n"
     )  # fmt: skip
-    hint = re.search(r"Hint: (\S+) \(evaluation for you: [+-]\d\.\d\d\)", out)
+    hint = re.search(
+        r"Hint: (\S+) \(evaluation for you: [+-]\d\.\d\d expected result, \d+% win\)", out
+    )
     assert hint is not None and hint[1] in START_MOVES.split(", ")
     assert "L lion" in out  # the board's legend
     assert out.count(f"sente to move ({START_MOVES}) > ") == 3  # start, after hint, after undo

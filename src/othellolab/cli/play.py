@@ -32,7 +32,9 @@ def play(
     ] = None,
     game: Annotated[str, typer.Option(help="The game: a registered name.")] = "othello",
 ) -> None:
-    """Play a game in the terminal against an AI."""
+    """Play a game in the terminal against an AI (from a checkout, `make play-terminal` starts
+    one). At your turn type a move, or: hint (the AI's move for you, with its evaluation and
+    unit), undo (back to your previous move), help, quit."""
     from othellolab.core.errors import ConfigError
     from othellolab.core.games import game_names, get_game
     from othellolab.players import make_game_player

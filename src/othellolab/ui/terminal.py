@@ -13,6 +13,7 @@ from othellolab.core import (
     InvalidMoveError,
     Limit,
     PlayResult,
+    Score,
     Stop,
     run_stoppable,
 )
@@ -47,12 +48,36 @@ def _ask(
 
 
 def _evaluation(game: Game, result: PlayResult, sign: int) -> str:
-    """`` (its evaluation for you: +1.5)``: the chooser's score, ``sign`` turning it to the
-    human's side (two decimals for values, one for wider scores), or nothing."""
+    """``+1.5 discs``: the chooser's score with its unit, ``sign`` turning it to the human's
+    side, or nothing (``evaluation_text``)."""
     if result.score is None:
         return ""
-    digits = 2 if game.score_scale <= 1 else 1
-    return f"{0.0 + sign * result.score.value:+.{digits}f}"
+    return evaluation_text(game, result.score if sign > 0 else result.score.flipped())
+
+
+def evaluation_text(game: Game, score: Score) -> str:
+    """An evaluation as a person reads it, always with its unit: ``+1.3 discs`` (a final-score
+    estimate of a game that counts one, Othello's disc difference), ``+0.24 expected result``
+    (in [-1, 1], +1 a win), a proven score as ``exact``, and the chance of winning where the
+    player gives one (``62% win``).
+
+    >>> from othellolab.core.games import get_game
+    >>> evaluation_text(get_game("othello"), Score(1.3, win_prob=0.62))
+    '+1.3 discs, 62% win'
+    >>> evaluation_text(get_game("othello"), Score(0.24, unit="result"))
+    '+0.24 expected result'
+    """
+    value = 0.0 + score.value
+    counts = game.score_name
+    if score.unit == "discs" and counts is not None:
+        text = f"{value:+.1f} {'discs' if 'disc' in counts else counts}"
+    else:
+        text = f"{value:+.2f} expected result"
+    if score.exact:
+        text += ", exact"
+    if score.win_prob is not None:
+        text += f", {100 * score.win_prob:.0f}% win"
+    return text
 
 
 def _think(player: Player, position: Any, limit: Limit | None) -> PlayResult:
