@@ -30,6 +30,7 @@ from othellolab.cli._common import reflow_help
 from othellolab.cli.rl import rl_app
 from othellolab.cli.train import train_app
 from othellolab.core import OthelloError
+from othellolab.core.numba_kernel import announce_compiles
 
 
 class _Catching(TyperGroup):
@@ -77,6 +78,8 @@ def _root(
     ] = False,
 ) -> None:
     ctx.meta["othellolab.debug"] = debug
+    # the first run on a machine compiles the Numba kernels (seconds): say so on a terminal
+    announce_compiles()
 
 
 app.command("perft")(_tools.perft)

@@ -6,15 +6,16 @@ decorator compiles nothing and a second process does not pay the JIT again.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import IO, Any, TypeVar, cast
 
 import numba
 import numpy as np
 from numba.core.dispatcher import OmittedArg
 
-__all__ = ["BITBOARD_PARAMS", "kernel"]
+__all__ = ["BITBOARD_PARAMS", "announce_compiles", "kernel"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -104,3 +105,46 @@ def kernel(fn: F) -> F:
         dispatcher.get_call_template = _get_call_template
         dispatcher._compile_for_args = _compile_for_args
     return cast(F, dispatcher)
+
+
+class _FirstCompile(numba.core.event.Listener):
+    """Says, once, that a kernel compiles: Numba fires ``numba:compile`` only when no cached
+    machine code fits (a new install, a new CPU, a changed kernel), never on a cache load."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.said = False
+
+    def on_start(self, event: Any) -> None:
+        if self.said:
+            return
+        self.said = True
+        dispatcher = (event.data or {}).get("dispatcher")
+        module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+        what = module.removeprefix("othellolab.").split(".")[0] if module else ""
+        what = f"the {what} kernels" if what and module.startswith("othellolab.") else "kernels"
+        print(
+            f"othellolab: compiling {what} for this machine (once: cached for later runs)...",
+            file=self.stream,
+            flush=True,
+        )
+
+    def on_end(self, event: Any) -> None:
+        pass
+
+
+_ANNOUNCER: _FirstCompile | None = None
+
+
+def announce_compiles(stream: IO[str] | None = None) -> bool:
+    """Print one line on ``stream`` (standard error) when a Numba kernel first compiles in this
+    process, so that an interactive command's first run does not stall seconds in silence;
+    returns whether it listens (only where ``stream`` is a terminal, and only once)."""
+    global _ANNOUNCER
+    out = stream if stream is not None else sys.stderr
+    is_tty = getattr(out, "isatty", None)
+    if _ANNOUNCER is not None or not (is_tty is not None and is_tty()):
+        return False
+    _ANNOUNCER = _FirstCompile(out)
+    numba.core.event.register("numba:compile", _ANNOUNCER)
+    return True
