@@ -45,9 +45,9 @@ if kind == "network":
 else:
     ev = UniformEvaluator()
 cfg = SelfPlayConfig(simulations=32, parallel=128, resign_threshold=-1.0, seed=0, score_value=1.0)
-play_games(ev, 8, size=6, config=SelfPlayConfig(simulations=4, seed=1))
+play_games(ev, 8, game="othello6", config=SelfPlayConfig(simulations=4, seed=1))
 t = time.perf_counter()
-r = play_games(ev, games, size=6, config=cfg)
+r = play_games(ev, games, game="othello6", config=cfg)
 print(json.dumps({"positions": len(r), "seconds": time.perf_counter() - t}))
 """
 

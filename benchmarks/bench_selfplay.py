@@ -30,6 +30,7 @@ import torch
 from bench_core import machine, write_section
 
 from othellolab import Board
+from othellolab.core.games import get_game
 from othellolab.nn.config import model_config
 from othellolab.nn.inference import NetworkEvaluator
 from othellolab.nn.models import build_model
@@ -135,9 +136,14 @@ def measure(
     rows = []
     for precision in ("auto", "float32"):
         net = _network(model, size, precision)
-        play_games(net, 2, size=size, config=SelfPlayConfig(simulations=4, seed=1))  # warm up
+        play_games(
+            net,
+            2,
+            game=get_game("othello", size=size),
+            config=SelfPlayConfig(simulations=4, seed=1),
+        )  # warm up
         t0 = time.perf_counter()
-        records = play_games(net, games, size=size, config=config)
+        records = play_games(net, games, game=get_game("othello", size=size), config=config)
         seconds = time.perf_counter() - t0
         rate = len(records) / seconds
         arithmetic = "bfloat16" if net.bfloat16 else "float32"
@@ -174,9 +180,9 @@ def second_game_rows(model: str, games: int, parallel: int) -> list[tuple[str, s
             config = SelfPlayConfig(
                 simulations=sims, parallel=parallel, resign_threshold=-1.0, seed=0, c_puct=C_PUCT
             )
-            play_games(net, 2, size=game, config=SelfPlayConfig(simulations=4, seed=1))
+            play_games(net, 2, game=game, config=SelfPlayConfig(simulations=4, seed=1))
             t0 = time.perf_counter()
-            records = play_games(net, games, size=game, config=config)
+            records = play_games(net, games, game=game, config=config)
             rates[key] = (len(records) / (time.perf_counter() - t0), len(records))
         rate, n = rates["animal-shogi"]
         rows.append(

@@ -1,9 +1,15 @@
 """othellolab: a toolkit for Othello (Reversi) AI, from the rules to trained, rated players.
 
->>> from othellolab import Board
+>>> from othellolab import Board, Game, get_game, make_player
 >>> Board().legal_moves
 SquareSet(['d3', 'c4', 'f5', 'e6'])
+>>> get_game("othello", size=6).key
+'othello6'
+>>> make_player("greedy:seed=1").choose(Board()).move in Board().legal_actions()
+True
 """
+
+from typing import TYPE_CHECKING, Any
 
 from othellolab.core import (
     BLACK,
@@ -26,7 +32,6 @@ from othellolab.core import (
     Square,
     SquareSet,
     format_transcript,
-    move_name,
     num_actions,
     parse_move,
     parse_square,
@@ -34,6 +39,10 @@ from othellolab.core import (
     pass_action,
     square_name,
 )
+from othellolab.core.games import Game, get_game
+
+if TYPE_CHECKING:
+    from othellolab.players import make_player
 
 __version__ = "0.1.0"
 
@@ -47,6 +56,7 @@ __all__ = [
     "Bitboard",
     "Board",
     "Color",
+    "Game",
     "IllegalMoveError",
     "InvalidMoveError",
     "InvalidPositionError",
@@ -59,7 +69,8 @@ __all__ = [
     "SquareSet",
     "__version__",
     "format_transcript",
-    "move_name",
+    "get_game",
+    "make_player",
     "num_actions",
     "parse_move",
     "parse_square",
@@ -67,3 +78,12 @@ __all__ = [
     "pass_action",
     "square_name",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``make_player`` loads the players (and torch) on first use, not at ``import othellolab``."""
+    if name == "make_player":
+        from othellolab.players import make_player
+
+        return make_player
+    raise AttributeError(f"module 'othellolab' has no attribute {name!r}")

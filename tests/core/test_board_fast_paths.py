@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from othellolab import PASS, Board
+from othellolab import Board
 from othellolab.core.errors import IllegalMoveError
 from othellolab.core.squareset import mask_squares
 
@@ -40,18 +40,18 @@ def test_a_pass_carries_the_next_legal_moves() -> None:
         while not board.is_game_over():
             actions = board.legal_actions()
             if actions == [board.pass_action]:
-                after = board.play(PASS)
+                after = board.play(board.pass_action)
                 passes += 1
                 again = Board.from_bitboards(after.player, after.opponent, after.turn, size=6)
                 assert after.legal_actions() == again.legal_actions()
                 assert after.legal_mask == again.legal_mask
                 with pytest.raises(IllegalMoveError):
-                    after.play(PASS)  # the side to move now has moves
+                    after.play(after.pass_action)  # the side to move now has moves
                 board = after
             else:
                 board = board.play(rng.choice(actions))
         with pytest.raises(IllegalMoveError, match="the game is over"):
-            board.play(PASS)
+            board.play(board.pass_action)
     assert passes > 0  # the games did pass
 
 

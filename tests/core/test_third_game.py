@@ -300,14 +300,14 @@ def test_the_generic_alpha_beta_solves_it(game) -> None:  # type: ignore[no-unty
     alone (no heuristic: 0 until the end): it takes the win, blocks, sees the solved draw from
     the start (``_solve`` above) and never loses to a weak search."""
     from othellolab.arena.match import play_match
-    from othellolab.players import make_game_player
+    from othellolab.players import make_player
     from othellolab.players.mcts import MCTSPlayer
     from othellolab.players.search.negamax import WIN, search
 
     pos = game.new_position()
     for a in (0, 4, 1, 8):
         pos = pos.play(a)
-    player = make_game_player("negamax:depth=9,seed=1", "tic-tac-toe")
+    player = make_player("negamax:depth=9,seed=1", "tic-tac-toe")
     win = player.choose(pos)
     assert win.move == 2 and win.info["score"] == WIN - 1 and win.info["best_moves"] == ["c1"]
     assert win.score is not None and win.score.exact and win.score.value == 1.0

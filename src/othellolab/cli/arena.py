@@ -114,11 +114,11 @@ def tournament(
 
 def _run(config: Any, folder: Path, *, quiet: bool, max_games: int | None) -> None:
     from othellolab.arena.tournament import check_entrants, pairing_results, run_tournament
-    from othellolab.players import make_game_player
+    from othellolab.players import make_player
 
     check_entrants(config)  # a bad spec fails now, not after an hour of games
     for e in config.players:
-        make_game_player(e.spec, config.game).close()
+        make_player(e.spec, config.game).close()
     run = run_tournament(config, folder, progress=not quiet, max_games=max_games)
     done = len(run.records)
     typer.echo(

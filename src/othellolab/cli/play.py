@@ -37,7 +37,7 @@ def play(
     unit), undo (back to your previous move), help, quit."""
     from othellolab.core.errors import ConfigError
     from othellolab.core.games import game_names, get_game
-    from othellolab.players import make_game_player
+    from othellolab.players import make_player
     from othellolab.ui.terminal import play_terminal
 
     try:
@@ -61,7 +61,7 @@ def play(
         a, b = rules.side_choices
         raise typer.BadParameter(f"expected {a}, {b} or random", param_hint="--color")
     try:
-        player = make_game_player(opponent or default_opponent(rules), rules.name)
+        player = make_player(opponent or default_opponent(rules), rules.name)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--opponent") from None
     with player:

@@ -26,7 +26,6 @@ from othellolab.core.squares import (
     BLACK,
     COLOR_NAMES,
     FILE_NAMES,
-    PASS,
     WHITE,
     Bitboard,
     Color,
@@ -364,7 +363,8 @@ class Board:
 
     def play(self, move: int | str) -> Board:
         """The board after the side to move plays ``move``: a square name like ``"f5"``, an
-        action index, or a pass (``PASS``, ``"pass"``, ``"PA"``, ``"--"``).
+        action index, or a pass (the action ``size * size``, ``PASS`` on 8x8; ``"pass"``,
+        ``"PA"``, ``"--"``).
 
         Raises ``IllegalMoveError`` (naming the move and the legal ones) if the rules forbid it.
         """
@@ -391,7 +391,7 @@ class Board:
 
     def play_pass(self) -> Board:
         """The board after a forced pass."""
-        return self.play(PASS)
+        return self.play(self._size * self._size)
 
     def _illegal(self, action: int) -> IllegalMoveError:
         name = square_name(action, self._size)
@@ -593,6 +593,4 @@ def format_transcript(actions: Iterable[int], *, size: int = 8, passes: bool = F
     'f5d6PAc3'
     """
     n = size * size
-    return "".join(
-        ("PA" if passes else "") if a in (n, PASS) else square_name(a, size) for a in actions
-    )
+    return "".join(("PA" if passes else "") if a == n else square_name(a, size) for a in actions)

@@ -28,7 +28,7 @@ from othellolab.core.board import Board
 from othellolab.core.errors import ConfigError
 from othellolab.core.kernels import INVERSE_SYMMETRY, ONE, SYMMETRY_NAMES, U64, ZERO, transform_grid
 from othellolab.core.numba_kernel import kernel
-from othellolab.core.squares import move_name, num_actions, parse_move
+from othellolab.core.squares import num_actions, parse_move, square_name
 
 __all__ = [
     "INVERSE_SYMMETRY",
@@ -142,7 +142,7 @@ def index_to_move(index: int, size: int = 8) -> str:
     """Name of the move at a policy index (``"pass"`` for the last one)."""
     if not 0 <= index < policy_size(size):
         raise ValueError(f"policy index {index} out of range 0..{policy_size(size) - 1}")
-    return move_name(index, size)
+    return square_name(index, size)
 
 
 # ----------------------------------------------------------------------------------------------

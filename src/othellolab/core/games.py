@@ -614,23 +614,31 @@ def game_names() -> tuple[str, ...]:
     return tuple(_REGISTRY)
 
 
-def get_game(name: str | Game = DEFAULT_GAME, size: int | None = None) -> Game:
-    """A game by name (``othello`` with its ``size`` option, default 8; ``animal-shogi``) or
-    by key (``othello6``); a ``Game`` passes through. A ``ConfigError`` names what is unknown.
+def get_game(name: str | Game | None = DEFAULT_GAME, size: int | None = None) -> Game:
+    """The one resolver of games: a game by name (``othello`` with its ``size`` option, default
+    8; ``animal-shogi``) or by key (``othello6``); ``None`` is ``DEFAULT_GAME``; a ``Game``
+    passes through (a ``size`` given with it must be its own). A ``ConfigError`` names what is
+    unknown.
 
-    An int standing for an Othello board's size (``get_game(6)``) is deprecated: it still
-    works, with a ``DeprecationWarning``; write ``get_game("othello", size=6)``.
+    A board size is not a game: ``get_game(6)`` is a ``TypeError`` that says to pass
+    ``get_game("othello", size=6)``.
+
+    >>> get_game("othello", size=6).key
+    'othello6'
     """
     if isinstance(name, Game):
+        if size is not None and name.params.get("size", size) != size:
+            raise ConfigError(
+                f"size={size!r} contradicts the game given, {name.key}", option="size"
+            )
         return name
+    if name is None:
+        name = DEFAULT_GAME
     if isinstance(name, int | np.integer) and not isinstance(name, bool):
-        warnings.warn(
-            f"get_game({int(name)}): a board size is not a game name; "
-            f"use get_game({DEFAULT_GAME!r}, size={int(name)})",
-            DeprecationWarning,
-            stacklevel=2,
+        raise TypeError(
+            f"get_game({int(name)}): a board size is not a game; "
+            f'pass get_game("{DEFAULT_GAME}", size={int(name)})'
         )
-        return get_game(DEFAULT_GAME, int(name))
     if not isinstance(name, str):
         raise ConfigError(f"expected a game name ({', '.join(game_names())}), got {name!r}")
     key = name.strip().lower()
@@ -654,16 +662,14 @@ def game_from_fields(fields: Mapping[str, Any]) -> Game:
 
 
 def game_for(game: str | Game | None, size: int = 8) -> Game:
-    """The game an API call means: ``game`` (a name, key or ``Game``), with ``size`` for a
-    game of several sizes named without one; Othello on ``size`` when ``game`` is None."""
-    if game is None:
-        return get_game(DEFAULT_GAME, size)
+    """``get_game`` for a config's ``(game, size)`` pair, whose ``size`` is a default that
+    applies only to a game of several board sizes named without one (so a config of one-board
+    ``animal-shogi`` with the default ``size = 8`` is that game)."""
     if isinstance(game, str):
         key = game.strip().lower()
-        for entry_name, entry in _REGISTRY.items():
-            if (key == entry_name or key in entry.aliases) and len(entry.keys) > 1:
-                return entry.make(size)
-    return get_game(game)
+        if not any(key == n or key in e.aliases for n, e in _REGISTRY.items() if len(e.keys) > 1):
+            return get_game(game)
+    return get_game(game, None if isinstance(game, Game) else size)
 
 
 def position_game(position: Any) -> Game:

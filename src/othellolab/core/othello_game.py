@@ -24,7 +24,7 @@ from othellolab.core.games import (
     rules_kernel,
 )
 from othellolab.core.numba_kernel import kernel
-from othellolab.core.squares import BLACK, move_name, parse_move
+from othellolab.core.squares import BLACK, parse_move, square_name
 
 __all__ = ["Othello", "othello_children", "othello_result"]
 
@@ -201,7 +201,7 @@ class Othello(Game):
         return Board.from_bitboards(int(p), int(o), turn=turn, size=self.size)
 
     def action_name(self, action: int) -> str:
-        return move_name(int(action), self.size)
+        return square_name(int(action), self.size)
 
     def parse_action(self, text: str) -> int:
         return parse_move(text, self.size)
@@ -306,7 +306,7 @@ class Othello(Game):
             "kind": "discs",
             "rows": self.size,
             "cols": self.size,
-            "squares": [move_name(i, self.size) for i in range(n)],
+            "squares": [square_name(i, self.size) for i in range(n)],
             "cells": [1 if black >> i & 1 else 2 if white >> i & 1 else 0 for i in range(n)],
             "counts": [board.disc_count(BLACK), board.disc_count(1 - BLACK)],
             "final": None if outcome is None else list(outcome.final_counts()),
@@ -314,7 +314,7 @@ class Othello(Game):
 
     def move_parts(self, position: Any, action: int) -> dict[str, str | None]:
         """A disc placed on ``to``; a pass is nowhere."""
-        to = None if action == self.size * self.size else move_name(int(action), self.size)
+        to = None if action == self.size * self.size else square_name(int(action), self.size)
         return {"from": None, "to": to, "drop": None}
 
     def vector_kernels(self) -> Any:

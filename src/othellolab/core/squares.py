@@ -28,8 +28,8 @@ SIZES: tuple[int, ...] = (8, 6, 4)
 FILE_NAMES = "abcdefgh"
 
 PASS: int = 64
-"""The pass action on 8x8. ``Board.play`` also accepts it as pass on smaller boards, whose own
-pass action is ``size * size`` (see :func:`pass_action`)."""
+"""The pass action on 8x8. A smaller board's pass action is its own ``size * size`` (see
+:func:`pass_action`): 64 is no action on 6x6 or 4x4."""
 
 PASS_NAMES = frozenset({"pass", "pa", "--", "ps"})
 """Spellings of a pass accepted by :func:`parse_move` (compared case-insensitively)."""
@@ -82,7 +82,7 @@ def square_row(sq: Square, size: int = 8) -> int:
 def square_name(sq: Square, size: int = 8) -> str:
     """Name of a square, ``square_name(37) == "f5"``; the pass action is named ``"pass"``."""
     n = check_size(size) * size
-    if sq == n or (sq == PASS and size != 8):
+    if sq == n:
         return "pass"
     if not 0 <= sq < n:
         raise InvalidMoveError(f"square index {sq!r} is off a {size}x{size} board (0..{n - 1})")
@@ -122,15 +122,10 @@ def parse_move(move: str | int, size: int = 8) -> int:
         raise InvalidMoveError(
             f"a move must be a square name or an action index, not {move!r}"
         ) from None
-    if move == PASS:
-        return n
     if 0 <= move <= n:
         return move
+    hint = f" (64 is 8x8's pass; pass_action({size}) is {n})" if move == PASS else ""
     raise InvalidMoveError(
-        f"action {move} is out of range for a {size}x{size} board: squares are 0..{n - 1}, pass is {n}"
+        f"action {move} is out of range for a {size}x{size} board: squares are 0..{n - 1}, "
+        f"pass is {n}{hint}"
     )
-
-
-def move_name(move: int, size: int = 8) -> str:
-    """Name of an action: a square name or ``"pass"``."""
-    return square_name(move, size)

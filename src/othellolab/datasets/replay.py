@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from othellolab.core import kernels as _k
-from othellolab.core import move_name
+from othellolab.core import square_name
 from othellolab.core.errors import IllegalMoveError
 from othellolab.core.kernels import FULL8, INNER8, ONE, U64, ZERO, _flips, _legal
 from othellolab.core.numba_kernel import kernel
@@ -215,7 +215,7 @@ def replay_games(games: GameArrays, *, strict: bool = True) -> Replayed:
         if strict:
             j = int(error_move[g])
             m = int(moves[g, j])
-            name = move_name(m, games.size) if 0 <= m <= games.size**2 else str(m)
+            name = square_name(m, games.size) if 0 <= m <= games.size**2 else str(m)
             raise IllegalMoveError(
                 f"{games.name}: game {g + 1}, move {j + 1} ({name}): {_WHY[int(error[g])]}"
             )

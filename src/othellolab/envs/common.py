@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from othellolab.core import IllegalMoveError
-from othellolab.core.games import Game, get_game, position_game
+from othellolab.core.games import Game, position_game
 
 ILLEGAL_ACTION_MODES = ("raise", "lose", "mask")
 """What an environment does with an illegal action: raise an error, lose the game, or replace
@@ -34,16 +34,6 @@ def check_choice(name: str, value: object, choices: Iterable[object]) -> None:
     options = tuple(choices)
     if value not in options:
         raise ValueError(f"{name}={value!r} is not one of {', '.join(map(repr, options))}")
-
-
-def env_game(game: str | Game, size: int | None) -> Game:
-    """The game an env plays: a ``Game``, or a registry name with its ``size`` (if it has
-    several)."""
-    if isinstance(game, Game):
-        if size is not None and getattr(game, "size", size) != size:
-            raise ValueError(f"size={size!r} contradicts the game given, {game.key}")
-        return game
-    return get_game(game, size=size)
 
 
 def render_modes(game: Game) -> tuple[str, ...]:

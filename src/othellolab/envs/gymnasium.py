@@ -22,7 +22,7 @@ import numpy as np
 from gymnasium import spaces
 
 from othellolab.core import Limit
-from othellolab.core.games import Game
+from othellolab.core.games import Game, get_game
 from othellolab.envs.common import (
     ILLEGAL_ACTION_MODES,
     RENDER_MODES,
@@ -31,7 +31,6 @@ from othellolab.envs.common import (
     agent_action,
     check_choice,
     check_player_color,
-    env_game,
     render,
     render_modes,
     reward_of,
@@ -92,7 +91,7 @@ class GameEnv(gym.Env[Any, np.int64]):
         opponent_limit: Limit | None = None,
         render_mode: str | None = None,
     ) -> None:
-        self.game = env_game(game, size)
+        self.game = get_game(game, size)
         modes = render_modes(self.game)
         self.metadata = {**self.metadata, "render_modes": list(modes)}
         check_choice("illegal_action_mode", illegal_action_mode, ILLEGAL_ACTION_MODES)

@@ -14,7 +14,7 @@ import numpy as np
 
 from othellolab.core import IllegalMoveError, Limit, PlayResult
 from othellolab.core.games import position_game
-from othellolab.players import Player, make_game_player, make_player
+from othellolab.players import Player, make_player
 from othellolab.players.registry import get_entry, parse_spec
 
 OpponentFn = Callable[[Any, np.random.Generator], Union[int, PlayResult]]  # noqa: UP007
@@ -49,9 +49,9 @@ class Opponent:
             name, options = parse_spec(opponent)
             self._seedable = "seed" in get_entry(name).options() and "seed" not in options
             self._spec = opponent
-            self._player = make_game_player(opponent, game)
+            self._player = make_player(opponent, game)
         elif isinstance(opponent, Player):
-            self._player = make_game_player(opponent, game)
+            self._player = make_player(opponent, game)
         elif callable(opponent):
             self._fn = opponent
         else:

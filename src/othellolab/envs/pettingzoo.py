@@ -27,13 +27,12 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from othellolab.core import IllegalMoveError
-from othellolab.core.games import Game
+from othellolab.core.games import Game, get_game
 from othellolab.envs.common import (
     RENDER_MODES,
     REWARD_MODES,
     action_mask,
     check_choice,
-    env_game,
     render,
     render_modes,
     reward_of,
@@ -77,7 +76,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        self.game = env_game(game, size)
+        self.game = get_game(game, size)
         modes = render_modes(self.game)
         name = "othellolab_" + self.game.name.replace("-", "_") + "_v0"
         self.metadata = {**self.metadata, "render_modes": list(modes), "name": name}

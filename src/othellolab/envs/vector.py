@@ -27,7 +27,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from othellolab.core import IllegalMoveError
-from othellolab.core.games import Game
+from othellolab.core.games import Game, get_game
 from othellolab.envs.batch import batch_for
 from othellolab.envs.common import (
     ILLEGAL_ACTION_MODES,
@@ -35,7 +35,6 @@ from othellolab.envs.common import (
     REWARD_MODES,
     check_choice,
     check_player_color,
-    env_game,
     parse_side,
     render,
     render_modes,
@@ -86,7 +85,7 @@ class GameVectorEnv(VectorEnv):
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise ValueError(f"num_envs must be an int of at least 1, got {num_envs!r}")
-        self.game = env_game(game, size)
+        self.game = get_game(game, size)
         batch = batch_for(self.game)
         modes = render_modes(self.game)
         check_choice("opponent", opponent, batch.OPPONENTS)

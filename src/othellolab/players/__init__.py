@@ -12,7 +12,6 @@ from othellolab.players.mcts import MCTS, MCTSPlayer
 from othellolab.players.montecarlo import MonteCarloPlayer
 from othellolab.players.registry import (
     available_players,
-    make_game_player,
     make_player,
     parse_spec,
     register_player,
@@ -40,7 +39,6 @@ __all__ = [
     "SolveResult",
     "UniformEvaluator",
     "available_players",
-    "make_game_player",
     "make_player",
     "parse_spec",
     "register_player",

@@ -11,7 +11,6 @@ import numpy as np
 
 from othellolab.core import (
     BLACK,
-    PASS,
     Board,
     IllegalMoveError,
     InvalidMoveError,
@@ -86,7 +85,6 @@ class GameRecord:
         if not isinstance(moves, list | tuple | np.ndarray):
             moves = list(moves)
         size = first.size
-        n = size * size
         arr: np.ndarray | None = None
         if isinstance(moves, np.ndarray):
             if moves.dtype.kind in "iu":
@@ -97,8 +95,6 @@ class GameRecord:
             except (TypeError, ValueError, OverflowError):
                 arr = None
         if arr is not None and arr.ndim == 1:
-            if n != PASS and (arr == PASS).any():
-                arr = np.where(arr == PASS, n, arr)
             actions, bad, p, o = insert_passes(first.player, first.opponent, arr, size)
             if bad < 0:
                 game = cls._trusted(tuple(actions.tolist()), first, fields)

@@ -12,7 +12,6 @@ from othellolab.core import Board
 from othellolab.core.games import get_game
 from othellolab.players import UniformEvaluator
 from othellolab.players.mcts.batch import SearchConfig
-from othellolab.players.mcts.batch import search_positions as batch_search
 from othellolab.testing import random_game
 from othellolab.training.selfplay import BatchSearch, SelfPlayConfig, search_positions
 
@@ -70,7 +69,9 @@ def test_every_variant_finds_an_outright_win(name: str, size: int) -> None:
         evaluator = UniformEvaluator()
     player = np.array([b.player for b, _ in positions], np.uint64)
     opponent = np.array([b.opponent for b, _ in positions], np.uint64)
-    moves, targets, _ = search_positions(evaluator, player, opponent, size, config)
+    moves, targets, _ = search_positions(
+        evaluator, player, opponent, get_game("othello", size=size), config
+    )
     assert moves.tolist() == [w for _, w in positions]
     assert np.allclose(targets.sum(axis=1), 1.0)
     for (b, w), t in zip(positions, targets, strict=True):
@@ -88,7 +89,13 @@ def test_a_search_spends_exactly_its_budget(variant: str, sims: int) -> None:
     ]
     for board in boards:
         config = SelfPlayConfig(simulations=sims, leaves=3, variant=variant, seed=0)
-        search = BatchSearch(UniformEvaluator(), board.size, 1, config, np.random.default_rng(0))
+        search = BatchSearch(
+            UniformEvaluator(),
+            get_game("othello", size=board.size),
+            1,
+            config,
+            np.random.default_rng(0),
+        )
         search.forest.plant(
             np.array([0]),
             np.array([board.player], np.uint64),
@@ -111,7 +118,7 @@ def test_a_search_spends_exactly_its_budget(variant: str, sims: int) -> None:
 def test_gumbel_visits_only_sampled_actions_and_halves_them() -> None:
     board = Board()  # 4 legal moves
     config = SelfPlayConfig(simulations=40, variant="gumbel", gumbel_actions=2, seed=0)
-    search = BatchSearch(UniformEvaluator(), 8, 1, config, np.random.default_rng(5))
+    search = BatchSearch(UniformEvaluator(), "othello8", 1, config, np.random.default_rng(5))
     search.forest.plant(
         np.array([0]), np.array([board.player], np.uint64), np.array([board.opponent], np.uint64)
     )
@@ -136,7 +143,7 @@ def test_a_batch_of_searches_matches_searching_one_by_one() -> None:
         )
         for i in range(len(boards)):
             alone = search_positions(
-                UniformEvaluator(), player[i : i + 1], opponent[i : i + 1], 6, config
+                UniformEvaluator(), player[i : i + 1], opponent[i : i + 1], "othello6", config
             )
             assert alone[0][0] == together[0][i]
             assert np.array_equal(alone[1][0], together[1][i])
@@ -148,7 +155,7 @@ def test_forced_and_finished_positions() -> None:
         UniformEvaluator(),
         np.array([forced.player], np.uint64),
         np.array([forced.opponent], np.uint64),
-        6,
+        "othello6",
     )
     assert moves[0] == 36 and targets[0, 36] == 1.0
     over = next(b for b in random_game(4, seed=0) if b.is_game_over())
@@ -157,14 +164,14 @@ def test_forced_and_finished_positions() -> None:
             UniformEvaluator(),
             np.array([over.player], np.uint64),
             np.array([over.opponent], np.uint64),
-            4,
+            "othello4",
         )
 
 
 def test_dirichlet_noise_and_tree_reuse() -> None:
     board = Board.from_transcript("f5d6c3")
     config = SelfPlayConfig(simulations=60, leaves=4, dirichlet_alpha=0.3, seed=0)
-    search = BatchSearch(UniformEvaluator(), 8, 2, config, np.random.default_rng(0))
+    search = BatchSearch(UniformEvaluator(), "othello8", 2, config, np.random.default_rng(0))
     trees = np.arange(2)
     search.forest.plant(
         trees, np.full(2, board.player, np.uint64), np.full(2, board.opponent, np.uint64)
@@ -198,7 +205,9 @@ def test_gumbel_plays_without_its_noise_at_temperature_zero() -> None:
     for seed in range(20):
         moves = []
         for temperature in (1.0, 0.0):
-            search = BatchSearch(UniformEvaluator(), 8, 1, config, np.random.default_rng(seed))
+            search = BatchSearch(
+                UniformEvaluator(), "othello8", 1, config, np.random.default_rng(seed)
+            )
             search.forest.plant(
                 np.array([0]),
                 np.array([board.player], np.uint64),
@@ -235,7 +244,7 @@ def test_root_noise_only_when_asked() -> None:
 
     def targets(noise: bool, seed: int) -> np.ndarray:
         config = SearchConfig(simulations=32, leaves=1, dirichlet_epsilon=0.5, seed=seed)
-        found = batch_search(WithPriors(), player, opponent, "othello8", config, noise=noise)
+        found = search_positions(WithPriors(), player, opponent, "othello8", config, noise=noise)
         return found[1]
 
     assert np.array_equal(targets(False, 1), targets(False, 2))

@@ -3,10 +3,9 @@
 records it produces (``records``). The batched search it drives is the players'
 (``players.mcts.batch``); its names are re-exported here."""
 
-from othellolab.players.mcts.batch import BatchSearch, SearchOutcome
+from othellolab.players.mcts.batch import BatchSearch, SearchOutcome, search_positions
 from othellolab.training.selfplay.config import VARIANTS, SelfPlayConfig
 from othellolab.training.selfplay.engine import SelfPlay, play_games
-from othellolab.training.selfplay.exact import search_positions
 from othellolab.training.selfplay.records import NO_SCORE, SelfPlayRecords
 
 __all__ = [

@@ -23,7 +23,6 @@ game moves on is one method (``begin``, ``move``, ``solve``, ``advance``, ``conc
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -327,10 +326,9 @@ class SelfPlay:
         *,
         game: Game | str | None = None,
         config: SelfPlayConfig | None = None,
-        size: int | Game | None = None,
     ) -> None:
         self.evaluator = evaluator
-        self.game = _the_game(game, size)
+        self.game = get_game(game)
         self.config = config or SelfPlayConfig()
 
     def play(self, games: int, *, progress: Callable[[int], None] | None = None) -> SelfPlayRecords:
@@ -410,23 +408,6 @@ def _records(
     )
 
 
-def _the_game(game: Game | str | None, size: int | Game | None, stacklevel: int = 3) -> Game:
-    """The game of ``game=``, or of the deprecated ``size=`` (an Othello board's size or a
-    ``Game``); Othello on 8x8 when neither is given."""
-    if size is not None:
-        if game is not None:
-            raise ValueError("self-play: give game=, not both game= and size=")
-        warnings.warn(
-            "self-play's size= is deprecated: pass game= (a Game or a name)",
-            DeprecationWarning,
-            stacklevel=stacklevel,
-        )
-        if not isinstance(size, Game) and size not in (4, 6, 8):
-            raise ValueError(f"self-play: size must be 4, 6 or 8 or a Game, got {size!r}")
-        return get_game(size)
-    return get_game("othello" if game is None else game)
-
-
 def play_games(
     evaluator: Evaluator,
     games: int,
@@ -434,11 +415,10 @@ def play_games(
     game: Game | str | None = None,
     config: SelfPlayConfig | None = None,
     progress: Callable[[int], None] | None = None,
-    size: int | Game | None = None,
 ) -> SelfPlayRecords:
     """Play ``games`` self-play games of ``game`` (a ``Game`` or a registered name; default
     8x8 Othello) with ``evaluator`` (at most ``config.parallel`` at once) and return their
-    records. ``size`` (an Othello board's size) is the deprecated way to name the game.
+    records.
 
     >>> from othellolab.core.games import get_game
     >>> from othellolab.players import UniformEvaluator
@@ -447,5 +427,4 @@ def play_games(
     >>> records.games, len(records) > 0, records.policy.shape[1]
     (4, True, 17)
     """
-    the = _the_game(game, size)
-    return SelfPlay(evaluator, game=the, config=config).play(games, progress=progress)
+    return SelfPlay(evaluator, game=game, config=config).play(games, progress=progress)

@@ -27,7 +27,7 @@ from othellolab.core import (
     Stop,
 )
 from othellolab.core.games import Game, position_game
-from othellolab.players import Player, make_game_player
+from othellolab.players import Player, make_player
 from othellolab.ui.web import analysis as _analysis
 from othellolab.ui.web.errors import Conflict, PlayerFailed, Unprocessable
 from othellolab.ui.web.limits import MAX_ANALYSIS_TIME
@@ -235,7 +235,7 @@ class WebGame:
     def hint_player(self) -> Player:
         """The player that gives hints and analyses (made on first use)."""
         if self._hint_player is None:
-            self._hint_player = make_game_player(self.hint_spec, self.rules.name)
+            self._hint_player = make_player(self.hint_spec, self.rules.name)
         return self._hint_player
 
     def begin_think(self, kind: ThinkKind) -> tuple[Any, Player, int]:

@@ -15,7 +15,7 @@ import numpy as np
 from othellolab.core import ConfigError, Limit, OthelloError
 from othellolab.core.games import DEFAULT_GAME, Game, game_for, get_game, position_game
 from othellolab.nn.pretrained import ModelCatalog
-from othellolab.players import Player, make_game_player, strongest_player_spec
+from othellolab.players import Player, make_player, strongest_player_spec
 from othellolab.players.registry import get_entry, parse_spec
 from othellolab.records.ggf import parse_ggf
 from othellolab.ui.web.errors import (
@@ -221,7 +221,7 @@ class GameStore:
                 raise Unprocessable(
                     f"{what} {spec[:200]!r}: the web board does not start external engines"
                 )
-            return make_game_player(spec, rules.name, models=self.models)
+            return make_player(spec, rules.name, models=self.models)
         except OthelloError as e:
             raise Unprocessable(f"{what} {spec[:200]!r}: {e}") from None
 
