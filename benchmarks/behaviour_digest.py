@@ -74,24 +74,34 @@ def main() -> int:
     az6 = NetworkEvaluator.from_dir(model_dir("az-6x6"))
     shogi = NetworkEvaluator.from_dir(model_dir("az-animal-shogi"))
     cases = [
-        ("selfplay-6x6-puct-az", az6, 6, dict(simulations=24, parallel=6, seed=3)),
+        (
+            "selfplay-6x6-puct-az",
+            az6,
+            get_game("othello", size=6),
+            dict(simulations=24, parallel=6, seed=3),
+        ),
         (
             "selfplay-6x6-gumbel-az",
             az6,
-            6,
+            get_game("othello", size=6),
             dict(simulations=16, variant="gumbel", gumbel_actions=8, parallel=6, seed=4),
         ),
         (
             "selfplay-6x6-puct-pcr-solve",
             az6,
-            6,
+            get_game("othello", size=6),
             dict(simulations=24, full_share=0.5, fast_simulations=8, solve_empties=8, seed=5),
         ),
-        ("selfplay-8x8-uniform", UniformEvaluator(), 8, dict(simulations=16, parallel=4, seed=6)),
+        (
+            "selfplay-8x8-uniform",
+            UniformEvaluator(),
+            get_game("othello", size=8),
+            dict(simulations=16, parallel=4, seed=6),
+        ),
         (
             "selfplay-8x8-rollout-solve",
             RandomRolloutEvaluator(1, seed=2),
-            8,
+            get_game("othello", size=8),
             dict(simulations=16, parallel=3, solve_empties=10, seed=7),
         ),
         ("selfplay-shogi-puct-az", shogi, get_game("animal-shogi"), dict(simulations=16, seed=8)),
@@ -102,9 +112,9 @@ def main() -> int:
             dict(simulations=16, variant="gumbel", gumbel_actions=4, seed=9),
         ),
     ]
-    for name, evaluator, size, cfg in cases:
+    for name, evaluator, game, cfg in cases:
         games = 6 if name.startswith("selfplay-6x6") else 3
-        rec = play_games(evaluator, games, size=size, config=SelfPlayConfig(**cfg))
+        rec = play_games(evaluator, games, game=game, config=SelfPlayConfig(**cfg))
         out[name] = _records(rec)
         print(name, out[name], len(rec), flush=True)
 
@@ -125,11 +135,11 @@ def main() -> int:
         out[f"player {spec}"] = ",".join(map(str, moves))
         print(spec, moves, flush=True)
 
-    from othellolab.training.rl.solved6 import load_graded_set
+    from othellolab.players.search.solved6 import load_graded_set
     from othellolab.training.selfplay.grading import grade_evaluator
 
     entries = load_graded_set()[:150]
-    grades = grade_evaluator(az6, 6, simulations=(0, 16), entries=entries)
+    grades = grade_evaluator(az6, get_game("othello", size=6), simulations=(0, 16), entries=entries)
     for sims, g in grades.items():
         out[f"grade az-6x6 sims={sims}"] = repr(g)
         print(sims, g, flush=True)

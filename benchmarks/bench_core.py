@@ -52,7 +52,7 @@ def heldout_midgame(wthor: Path, count: int, seed: int = 1) -> list[Board]:
     and a move to play, drawn with ``seed``: the search benchmarks' positions."""
     import numpy as np
 
-    from othellolab.training.heldout import load_positions
+    from othellolab.datasets.heldout import load_positions
 
     x = load_positions([wthor], years="2023", size=8)
     p, o = x.player.astype(np.uint64), x.opponent.astype(np.uint64)

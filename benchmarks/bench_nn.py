@@ -20,11 +20,11 @@ import torch.nn.functional as F
 from bench_core import float_arg, int_arg, machine, write_section
 
 from othellolab.core.games import get_game
+from othellolab.datasets.feeds import ArraySource, positions_from_wthor
 from othellolab.nn.config import ModelConfig, model_config
 from othellolab.nn.inference import NetworkEvaluator
 from othellolab.nn.models import build_model, count_parameters
 from othellolab.nn.precision import bf16_in_hardware
-from othellolab.training.data import ArraySource, positions_from_wthor
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wthor" / "WTH_2004.wtb"
 MODELS = ("mlp-classic", "resnet-b4c32", "resnet-b6c48", "resnet-b6c64", "cnn-13x128")
@@ -78,11 +78,11 @@ def infer_rate(name: str, p: np.ndarray, o: np.ndarray, batch: int, budget: floa
     """Positions per second through ``NetworkEvaluator.evaluate`` at a given batch size."""
     torch.manual_seed(0)
     ev = NetworkEvaluator(build_model(model_config(name)), cache_size=0)
-    ev.evaluate(p[:batch], o[:batch], get_game(8))
+    ev.evaluate(p[:batch], o[:batch], get_game("othello"))
     n, t0, i = 0, time.perf_counter(), 0
     while time.perf_counter() - t0 < budget:
         s = (i * batch) % (len(p) - batch)
-        ev.evaluate(p[s : s + batch], o[s : s + batch], get_game(8))
+        ev.evaluate(p[s : s + batch], o[s : s + batch], get_game("othello"))
         n += batch
         i += 1
     return n / (time.perf_counter() - t0)

@@ -29,6 +29,8 @@ import numba
 import numpy as np
 
 from othellolab.core.jit import FAST_PEXT
+from othellolab.datasets.heldout import load_positions
+from othellolab.fitting.patterns import Positions
 from othellolab.players.search.evaluation import (
     EVAL_PATTERN_TERMS,
     EVAL_PATTERNS,
@@ -42,8 +44,6 @@ from othellolab.players.search.patterns import (
     pattern_value_pext,
     term_columns,
 )
-from othellolab.training.heldout import load_positions
-from othellolab.training.patterns import Positions
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

@@ -29,13 +29,13 @@ import numpy as np
 from bench_core import machine, write_section
 
 from othellolab.arena import play_match, read_openings
+from othellolab.datasets.heldout import load_positions
+from othellolab.fitting.patterns import Positions, held_out_errors
 from othellolab.players import make_player
 from othellolab.players.search.evaluation import EVAL_HEURISTIC, EVAL_PATTERNS, Evaluation, evaluate
 from othellolab.players.search.heuristic import DEFAULT_WEIGHTS
 from othellolab.players.search.patterns import load_pattern_weights
 from othellolab.records.obf import read_obf
-from othellolab.training.heldout import load_positions
-from othellolab.training.patterns import Positions, held_out_errors
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

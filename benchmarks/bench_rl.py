@@ -1,4 +1,4 @@
-"""Speed of tabular learning on 4x4 Othello: the Numba kernels of ``training/rl/smallboard.py``
+"""Speed of tabular learning on 4x4 Othello: the Numba kernels of ``rl/smallboard.py``
 against the baseline of the same algorithm in Python (the ``training/rl`` agents on the
 Gymnasium env ``othellolab/Othello4x4-v0``), measured in the same run.
 
@@ -16,9 +16,9 @@ import gymnasium as gym
 from bench_core import machine, write_section
 
 import othellolab.envs  # noqa: F401 - registers the ids
-from othellolab.training.rl import EpsilonSchedule, QLearningAgent, SarsaAgent, run_episode
-from othellolab.training.rl.exact4 import Solution4
-from othellolab.training.rl.smallboard import SmallBoardLearner
+from othellolab.players.search.exact4 import Solution4
+from othellolab.rl import EpsilonSchedule, QLearningAgent, SarsaAgent, run_episode
+from othellolab.rl.smallboard import SmallBoardLearner
 
 
 def python_rate(agent_cls, opponent: str, seconds: float) -> float:  # type: ignore[no-untyped-def]

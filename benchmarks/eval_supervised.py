@@ -2,7 +2,7 @@
 playing strength.
 
 - Prediction on held-out games (by default all of WTHOR 2023; a dataset folder with
-  ``--data DIR --split test`` works too), computed by ``othellolab.training.measure`` as
+  ``--data DIR --split test`` works too), computed by ``othellolab.measure.model`` as
   ``othellolab evaluate model`` does: top-1/top-3 accuracy of the move played among legal
   moves, its cross-entropy against a uniform choice's, value MSE against the game result, and
   top-1 by game phase (10 empties per bucket).
@@ -27,11 +27,11 @@ from bench_core import int_arg, machine, write_section
 from othellolab.arena import play_match, read_openings
 from othellolab.core import ConfigError
 from othellolab.core.games import get_game
+from othellolab.datasets.heldout import load_positions
+from othellolab.measure.model import measure_model
 from othellolab.nn.inference import NetworkEvaluator
 from othellolab.nn.pretrained import resolve
 from othellolab.players import make_player
-from othellolab.training.heldout import load_positions
-from othellolab.training.measure import measure_model
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -46,11 +46,11 @@ OPPONENTS = (
 
 def infer_rate(evaluator: NetworkEvaluator, p: np.ndarray, o: np.ndarray, batch: int) -> float:
     """Positions per second through the evaluator at a fixed batch size, for ~3 s."""
-    evaluator.evaluate(p[:batch], o[:batch], get_game(8))
+    evaluator.evaluate(p[:batch], o[:batch], get_game("othello"))
     n, i, t0 = 0, 0, time.perf_counter()
     while time.perf_counter() - t0 < 3.0:
         j = (i * batch) % (len(p) - batch)
-        evaluator.evaluate(p[j : j + batch], o[j : j + batch], get_game(8))
+        evaluator.evaluate(p[j : j + batch], o[j : j + batch], get_game("othello"))
         n += batch
         i += 1
     return n / (time.perf_counter() - t0)

@@ -15,9 +15,9 @@ import torch
 from bench_core import WTHOR
 
 from othellolab.core.features import equivalent_actions
+from othellolab.datasets.heldout import load_positions
 from othellolab.nn.inference import NetworkEvaluator
 from othellolab.nn.pretrained import resolve
-from othellolab.training.heldout import load_positions
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ Samples positions with 20-24 empty squares from WTHOR 2023 (the year no shipped 
 on), solves each exactly with the search's solver (``players.search.solve``), and writes
 ``player``, ``opponent`` and ``exact`` (the disc difference from the side to move under perfect
 play, empties to the winner) as an ``.npz`` that ``othellolab train patterns --exact FILE``
-(``training.patterns.exact_errors``) scores any weights against. Solved positions are saved
+(``fitting.patterns.exact_errors``) scores any weights against. Solved positions are saved
 every few solves, so a killed run resumes where it stopped.
 
 ``python benchmarks/exact_labels.py --out /tmp/exact-20-24.npz --count 800`` (about 2-5 s a
@@ -25,8 +25,8 @@ import numpy as np
 from othellolab import Board
 from othellolab.core.files import write_bytes
 from othellolab.core.kernels import popcount_batch
+from othellolab.datasets.heldout import load_positions
 from othellolab.players.search import TranspositionTable, solve
-from othellolab.training.heldout import load_positions
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

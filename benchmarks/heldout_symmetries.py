@@ -20,9 +20,9 @@ from bench_core import int_arg
 
 from othellolab.core import ConfigError
 from othellolab.core.features import transform_actions, transform_bitboards
+from othellolab.datasets.heldout import EvalPositions, load_positions
+from othellolab.measure.model import measure_model
 from othellolab.nn.pretrained import resolve
-from othellolab.training.heldout import EvalPositions, load_positions
-from othellolab.training.measure import measure_model
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wthor"
 

@@ -30,11 +30,11 @@ import numpy as np
 import torch
 
 from othellolab.core.games import get_game
+from othellolab.datasets.heldout import load_positions
+from othellolab.measure.model import resolve_model
 from othellolab.nn.inference import NetworkEvaluator
 from othellolab.nn.io import load_model
 from othellolab.players.mcts.batch import SearchConfig, search_positions
-from othellolab.training.heldout import load_positions
-from othellolab.training.measure import resolve_model
 from othellolab.training.selfplay.anchor import load_anchor
 from othellolab.training.selfplay.runconfig import load_run_config
 from othellolab.training.selfplay.trainer import WindowTrainer

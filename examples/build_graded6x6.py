@@ -1,4 +1,4 @@
-"""Build the graded 6x6 set that grades self-play generations (``training/rl/solved6.py``).
+"""Build the graded 6x6 set that grades self-play generations (``players/search/solved6.py``).
 
 nice -n 19 python examples/build_graded6x6.py   # about an hour on one core; resumable
 
@@ -20,8 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 from othellolab.core.progress import StepProgress
-from othellolab.records.obf import ObfEntry
-from othellolab.training.rl.solved6 import (
+from othellolab.players.search.solved6 import (
     GRADED_6X6,
     GRADED_OUTCOMES,
     build_graded_set,
@@ -29,6 +28,7 @@ from othellolab.training.rl.solved6 import (
     load_graded_set,
     save_outcomes,
 )
+from othellolab.records.obf import ObfEntry
 
 
 def main() -> None:

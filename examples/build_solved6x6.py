@@ -1,6 +1,6 @@
-"""Build the solved 6x6 position set that grades 6x6 policies (``training/rl/solved6.py``).
+"""Build the solved 6x6 position set that grades 6x6 policies (``players/search/solved6.py``).
 
-python examples/build_solved6x6.py   # about a minute; rewrites src/othellolab/training/rl/data/solved6x6.obf
+python examples/build_solved6x6.py   # about a minute; rewrites src/othellolab/players/search/data/solved6x6.obf
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import argparse
 from pathlib import Path
 
 from othellolab.core.progress import StepProgress
+from othellolab.players.search.solved6 import SOLVED_6X6, build_solved_set
 from othellolab.records.obf import write_obf
-from othellolab.training.rl.solved6 import SOLVED_6X6, build_solved_set
 
 
 def main() -> None:

@@ -1,9 +1,9 @@
 """Train the DQN of ``examples/train_dqn.py`` on 4x4 or 6x6 and grade it against exact play.
 
-4x4 is graded on the full solution (``training/rl/exact4.py``): the share of the 22,191
+4x4 is graded on the full solution (``players/search/exact4.py``): the share of the 22,191
 reachable positions with a choice where its greedy move is optimal, and its worst-case score
 against perfect play as Black and as White (perfect: -10 and +10). 6x6 is graded on the solved
-position set (``training/rl/solved6.py``).
+position set (``players/search/solved6.py``).
 
     python examples/grade_dqn.py --size 4 --transitions 100000 --out runs/dqn4
 """
@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from othellolab.training.rl.exact4 import Solution4
-from othellolab.training.rl.observe import env_observations
-from othellolab.training.rl.solved6 import grade_positions, load_solved_set
+from othellolab.players.search.exact4 import Solution4
+from othellolab.players.search.solved6 import grade_positions, load_solved_set
+from othellolab.rl.observe import env_observations
 
 
 def load_train_dqn():  # type: ignore[no-untyped-def]

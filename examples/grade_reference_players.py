@@ -16,7 +16,7 @@ import numpy as np
 
 from othellolab.core import Board
 from othellolab.players import AlphaBetaPlayer, MonteCarloPlayer, RandomPlayer
-from othellolab.training.rl.solved6 import load_graded_set
+from othellolab.players.search.solved6 import load_graded_set
 from othellolab.training.selfplay.grading import grade_chooser, player_chooser
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 
 from othellolab.envs.maze import MazeEnv
-from othellolab.training.rl import EpsilonSchedule, make_agent, train_agent
-from othellolab.training.rl.exact4 import Solution4
-from othellolab.training.rl.report import maze_curve_figure, othello_curve_figure, save_figure
-from othellolab.training.rl.smallboard import SmallBoardLearner
+from othellolab.players.search.exact4 import Solution4
+from othellolab.rl import EpsilonSchedule, make_agent, train_agent
+from othellolab.rl.report import maze_curve_figure, othello_curve_figure, save_figure
+from othellolab.rl.smallboard import SmallBoardLearner
 
 MAZE_AGENTS = {
     "random": 100,

@@ -25,8 +25,8 @@ import numpy as np
 import torch
 
 import othellolab.envs  # noqa: F401 - registers the Gymnasium ids
-from othellolab.training.rl.observe import env_observations
-from othellolab.training.rl.solved6 import grade_positions, load_solved_set
+from othellolab.players.search.solved6 import grade_positions, load_solved_set
+from othellolab.rl.observe import env_observations
 
 ENV_ID = "othellolab/Othello6x6-v0"
 

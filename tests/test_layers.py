@@ -10,18 +10,26 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "othellolab"
 RANK = {
     "core": 0,
-    "records": 1,
-    "protocols": 2,
-    "datasets": 3,
-    "nn": 4,
-    "players": 5,
-    "arena": 6,
-    "training": 7,
-    "envs": 8,
-    "ui": 8,
-    "cli": 9,
-    "testing": 9,
+    "config": 1,
+    "shards": 1,
+    "parallel": 1,
+    "records": 2,
+    "protocols": 3,
+    "datasets": 4,
+    "nn": 5,
+    "players": 6,
+    "arena": 7,
+    "training": 8,
+    "fitting": 8,
+    "measure": 8,
+    "envs": 9,
+    "rl": 10,
+    "ui": 10,
+    "cli": 11,
+    "testing": 11,
 }
+"""DESIGN.md's rank, with the mechanisms (config, shards, the executor) just above ``core``;
+packages of one rank (training, fitting, measure; rl, ui) import none of each other."""
 
 
 def layer_of(module: str) -> str | None:
@@ -74,6 +82,8 @@ SEARCH_ORDER = (
     "midgame",
     "book",
     "negamax",
+    "exact4",
+    "solved6",
 )
 """The modules of ``players/search`` in the order their docstring gives: each imports only those
 before it."""

@@ -42,9 +42,9 @@ def test_train_patterns_from_positions_files_and_scored_on_exact(tmp_path: Path)
     ``exact_errors``."""
     import numpy as np
 
+    from othellolab.fitting.patterns import exact_errors, read_positions
     from othellolab.players.search import solve
     from othellolab.testing import random_game
-    from othellolab.training.patterns import exact_errors, read_positions
 
     boards = [b for g in range(40) for b in random_game(8, seed=g)]
     p = np.array([b.player for b in boards], dtype=np.uint64)

@@ -42,7 +42,7 @@ def test_dqn_is_graded_on_the_4x4_solution() -> None:
     reason="sb3-contrib is not installed (optional extra: pip install -e '.[rl]')",
 )
 def test_maskable_ppo_is_graded_on_the_solved_6x6_positions() -> None:
-    from othellolab.training.rl.solved6 import grade_positions, load_solved_set
+    from othellolab.players.search.solved6 import grade_positions, load_solved_set
 
     torch.set_num_threads(1)
     ex = load("train_maskable_ppo")

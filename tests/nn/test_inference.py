@@ -121,7 +121,7 @@ def test_fast_precisions_agree_with_float32(precision: str) -> None:
     function, and bfloat16 stays within a small tolerance of float32 on real positions: the
     shipped 6x6 network over the graded 6x6 set (2,478 positions, one batch)."""
     from othellolab.nn.pretrained import resolve
-    from othellolab.training.rl.solved6 import load_graded_set
+    from othellolab.players.search.solved6 import load_graded_set
 
     entries = load_graded_set()
     p = np.array([e.board.player for e in entries], np.uint64)

@@ -14,11 +14,11 @@ torch = pytest.importorskip("torch", reason="the nn extra (torch) is not install
 from othellolab.arena import play_match, read_openings  # noqa: E402
 from othellolab.arena.match import play_game  # noqa: E402
 from othellolab.core.games import get_game  # noqa: E402
+from othellolab.datasets.feeds import positions_from_wthor  # noqa: E402
 from othellolab.nn.inference import NetworkEvaluator  # noqa: E402
 from othellolab.nn.io import load_model  # noqa: E402
 from othellolab.players import make_player  # noqa: E402
 from othellolab.testing import check_player  # noqa: E402
-from othellolab.training.data import positions_from_wthor  # noqa: E402
 
 
 def test_the_default_model_is_shipped() -> None:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from othellolab.core import Board
+from othellolab.fitting.book import BookOptions, book_nodes, build_book, negamax_values
 from othellolab.nn.files import ModelFileError
 from othellolab.players.search.book import (
     Book,
@@ -21,7 +22,6 @@ from othellolab.players.search.book import (
     load_book,
     save_book,
 )
-from othellolab.training.book import BookOptions, book_nodes, build_book, negamax_values
 
 WTHOR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "wthor"
 

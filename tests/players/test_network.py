@@ -110,8 +110,8 @@ def test_alphazero_solves_the_endgame_when_asked() -> None:
     """``endgame=K``: within K empties the move is the exact solver's (an optimal one, the
     score exact), whatever the network thinks."""
     from othellolab.players.search import solve
+    from othellolab.players.search.solved6 import move_scores
     from othellolab.testing import random_game
-    from othellolab.training.rl.solved6 import move_scores
 
     player = make_player("alphazero:model=az-6x6,sims=2,endgame=10")
     boards = [b for s in range(8) for b in random_game(6, seed=s) if b.num_empties == 9]

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from othellolab.core import Board, ConfigError
+from othellolab.fitting.probcut import fit_rows
 from othellolab.players import solve
 from othellolab.players.search.evaluation import pattern_evaluation
 from othellolab.players.search.midgame import search
 from othellolab.players.search.probcut import load_probcut, probcut_table, shallow_depth
 from othellolab.players.search.table import TranspositionTable
-from othellolab.training.probcut import fit_rows
 
 LINE = "f5d6c3d3c4f4f6f3e6e7d7c6"
 
@@ -144,7 +144,7 @@ def test_a_bad_fit_beside_the_weights_is_named(tmp_path: Path) -> None:
 
 
 def test_the_fit_takes_pattern_weights_and_refuses_unknown_ones() -> None:
-    from othellolab.training.probcut import ProbCutOptions
+    from othellolab.fitting.probcut import ProbCutOptions
 
     assert ProbCutOptions(wthor_dir="x", evaluation="patterns-r1").evaluation == "patterns-r1"
     for bad in ("no-such-weights", "", "  "):

@@ -20,13 +20,13 @@ from helpers import shared_file
 torch = pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
 
 from othellolab.core import Board  # noqa: E402
+from othellolab.datasets.feeds import ArraySource, positions_from_wthor  # noqa: E402
 from othellolab.nn.config import model_config  # noqa: E402
 from othellolab.nn.io import load_model, save_model  # noqa: E402
 from othellolab.nn.models import build_model  # noqa: E402
 from othellolab.players import make_player  # noqa: E402
 from othellolab.testing import check_player  # noqa: E402
 from othellolab.training.config import SupervisedConfig  # noqa: E402
-from othellolab.training.data import ArraySource, positions_from_wthor  # noqa: E402
 from othellolab.training.supervised import train_supervised, validation_metrics  # noqa: E402
 
 pytestmark = pytest.mark.cuda
@@ -110,8 +110,8 @@ def test_auto_device_picks_the_gpu_and_resumes_a_cpu_started_run(tmp_path: Path)
 
 
 def test_evaluation_on_the_gpu_matches_the_cpu(model_dir: Path, tmp_path: Path) -> None:
-    from othellolab.training.heldout import load_positions
-    from othellolab.training.measure import measure_model
+    from othellolab.datasets.heldout import load_positions
+    from othellolab.measure.model import measure_model
 
     rows = positions_from_wthor([shared_file("wthor/WTH_2005.wtb")], max_games=20)
     model, _ = load_model(model_dir)

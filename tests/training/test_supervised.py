@@ -302,10 +302,10 @@ def test_compiled_forward_trains_the_same_model(tmp_path: Path) -> None:
 
 def test_validation_counts_a_move_equal_up_to_symmetry_as_the_played_one() -> None:
     from othellolab.core import Board
+    from othellolab.datasets.feeds import ArraySource
     from othellolab.datasets.replay import PositionArrays
     from othellolab.nn.config import model_config
     from othellolab.nn.models import build_model
-    from othellolab.training.data import ArraySource
     from othellolab.training.supervised import validation_metrics
 
     start = Board()

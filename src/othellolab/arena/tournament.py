@@ -20,8 +20,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,8 +49,9 @@ from othellolab.core import (
 from othellolab.core.files import atomic_writer
 from othellolab.core.games import DEFAULT_GAME
 from othellolab.core.progress import StepProgress
+from othellolab.parallel import WorkerError, make_executor
 from othellolab.players.base import Player
-from othellolab.players.registry import get_entry, make_game_player, parse_spec
+from othellolab.players.registry import get_entry, make_player, parse_spec
 
 # ----------------------------------------------------------------------------------------------
 # Playing one game
@@ -87,7 +86,7 @@ class _Timed(Player):
 
 
 class PlayerCache:
-    """The players of one process, built once per label, spec and game (``make_game_player``:
+    """The players of one process, built once per label, spec and game (``make_player``:
     a player that does not play the game is refused) and reused game after game."""
 
     def __init__(self) -> None:
@@ -96,7 +95,7 @@ class PlayerCache:
     def get(self, label: str, spec: str, game: str = DEFAULT_GAME) -> _Timed:
         key = (label, spec, game)
         if key not in self._cache:
-            self._cache[key] = _Timed(make_game_player(spec, game))
+            self._cache[key] = _Timed(make_player(spec, game))
         return self._cache[key]
 
     def close(self) -> None:
@@ -173,10 +172,12 @@ def run_tournament(
     progress: bool = False,
     max_games: int | None = None,
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    ray: str | None = None,
 ) -> TournamentRun:
     """Play every scheduled game that ``folder`` does not hold yet and append each to its
     results as it finishes; returns all the records. ``workers`` (default: the config's)
-    processes play at once; ``max_games`` stops after that many new games."""
+    processes play at once, or tasks on the Ray cluster at ``ray``; ``max_games`` stops after
+    that many new games."""
     out = Path(folder)
     workers = config.workers if workers is None else workers
     check_int(workers, 1, MAX_WORKERS, f"tournament {config.name!r}", "workers")
@@ -201,7 +202,7 @@ def run_tournament(
         if max_games is not None:
             todo = todo[:max_games]
         try:
-            for record in _play_all(todo, workers):
+            for record in _play_all(todo, workers, ray):
                 results.append(record)
                 run.played += 1
                 bar.advance(f"{record['black']} {record['score']:+d} {record['white']}")
@@ -216,22 +217,25 @@ def run_tournament(
 
 def check_entrants(config: TournamentConfig) -> None:
     """Refuse, before any game is played, an entrant that is unknown or does not play the
-    config's game, with ``make_game_player``'s message located at the entrant's label. Nothing
+    config's game, with ``make_player``'s message located at the entrant's label. Nothing
     is built here (a player's other failures stop the tournament at its first game)."""
     for e in config.players:
         try:
             name, _ = parse_spec(e.spec)
             if config.game not in get_entry(name).games():
-                make_game_player(e.spec, config.game).close()  # refused before it is built
+                make_player(e.spec, config.game).close()  # refused before it is built
         except ConfigError as error:
             raise error.at(f"tournament {config.name!r}, player {e.label!r}") from None
 
 
-def _play_all(jobs: Sequence[GameJob], workers: int) -> Iterator[dict[str, Any]]:
-    """Records of ``jobs`` as they finish: in this process, or in ``workers`` processes."""
+def _play_all(
+    jobs: Sequence[GameJob], workers: int, ray: str | None = None
+) -> Iterator[dict[str, Any]]:
+    """Records of ``jobs`` as they finish: in this process, in ``workers`` processes, or on
+    the Ray cluster at ``ray`` (``othellolab.parallel``)."""
     if not jobs:
         return
-    if workers == 1:
+    if workers == 1 and ray is None:
         players = PlayerCache()
         try:
             with _one_compute_thread():
@@ -240,39 +244,14 @@ def _play_all(jobs: Sequence[GameJob], workers: int) -> Iterator[dict[str, Any]]
         finally:
             players.close()
         return
-    import multiprocessing
-
-    ctx = multiprocessing.get_context("spawn")  # fork would copy Numba and torch thread pools
-    pending: dict[Future[dict[str, Any]], GameJob] = {}
-    it = iter(jobs)
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker) as pool:
-        try:
-
-            def submit() -> None:
-                job = next(it, None)
-                if job is not None:
-                    pending[pool.submit(_worker_play, job)] = job
-
-            for _ in range(2 * workers):
-                submit()
-            while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    job = pending.pop(future)
-                    try:
-                        record = future.result()
-                    except BrokenProcessPool:
-                        raise TournamentError(
-                            "a worker process died (out of memory, or killed); the finished "
-                            "games are kept: run the same command again to resume",
-                            where=job.describe(),
-                        ) from None
-                    submit()
-                    yield record
-        finally:
-            for future in pending:
-                future.cancel()
-            pool.shutdown(wait=True, cancel_futures=True)
+    executor = make_executor(workers, ray, initializer=_init_worker)
+    try:
+        for _, record in executor.map(_worker_play, jobs):
+            yield record
+    except WorkerError as e:
+        raise TournamentError(e.what, where=e.task.describe()) from None
+    finally:
+        executor.close()
 
 
 _WORKER_PLAYERS: PlayerCache | None = None
@@ -314,6 +293,8 @@ def _init_worker() -> None:
 
 
 def _worker_play(job: GameJob) -> dict[str, Any]:
+    if _WORKER_PLAYERS is None:  # a Ray worker: no start hook ran
+        _init_worker()
     assert _WORKER_PLAYERS is not None
     return play_job(job, _WORKER_PLAYERS)
 

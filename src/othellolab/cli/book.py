@@ -45,8 +45,8 @@ def build(
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Build a book: positions that games reach, valued by negamax over the engine's searches."""
+    from othellolab.fitting.book import BookOptions, build_book
     from othellolab.players.search.evaluation import EVALUATION_NAMES
-    from othellolab.training.book import BookOptions, build_book
 
     if evaluation not in EVALUATION_NAMES:
         raise typer.BadParameter(
@@ -84,7 +84,7 @@ def extend(
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Rebuild a book with more games, a deeper search or a lower game count (searches reused)."""
-    from othellolab.training.book import extend_book
+    from othellolab.fitting.book import extend_book
 
     book = extend_book(
         folder,

@@ -51,9 +51,9 @@ def model(
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Evaluate networks on held-out positions; writes report.md, metrics.json and plots."""
-    from othellolab.training.heldout import load_positions
-    from othellolab.training.measure import check_symmetries, measure_model, resolve_model
-    from othellolab.training.report import write_report
+    from othellolab.datasets.heldout import load_positions
+    from othellolab.measure.model import check_symmetries, measure_model, resolve_model
+    from othellolab.measure.report import write_report
 
     check_symmetries(symmetries)
     dirs = [resolve_model(m) for m in models]

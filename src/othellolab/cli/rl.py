@@ -72,10 +72,10 @@ def _maze(
     out: Path,
     gif: bool,
 ) -> None:
+    from othellolab.config import check_count
     from othellolab.envs.maze import MazeEnv, parse_maze
-    from othellolab.training.rl import EpsilonSchedule, make_agent, train_agent
-    from othellolab.training.rl.report import maze_curve_figure, save_figure, write_gif
-    from othellolab.training.rl.tabular import check_count
+    from othellolab.rl import EpsilonSchedule, make_agent, train_agent
+    from othellolab.rl.report import maze_curve_figure, save_figure, write_gif
 
     check_count(runs, "runs", where="rl maze")
     check_count(seed, "seed", where="rl maze", low=0)
@@ -161,7 +161,7 @@ def _value_frame(layout, values, value_range, caption: str):  # type: ignore[no-
     import math
 
     from othellolab.envs.maze import render_maze_rgb
-    from othellolab.training.rl.report import label_frame
+    from othellolab.rl.report import label_frame
 
     img = render_maze_rgb(layout, values=values, value_range=value_range)
     labels = []
@@ -197,11 +197,11 @@ def othello4(
     (curve.png, result.json)."""
     import numpy as np
 
+    from othellolab.config import check_count
     from othellolab.core.progress import StepProgress
-    from othellolab.training.rl import EpsilonSchedule
-    from othellolab.training.rl.report import othello_curve_figure, save_figure
-    from othellolab.training.rl.smallboard import SmallBoardLearner
-    from othellolab.training.rl.tabular import check_count
+    from othellolab.rl import EpsilonSchedule
+    from othellolab.rl.report import othello_curve_figure, save_figure
+    from othellolab.rl.smallboard import SmallBoardLearner
 
     check_count(episodes, "episodes", where="rl othello4")
     check_count(grades, "grades", where="rl othello4")

@@ -169,7 +169,7 @@ def probcut(
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Fit multi-ProbCut: how a shallow search predicts a deep one, per depth and empties."""
-    from othellolab.training.probcut import ProbCutOptions, fit_probcut
+    from othellolab.fitting.probcut import ProbCutOptions, fit_probcut
 
     options = ProbCutOptions(
         wthor_dir=str(wthor),
@@ -272,18 +272,18 @@ def patterns(
 ) -> None:
     """Fit the 8x8 pattern evaluation to game results or given positions; writes
     weights.safetensors + config.json. With --exact and no --out, only scores --weights."""
-    from othellolab.players.search.patterns import TERMS
-    from othellolab.training.patterns import (
+    from othellolab.fitting.patterns import (
         PatternTrainOptions,
         exact_errors,
         read_positions,
         train_patterns,
     )
+    from othellolab.players.search.patterns import TERMS
 
     test = None
     if exact is not None:
         if exact.is_dir():
-            from othellolab.training.labelled import load_labelled
+            from othellolab.fitting.labelled import load_labelled
 
             test = load_labelled(exact, label="exact")
         else:
@@ -360,7 +360,7 @@ def patterns_data(
     """Generate search-labelled self-play positions for the pattern fit: the engine plays
     itself from XOT or WTHOR openings and the exact solver finishes each game; a run folder
     with the same config resumes (after any kill), a different config is refused."""
-    from othellolab.training.labelled import generate_labelled, load_labelled_config
+    from othellolab.fitting.labelled import generate_labelled, load_labelled_config
 
     cfg = load_labelled_config(config)
     summary = generate_labelled(
@@ -398,7 +398,7 @@ def engine(
     (train patterns-data), the pattern fit to it and every round before (train patterns),
     multi-ProbCut with the new weights (train probcut) and the fit's error against exact
     scores; running it again resumes every stage where it stopped."""
-    from othellolab.training.engine import load_engine_config, train_engine
+    from othellolab.fitting.engine import load_engine_config, train_engine
 
     cfg, text = load_engine_config(config)
     summary = train_engine(cfg, out, text=text, progress=not quiet, log=typer.echo)

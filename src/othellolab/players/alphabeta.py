@@ -14,12 +14,12 @@ import time
 from pathlib import Path
 from typing import ClassVar
 
+from othellolab.config.options import SEED, Option, checked_options, device_option
 from othellolab.core import Board, ConfigError, Limit, PlayResult, Score, square_name
 from othellolab.core.games import position_game
 from othellolab.core.othello_game import Othello
 from othellolab.players.base import Player
 from othellolab.players.clock import plan
-from othellolab.players.options import SEED, Option, checked_options, device_option
 from othellolab.players.search import (
     EVALUATION_NAMES,
     Evaluation,

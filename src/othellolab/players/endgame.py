@@ -8,10 +8,10 @@ import dataclasses
 import time
 from typing import ClassVar
 
+from othellolab.config.options import Option, checked_options
 from othellolab.core import Board, Limit, PlayResult
 from othellolab.players.alphabeta import AlphaBetaPlayer, player_weights, weights_option
 from othellolab.players.base import Player
-from othellolab.players.options import Option, checked_options
 from othellolab.players.search import SolveAborted, TranspositionTable, solve
 
 

@@ -15,10 +15,10 @@ import tomllib
 from pathlib import Path
 from typing import Any, ClassVar
 
+from othellolab.config.options import Option, checked_options
 from othellolab.core import Board, ConfigError, Limit, PlayResult, Score
 from othellolab.core.parsing import clip
 from othellolab.players.base import Player
-from othellolab.players.options import Option, checked_options
 from othellolab.protocols.nboard import MAX_DEPTH, NBoardError, format_move
 from othellolab.protocols.nboard_client import NBoardClient
 

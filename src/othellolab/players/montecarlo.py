@@ -16,11 +16,11 @@ from typing import ClassVar
 
 import numpy as np
 
+from othellolab.config.options import SEED, Option, checked_options
 from othellolab.core import Board, Limit, PlayResult, Score
 from othellolab.core import kernels as _k
 from othellolab.core.numba_kernel import kernel
 from othellolab.players.base import Player
-from othellolab.players.options import SEED, Option, checked_options
 
 _CHUNK = 256
 """Playouts per kernel call between two looks at the clock and the stop signal (a few ms on

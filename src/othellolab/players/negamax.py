@@ -14,10 +14,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from othellolab.config.options import SEED, Option, checked_options
 from othellolab.core import Limit, PlayResult, Score
 from othellolab.core.games import position_game
 from othellolab.players.base import Player
-from othellolab.players.options import SEED, Option, checked_options
 from othellolab.players.search.negamax import MAX_DEPTH, is_win_score, search
 
 __all__ = ["NegamaxPlayer"]

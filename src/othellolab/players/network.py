@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from othellolab.config.options import SEED, Option, checked_options, device_option
 from othellolab.core import Board, ConfigError, Limit, OthelloError, PlayResult, Score
 from othellolab.core.games import position_game, position_state
 from othellolab.nn.pretrained import DEFAULT_MODEL, resolve
 from othellolab.players.base import Player, uniform_policy
 from othellolab.players.clock import move_limit, per_move, plan
-from othellolab.players.options import SEED, Option, checked_options, device_option
 
 _MODEL = Option(str, optional=True, model=True, help="model name or directory (none: the default)")
 _DEVICE = Option(str, check=device_option, help="torch device: cpu, cuda, cuda:N or mps")

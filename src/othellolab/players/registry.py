@@ -2,7 +2,7 @@
 
 A spec is ``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE``; values are read as int, float (ASCII digits
 only), bool (``true``/``false``), ``none`` or string. Every registered player declares its
-options (``players.options``): the registry refuses unknown ones and the player's checked
+options (``config.options``): the registry refuses unknown ones and the player's checked
 ``__init__`` refuses values out of range, each with a ``ConfigError`` naming the option and
 its range. ``othellolab players`` and the web board's ``/api/players`` show the ranges.
 """
@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from othellolab.config.options import Option
 from othellolab.core import ConfigError
 from othellolab.core.games import Game, game_names, get_game
 from othellolab.core.parsing import parse_number
 from othellolab.nn.pretrained import DEFAULT_MODEL, ModelCatalog, describe_names
 from othellolab.players.base import Player
-from othellolab.players.options import Option
 
 MAX_SPEC_LENGTH = 2000
 """Longest spec accepted (characters)."""
@@ -79,7 +79,7 @@ def register_player(
     defaults: dict[str, Any] | None = None,
 ) -> None:
     """Make ``factory`` available as ``name`` (and its aliases) in player specs. A factory with
-    an ``OPTIONS`` table (``players.options``) has its spec values checked against it."""
+    an ``OPTIONS`` table (``config.options``) has its spec values checked against it."""
     entry = PlayerEntry(name, factory, help, strength, aliases, dict(defaults or {}))
     _REGISTRY[name] = entry
     for alias in aliases:
@@ -202,14 +202,22 @@ def describe_options(
 
 
 def make_player(
-    spec: str | Player, *, models: ModelCatalog | None = None, **overrides: Any
+    spec: str | Player,
+    game: str | Game | None = None,
+    *,
+    models: ModelCatalog | None = None,
+    **overrides: Any,
 ) -> Player:
     """Build a player from a spec string (``"greedy:seed=1"``); a ``Player`` passes through.
 
-    ``models`` decides which model directories a ``model=`` option may name (default: the
-    shipped models and any model directory by path; a server passes its own catalog). Errors
-    are ``ConfigError``s naming the spec and the option.
+    With a ``game`` (a ``Game`` or its name), a player that does not play it is refused before
+    it is built, with a ``ConfigError`` that names the spec, the games it plays and the players
+    of ``game``. ``models`` decides which model directories a ``model=`` option may name
+    (default: the shipped models and any model directory by path; a server passes its own
+    catalog). Errors are ``ConfigError``s naming the spec and the option.
     """
+    if game is not None:
+        _check_plays(spec, get_game(game).name)
     if isinstance(spec, Player):
         return spec
     name, options = parse_spec(spec)
@@ -241,13 +249,8 @@ def make_player(
     return entry.factory(**options)
 
 
-def make_game_player(
-    spec: str | Player, game: str, *, models: ModelCatalog | None = None
-) -> Player:
-    """``make_player(spec)`` for a board of ``game`` (a ``core.games`` name): a player that
-    does not play it is refused, before it is built, with a ``ConfigError`` that names the
-    spec, the games it plays and the players of ``game``."""
-    rules = get_game(game).name
+def _check_plays(spec: str | Player, rules: str) -> None:
+    """Refuse a player (spec or built) that does not play the game named ``rules``."""
     if isinstance(spec, Player):
         name, games = spec.name, game_names() if spec.games is None else tuple(spec.games)
     else:
@@ -260,7 +263,6 @@ def make_game_player(
             f"player {shown[:100]!r} plays {', '.join(games) or 'no game'}, not {rules}; "
             f"players of {rules}: {players}"
         )
-    return make_player(spec, models=models)
 
 
 def available_players() -> list[PlayerEntry]:

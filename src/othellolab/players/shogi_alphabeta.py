@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from othellolab.config.options import SEED, Option
 from othellolab.players.negamax import NegamaxPlayer
-from othellolab.players.options import SEED, Option
 
 __all__ = ["ShogiAlphaBetaPlayer"]
 

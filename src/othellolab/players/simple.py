@@ -6,10 +6,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from othellolab.config.options import SEED, Option, checked_options
 from othellolab.core import Board, Limit, PlayResult
 from othellolab.core import kernels as _k
 from othellolab.players.base import Player, uniform_policy
-from othellolab.players.options import SEED, Option, checked_options
 
 
 class RandomPlayer(Player):

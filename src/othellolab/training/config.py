@@ -7,11 +7,11 @@ option with its default. ``SupervisedConfig.to_dict()`` is what a run directory 
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from othellolab.config import read_toml, run_name
 from othellolab.core import ConfigError
 from othellolab.nn.config import ModelConfig, ModelConfigError, model_config
 
@@ -26,7 +26,6 @@ __all__ = [
     "TrainConfig",
     "load_config",
     "read_table",
-    "run_name",
 ]
 
 
@@ -282,19 +281,6 @@ class SupervisedConfig:
         )
 
 
-def run_name(name: Any, where: str) -> str:
-    """A run's name, which names its folder: required, letters, digits, '-', '_' and '.'."""
-    if not isinstance(name, str) or not name.strip():
-        raise ConfigError("'name' (the run name) is required", where=where, option="name")
-    if not all(c.isalnum() or c in "-_." for c in name) or name.startswith("."):
-        raise ConfigError(
-            f"name {name!r} may hold only letters, digits, '-', '_' and '.'",
-            where=where,
-            option="name",
-        )
-    return name
-
-
 def read_table(klass: type, section: Any, where: str) -> Any:
     """One table of a run config as its dataclass: unknown keys, wrong types, non-finite or
     out-of-range numbers are errors naming the table and key (``where``)."""
@@ -325,27 +311,6 @@ def read_table(klass: type, section: Any, where: str) -> Any:
     )
     obj.validate(where)
     return obj
-
-
-def whole_number(value: object) -> bool:
-    """An int that is not a bool (``True`` is not a count)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def read_toml(path: str | Path) -> tuple[dict[str, Any], str]:
-    """A TOML config file's tables and its text; a missing, unreadable or invalid file is a
-    ``ConfigError`` naming it (every training config is read here)."""
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise ConfigError(f"{p}: no such config file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{p}: cannot read the config ({e})") from None
-    try:
-        return tomllib.loads(text), text
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{p}: invalid TOML ({e})") from None
 
 
 def load_config(path: str | Path) -> SupervisedConfig:

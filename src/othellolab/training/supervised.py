@@ -28,12 +28,7 @@ from safetensors.torch import load_file
 
 from othellolab.core.features import equivalent_actions
 from othellolab.core.files import replacing
-from othellolab.nn.config import ModelConfig
-from othellolab.nn.io import ModelFileError, load_state, save_model, state_tensors
-from othellolab.nn.models import PolicyValueNet, build_model
-from othellolab.nn.precision import fast_bfloat16, training_layout
-from othellolab.training.config import _TABLES, ConfigError, OptimConfig, SupervisedConfig
-from othellolab.training.data import (
+from othellolab.datasets.feeds import (
     ArraySource,
     DatasetSource,
     batch_plan,
@@ -42,6 +37,11 @@ from othellolab.training.data import (
     split_by_game,
     wthor_paths,
 )
+from othellolab.nn.config import ModelConfig
+from othellolab.nn.io import ModelFileError, load_state, save_model, state_tensors
+from othellolab.nn.models import PolicyValueNet, build_model
+from othellolab.nn.precision import fast_bfloat16, training_layout
+from othellolab.training.config import _TABLES, ConfigError, OptimConfig, SupervisedConfig
 from othellolab.training.distributed import (
     Part,
     Ranks,
@@ -68,7 +68,7 @@ PLOT = "learning_curves.png"
 
 
 class PositionSource(Protocol):
-    """What the trainer reads: see ``training.data`` for the batch dictionary."""
+    """What the trainer reads: see ``datasets.feeds`` for the batch dictionary."""
 
     def __len__(self) -> int: ...
 
@@ -80,7 +80,7 @@ class PositionSource(Protocol):
         self, index: np.ndarray, symmetries: np.ndarray | None = None
     ) -> dict[str, np.ndarray]:
         """The rows ``index`` under their symmetries (what a distributed trainer draws: each
-        rank its part of the planned batch, ``training.data.batch_plan``)."""
+        rank its part of the planned batch, ``datasets.feeds.batch_plan``)."""
         ...
 
 
@@ -227,7 +227,7 @@ def validation_metrics(
 
     ``val_top1``/``val_top3``: share of positions whose played move is the best / among the
     three best legal moves by the network (a move that a symmetry of the position maps to the
-    played one counts as it, as in ``training.measure``); ``val_policy_ce``: cross-entropy of the played move
+    played one counts as it, as in ``measure.model``); ``val_policy_ce``: cross-entropy of the played move
     under the network's policy over legal moves; ``val_uniform_ce``: the same for a uniform
     choice among legal moves (the baseline to beat); ``val_value_mse``: squared error of the
     value against the game's result (and ``val_score_mse`` with a score head).

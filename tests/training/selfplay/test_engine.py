@@ -13,7 +13,7 @@ from othellolab.core import BLACK, WHITE, Board, ConfigError
 from othellolab.core.games import get_game
 from othellolab.players import RandomRolloutEvaluator, UniformEvaluator
 from othellolab.players.evaluators import legal_priors
-from othellolab.training.rl.exact4 import Solution4
+from othellolab.players.search.exact4 import Solution4
 from othellolab.training.selfplay import NO_SCORE, SelfPlayConfig, SelfPlayRecords, play_games
 
 
@@ -339,6 +339,7 @@ def test_searches_solve_their_leaves_near_the_end() -> None:
     evaluator and a handful of simulations; without it, the blind search often does not."""
     from othellolab.testing import random_game
     from othellolab.training.selfplay import search_positions
+    from othellolab.training.selfplay.exact import ExactEndgame, leaf_solver
 
     boards = [
         b
@@ -351,9 +352,17 @@ def test_searches_solve_their_leaves_near_the_end() -> None:
     o = np.array([b.opponent for b in boards], np.uint64)
     scores = [{a: -_negamax(b.play(a)) for a in b.legal_actions()} for b in boards]
 
+    game = get_game("othello", size=6)
+
     def optimal(config: SelfPlayConfig) -> float:
         moves, _, _ = search_positions(
-            UniformEvaluator(), p, o, get_game("othello", size=6), config
+            UniformEvaluator(),
+            p,
+            o,
+            game,
+            config,
+            exact=ExactEndgame(game, config.solve_empties),
+            leaf_values=leaf_solver(game, config),
         )
         return np.mean([s[m] == max(s.values()) for s, m in zip(scores, moves, strict=True)])
 

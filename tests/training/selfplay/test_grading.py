@@ -9,6 +9,7 @@ import functools
 import numpy as np
 import pytest
 
+from othellolab.core.games import get_game
 from othellolab.players import (
     AlphaBetaPlayer,
     MonteCarloPlayer,
@@ -16,8 +17,8 @@ from othellolab.players import (
     UniformEvaluator,
 )
 from othellolab.players.evaluators import legal_priors
-from othellolab.training.rl.exact4 import Solution4
-from othellolab.training.rl.solved6 import load_graded_set
+from othellolab.players.search.exact4 import Solution4
+from othellolab.players.search.solved6 import load_graded_set
 from othellolab.training.selfplay import SelfPlayConfig
 from othellolab.training.selfplay.grading import (
     grade_chooser,
@@ -101,7 +102,9 @@ def test_4x4_grades_from_the_full_solution() -> None:
                     priors[i, 16] = 1.0
             return priors, np.zeros(len(player), np.float32)
 
-    grades = grade_evaluator(Exact(), 4, simulations=(0,), solution=solution)
+    grades = grade_evaluator(
+        Exact(), get_game("othello", size=4), simulations=(0,), solution=solution
+    )
     assert grades[0].optimal_share == 1.0 and grades[0].perfect
     with pytest.raises(ValueError, match="6x6 or 4x4"):
         grade_chooser(policy_chooser(UniformEvaluator(), 8), 8)

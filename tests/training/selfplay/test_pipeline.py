@@ -507,7 +507,7 @@ def test_training_beats_random_play_and_grades_better_than_generation_0(
     the network with 16 simulations from below random play to well above it. Measured (400
     games against random, this config with seeds 1, 2, 3): generation 0 scores about 0.3,
     generation 3 0.81 to 0.88 (0.875 with seed 1, the one here); a player that always plays
-    an optimal move (training.rl.exact4) scores 0.97. The optimal share with 16 simulations
+    an optimal move (players.search.exact4) scores 0.97. The optimal share with 16 simulations
     went from 0.55-0.60 to 0.73-0.77."""
     last = reference.root / f"models/{generation_name(GENERATIONS)}"
     first = reference.root / "models/gen0000"

@@ -17,12 +17,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from othellolab.config.options import Option
 from othellolab.core import ConfigError
 from othellolab.core.games import game_for
 from othellolab.nn.config import model_config
 from othellolab.nn.io import save_model
 from othellolab.nn.models import build_model
-from othellolab.players.options import Option
 from othellolab.training.selfplay.pipeline import SelfPlayRun, train_selfplay
 from othellolab.training.selfplay.runconfig import (
     GateConfig,
@@ -165,7 +165,7 @@ def test_rate_opponents_must_be_player_specs(opponents: Any) -> None:
 
 def bad_numbers(option: Option) -> st.SearchStrategy[Any]:
     """Values ``option`` must refuse: not finite, not a number, out of its range, and a
-    fraction where a whole number is asked. (Not ``true``: ``players.options.Option`` takes a
+    fraction where a whole number is asked. (Not ``true``: ``config.options.Option`` takes a
     bool as the number 0 or 1, for every player option too.)"""
     bad: list[st.SearchStrategy[Any]] = [
         st.sampled_from([math.nan, math.inf, -math.inf, "1", None, [1], {"a": 1}]),

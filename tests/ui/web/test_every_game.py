@@ -12,7 +12,7 @@ from othellolab.core.animal_shogi import AnimalShogi
 from othellolab.core.games import Game, get_game
 from othellolab.players import available_players
 from othellolab.players.search import solve
-from othellolab.training.rl.solved6 import move_scores
+from othellolab.players.search.solved6 import move_scores
 from othellolab.ui.web import create_app
 
 
@@ -186,7 +186,7 @@ def test_mcts_hints_report_visits_and_q_per_move(client: TestClient) -> None:
 
 def test_exact_per_move_scores_of_the_solver(client: TestClient) -> None:
     """The 4x4 hint player is the exact solver: every move's score matches a solve of the
-    position after it (``training.rl.solved6.move_scores``, an independent path)."""
+    position after it (``players.search.solved6.move_scores``, an independent path)."""
     state = new_game(client, size=4, human="both", record="b1a1")
     state = post(client, state, "hint", {"all_moves": True})
     hint = state["hint"]

@@ -27,6 +27,7 @@ from typing import ClassVar, Protocol
 
 import numpy as np
 
+from othellolab.config.options import SEED, CheckedTable, Option
 from othellolab.core.games import Game, get_game
 from othellolab.players.evaluators import Evaluator
 from othellolab.players.mcts.forced import force_root, pruned_visits
@@ -40,7 +41,6 @@ from othellolab.players.mcts.gumbel import (
     sigma,
 )
 from othellolab.players.mcts.tree import C_PUCT, C_UCT, choose_action, root_exact
-from othellolab.players.options import SEED, CheckedTable, Option
 
 __all__ = [
     "VARIANTS",

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from othellolab.config.options import SEED, Option, checked_options
 from othellolab.core import Board, ConfigError, Limit, PlayResult, Score, Stop
 from othellolab.core.games import (
     Game,
@@ -37,7 +38,6 @@ from othellolab.players.mcts.tree import (
     root_summary,
     select_leaves,
 )
-from othellolab.players.options import SEED, Option, checked_options
 
 
 @dataclass(frozen=True)

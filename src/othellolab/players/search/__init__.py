@@ -21,10 +21,15 @@ One module per concern, each importing only those listed before it:
 - ``endgame``: the exact solver (``solve``);
 - ``midgame``: iterative-deepening alpha-beta (``search``);
 - ``book``: the opening book (canonical positions with negamax values, built by
-  ``training.book``);
+  ``fitting.book``);
 - ``negamax``: alpha-beta for any game of the protocol (``core.games``) over its rules
   kernels, on the heuristic the game provides, for the ``negamax`` and ``shogi-alphabeta``
-  players.
+  players;
+- ``exact4``: the full solution of 4x4 Othello (every position's value and best moves), which
+  grades learners exactly;
+- ``solved6``: solved and graded 6x6 position sets (``data/solved6x6.obf``,
+  ``data/graded6x6.obf``), every move's exact value (``optimal_moves``) and the grading of a
+  player's choices against them (``grade_positions``).
 
 The small kernels called once per node (``solve1``, ``solve2``, ``order_moves``, ``pick_best``,
 ``tt_store``, the table helpers) are inlined by Numba (``inline="always"``): a call between

@@ -5,7 +5,7 @@ A book holds 8x8 positions in canonical form (the smallest ``(player, opponent)`
 eight symmetric images, so that transposed and mirrored lines share one entry), each with its
 value in discs from the side to move: the best of its book children's values and of the best
 move that leaves the book, searched by the engine when the book was built
-(``training.book``). A player in the book plays the book move of best value while no move
+(``fitting.book``). A player in the book plays the book move of best value while no move
 outside the book is better; otherwise it searches, which finds that move itself.
 
 Files: ``book.safetensors`` (sorted keys, values, game counts, search depths) and

@@ -2,7 +2,7 @@
 
 For a node searched to ``depth`` plies, a search to ``shallow_depth(depth)`` plies gives ``v``;
 over many positions the deep value is about ``a*v + b`` with a normal error of deviation
-``sigma``, all three fitted per depth and number of empties (``training.probcut``). With a
+``sigma``, all three fitted per depth and number of empties (``fitting.probcut``). With a
 confidence ``t``, the node is cut as failing high when ``v >= (beta + t*sigma - b) / a`` and as
 failing low when ``v <= (alpha - t*sigma - b) / a``; each test is one null-window shallow
 search. A larger ``t`` cuts less and errs less.

@@ -26,7 +26,7 @@ __all__ = ["load_anchor"]
 def load_anchor(train: SelfPlayTrainConfig, game: Game, seed: int) -> Window:
     """``train.anchor_positions`` positions of ``train.anchor`` (drawn with ``seed``; moves
     only, no forced passes) as a ``Window`` of expert rows for ``game`` (Othello, its size)."""
-    from othellolab.training.heldout import load_positions
+    from othellolab.datasets.heldout import load_positions
 
     path = Path(train.anchor)
     if path.is_dir() and any(path.glob("WTH_*.wtb")) and not train.anchor_years:

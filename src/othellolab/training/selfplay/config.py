@@ -1,6 +1,6 @@
 """The self-play engine's options in one frozen, validated dataclass.
 
-Every option is declared with its type and range (``players.options.Option``, the same checks
+Every option is declared with its type and range (``config.options.Option``, the same checks
 as player options): a value off its range, of the wrong type or not finite raises a
 ``ConfigError`` that names the option; ``from_dict`` also rejects unknown keys.
 
@@ -14,41 +14,17 @@ othellolab.core.errors.ConfigError: self-play config: option leaves: must be a w
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
+from othellolab.config import CheckedTable, Option, table_from_dict
 from othellolab.core import ConfigError
 from othellolab.players.mcts.batch import VARIANTS, SearchConfig
-from othellolab.players.options import CheckedTable, Option
 
-__all__ = ["VARIANTS", "CheckedTable", "SelfPlayConfig", "refuse_unknown", "table_from_dict"]
+__all__ = ["VARIANTS", "SelfPlayConfig"]
 
 _SEARCH = SearchConfig.OPTIONS
 """The options self-play shares with the players' batched search (``players.mcts.batch``)."""
-
-
-def refuse_unknown(data: Any, known: list[str], where: str) -> None:
-    """A ``ConfigError`` at ``where`` unless ``data`` is a mapping whose keys are all ``known``
-    (the error names the first unknown key and lists the known ones)."""
-    if not isinstance(data, dict):
-        raise ConfigError("expected a table", where=where)
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise ConfigError(
-            f"unknown key(s) {', '.join(map(str, unknown))}; known: {', '.join(known)}",
-            where=where,
-            option=str(unknown[0]),
-        )
-
-
-def table_from_dict(klass: type, data: Any, where: str) -> Any:
-    """``klass`` built from a mapping (a TOML table): unknown keys and bad values are errors
-    located at ``where`` that name the key."""
-    refuse_unknown(data, [f.name for f in fields(klass)], where)
-    try:
-        return klass(**data)
-    except ConfigError as e:
-        raise ConfigError(e.what, where=where, option=e.option, allowed=e.allowed) from None
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ the exact value of that position rather than the result of a noisy endgame. One
 transposition table serves a whole batch of games: on 6x6 at ``K = 14`` a game's endgame costs
 about 5 ms of solving (measured on self-play games), less than its searches would.
 
-``search_positions`` is the players' batched search (``players.mcts.batch``) with this
-endgame, as a ``SelfPlayConfig`` asks (``solve_empties``, ``solve_leaves``): for grading.
+The players' batched search (``players.mcts.batch.search_positions``) takes this endgame as
+its ``exact=`` and ``leaf_solver``'s ``leaf_values=``, as a ``SelfPlayConfig`` asks
+(``solve_empties``, ``solve_leaves``): grading does.
 """
 
 from __future__ import annotations
@@ -23,14 +24,12 @@ import numpy as np
 from othellolab.core import Board, ConfigError
 from othellolab.core import kernels as _k
 from othellolab.core.games import Game, get_game
-from othellolab.players.evaluators import Evaluator
-from othellolab.players.mcts import batch
 from othellolab.players.search.endgame import solve
+from othellolab.players.search.solved6 import optimal_moves
 from othellolab.players.search.table import TranspositionTable
-from othellolab.training.rl.solved6 import optimal_moves
 from othellolab.training.selfplay.config import SelfPlayConfig
 
-__all__ = ["ExactEndgame", "ExactMove", "leaf_solver", "search_positions"]
+__all__ = ["ExactEndgame", "ExactMove", "leaf_solver"]
 
 
 @dataclass(frozen=True)
@@ -117,26 +116,3 @@ def leaf_solver(
         return exact.leaf_values(p, o, config.score_value)
 
     return leaf_values
-
-
-def search_positions(
-    evaluator: Evaluator,
-    player: np.ndarray,
-    opponent: np.ndarray,
-    game: int | Game | str,
-    config: SelfPlayConfig | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``players.mcts.batch.search_positions`` with ``config``'s exact endgame: a position
-    within ``solve_empties`` of the end is solved, and with ``solve_leaves`` the searches'
-    leaves that close too; returns ``(moves, targets, values)``."""
-    config = config or SelfPlayConfig()
-    game = get_game(game)
-    return batch.search_positions(
-        evaluator,
-        player,
-        opponent,
-        game,
-        config,
-        exact=ExactEndgame(game, config.solve_empties),
-        leaf_values=leaf_solver(game, config),
-    )

@@ -1,7 +1,7 @@
 """Grading against perfect play: the move choosers of a network (its raw policy, or the
 network with N simulations of batched search) and of any player, graded on the exact 6x6 set
-(``training.rl.solved6``: ``GRADED_6X6``) and on the full 4x4 solution
-(``training.rl.exact4``).
+(``players.search.solved6``: ``GRADED_6X6``) and on the full 4x4 solution
+(``players.search.exact4``).
 
 A chooser is ``choose(player, opponent) -> actions`` over arrays of bitboards, called once
 for all the positions, the form both graders take.
@@ -19,11 +19,12 @@ from othellolab.core import kernels as _k
 from othellolab.core.games import Game, get_game
 from othellolab.players.base import Player
 from othellolab.players.evaluators import Evaluator
+from othellolab.players.mcts.batch import search_positions
+from othellolab.players.search.exact4 import Grade, Solution4
+from othellolab.players.search.solved6 import PositionGrade, grade_positions, load_graded_set
 from othellolab.records.obf import ObfEntry
-from othellolab.training.rl.exact4 import Grade, Solution4
-from othellolab.training.rl.solved6 import PositionGrade, grade_positions, load_graded_set
 from othellolab.training.selfplay.config import SelfPlayConfig
-from othellolab.training.selfplay.exact import search_positions
+from othellolab.training.selfplay.exact import ExactEndgame, leaf_solver
 
 __all__ = [
     "Chooser",
@@ -68,7 +69,11 @@ def search_chooser(
     game = get_game("othello", size=size)
 
     def choose(player: np.ndarray, opponent: np.ndarray) -> np.ndarray:
-        return search_positions(evaluator, player, opponent, game, config)[0]
+        exact = ExactEndgame(game, config.solve_empties)
+        leaf_values = leaf_solver(game, config)
+        return search_positions(
+            evaluator, player, opponent, game, config, exact=exact, leaf_values=leaf_values
+        )[0]
 
     return choose
 
@@ -110,7 +115,7 @@ def grade_chooser(
     )
 
 
-def board_size(game: int | Game) -> int:
+def board_size(game: Game | str) -> int:
     """The board size of a game whose perfect play the graders know (``Game.has_exact_grading``:
     6x6 and 4x4 Othello), or a ``ValueError``."""
     rules = get_game(game)
@@ -121,7 +126,7 @@ def board_size(game: int | Game) -> int:
     return int(rules.params["size"])
 
 
-def graded_entries(game: int | Game, positions: int = 0) -> list[ObfEntry] | None:
+def graded_entries(game: Game | str, positions: int = 0) -> list[ObfEntry] | None:
     """The graded positions a grade of ``game`` uses: 6x6's set (its first ``positions``; 0:
     all), or None where the grader walks a full solution instead (4x4)."""
     if board_size(game) != 6:
@@ -132,7 +137,7 @@ def graded_entries(game: int | Game, positions: int = 0) -> list[ObfEntry] | Non
 
 def grade_evaluator(
     evaluator: Evaluator,
-    size: int | Game,
+    game: Game | str,
     *,
     simulations: tuple[int, ...] = (0, 32),
     config: SelfPlayConfig | None = None,
@@ -140,8 +145,8 @@ def grade_evaluator(
     solution: Solution4 | None = None,
 ) -> dict[int, PositionGrade | Grade]:
     """Grades of a network for each number of ``simulations`` (0: its raw policy), on a game
-    the graders know (``size``: the ``Game`` or its board size)."""
-    size = board_size(size)
+    the graders know (``game``: a ``Game`` or its name, such as ``othello6``)."""
+    size = board_size(game)
     if size == 6 and entries is None:
         entries = load_graded_set()
     if size == 4 and solution is None:

@@ -44,6 +44,7 @@ from othellolab.core.progress import StepProgress
 from othellolab.nn.config import AUX_HEADS, ModelConfig
 from othellolab.nn.io import load_matching, load_model, read_model_info, save_model
 from othellolab.nn.models import build_model
+from othellolab.parallel import Executor, make_executor
 from othellolab.training.loop import LoopOptions, run_loop
 from othellolab.training.rundir import RunDir
 from othellolab.training.selfplay.runconfig import SelfPlayRunConfig, rate_openings
@@ -56,7 +57,7 @@ from othellolab.training.selfplay.shards import (
     write_shard,
 )
 from othellolab.training.selfplay.trainer import Window, WindowTrainer
-from othellolab.training.selfplay.workers import Executor, ShardTask, make_executor, model_files
+from othellolab.training.selfplay.workers import ShardTask, model_files, play_shards
 
 __all__ = ["SelfPlayRun", "generation_name", "read_metrics", "train_selfplay"]
 
@@ -259,7 +260,9 @@ class SelfPlayRun:
         )
         executor = self._executors()
         try:
-            for task, records, stats in executor.run(tasks, lambda k: bar.advance("", k)):
+            for task, (records, stats) in play_shards(
+                executor, tasks, lambda k: bar.advance("", k)
+            ):
                 write_shard(
                     self.shards / task.name,
                     records,

@@ -8,7 +8,7 @@ overrides, as in a supervised run; the game and board size come from the top lev
 supervised run), ``[gate]`` (new generation against the best), ``[grade]`` (against perfect
 play), ``[rate]`` (matches against fixed players) and ``[runtime]`` (device, threads; may change
 on resume). Unknown tables and keys are errors that name them; every number is checked
-(``players.options.Option``: type, finite, range).
+(``config.options.Option``: type, finite, range).
 """
 
 from __future__ import annotations
@@ -18,13 +18,14 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from othellolab.config import CheckedTable, run_name, table_from_dict
+from othellolab.config.options import Option
 from othellolab.core import ConfigError
 from othellolab.core.games import Game, game_for, game_names, get_game
 from othellolab.core.parsing import clip
 from othellolab.nn.config import ModelConfig
-from othellolab.players.options import Option
-from othellolab.training.config import OptimConfig, RuntimeConfig, read_table, run_name
-from othellolab.training.selfplay.config import CheckedTable, SelfPlayConfig, table_from_dict
+from othellolab.training.config import OptimConfig, RuntimeConfig, read_table
+from othellolab.training.selfplay.config import SelfPlayConfig
 
 __all__ = [
     "GateConfig",
@@ -489,7 +490,7 @@ def _with_heads(model: ModelConfig, train: SelfPlayTrainConfig, where: str) -> M
 
 def load_run_config(path: str | Path) -> tuple[SelfPlayRunConfig, str]:
     """Read and validate a TOML self-play config; returns it and the file's text."""
-    from othellolab.training.config import read_toml
+    from othellolab.config import read_toml
 
     data, text = read_toml(path)
     return SelfPlayRunConfig.from_dict(data, where=str(path)), text

@@ -15,17 +15,15 @@ checks every checksum, so a corrupt or truncated file is an error that names it
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from othellolab.core import ConfigError, OthelloError
-from othellolab.core.files import recover_dir, sha256_file, write_array_dir
+from othellolab.core import ConfigError
 from othellolab.core.games import Game, get_game
+from othellolab.shards import SHARD_FILE, ShardError, ShardFormat
 from othellolab.training.selfplay.records import (
     GAME_FIELDS,
     POSITION_DTYPES,
@@ -46,11 +44,13 @@ __all__ = [
     "write_shard",
 ]
 
-FORMAT = "othellolab.selfplay-shard"
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)
-SHARD_FILE = "shard.json"
-_NAME = re.compile(r"g(\d{4,})-(\d{3,})")
+FORMAT = ShardFormat(
+    "othellolab.selfplay-shard",
+    version=2,
+    readable=(1, 2),
+    pattern=r"g(\d{4,})-(\d{3,})",
+    kind="self-play",
+)
 OPTIONAL = {
     "solved": 0,
     "final_player": 0,
@@ -61,10 +61,6 @@ OPTIONAL = {
 """Position arrays added after format version 1 was first written, and the value a shard
 without one reads in each row: ``solved`` 0 (no search proved its root), ``final_side`` 0 and
 ``next_action`` -1 (no final position, no reply: the auxiliary losses skip those rows)."""
-
-
-class ShardError(OthelloError):
-    """A shard that is missing a file, fails its checksum or holds arrays of the wrong shape."""
 
 
 def shard_name(generation: int, index: int) -> str:
@@ -87,8 +83,6 @@ def write_shard(
     arrays = {**records.position_arrays(), **records.target_arrays()}
     arrays.update({f"game_{name}": a for name, a in records.game_arrays().items()})
     meta = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
         "game": game.name,
         "game_params": game.params,
         "generation": generation,
@@ -98,7 +92,7 @@ def write_shard(
         "positions": len(records),
         "stats": stats,
     }
-    return write_array_dir(folder, arrays, meta, meta_file=SHARD_FILE)
+    return FORMAT.write(folder, arrays, meta)
 
 
 @dataclass(frozen=True)
@@ -116,20 +110,7 @@ class Shard:
 
 def read_meta(folder: str | Path) -> dict[str, Any]:
     """A shard's ``shard.json``, checked for format and version."""
-    path = Path(folder) / SHARD_FILE
-    try:
-        meta = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ShardError(f"missing {SHARD_FILE}: not a complete shard", where=str(folder)) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ShardError(f"invalid JSON ({e})", where=str(path)) from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ShardError(f"not a self-play shard (format is not {FORMAT!r})", where=str(path))
-    if meta.get("format_version") not in READABLE_VERSIONS:
-        raise ShardError(
-            f"format_version {meta.get('format_version')!r} is not supported", where=str(path)
-        )
-    return meta
+    return FORMAT.read_meta(folder)
 
 
 def shard_game(meta: dict[str, Any], where: str = "shard") -> Game:
@@ -162,24 +143,15 @@ def read_shard(folder: str | Path, *, game: str | Game, games: bool = False) -> 
     arrays = {}
     n = meta.get("positions")
     for name in names:
-        path = folder / f"{name}.npy"
-        if name in OPTIONAL and name not in sums and not path.exists():
+        if name in OPTIONAL and name not in sums and not (folder / f"{name}.npy").exists():
             dtype = {**POSITION_DTYPES, **TARGET_DTYPES}[name]
             arrays[name] = np.full(int(n or 0), OPTIONAL[name], dtype=dtype)
             continue
-        if not path.exists():
-            raise ShardError("missing array file", where=str(path))
-        if sums.get(name) != sha256_file(path):
-            raise ShardError(
-                "checksum mismatch: the file is corrupt or was changed", where=str(path)
-            )
-        try:
-            a = np.load(path, allow_pickle=False)
-        except (ValueError, OSError) as e:
-            raise ShardError(f"not a readable .npy array ({e})", where=str(path)) from None
+        a = FORMAT.read_array(folder, name, meta)
         if not name.startswith("game_") and (a.ndim < 1 or a.shape[0] != n):
             raise ShardError(
-                f"{a.shape[0] if a.ndim else 0} rows, shard.json says {n}", where=str(path)
+                f"{a.shape[0] if a.ndim else 0} rows, shard.json says {n}",
+                where=str(folder / f"{name}.npy"),
             )
         arrays[name] = a
     if arrays["policy"].shape[1:] != (game.n_actions,):
@@ -192,16 +164,4 @@ def read_shard(folder: str | Path, *, game: str | Game, games: bool = False) -> 
 def list_shards(root: str | Path) -> list[tuple[int, int, Path]]:
     """The complete shards under ``root`` as ``(generation, index, path)``, in order; leftovers
     of an interrupted write are cleaned up first."""
-    root = Path(root)
-    if not root.is_dir():
-        return []
-    out = []
-    for path in sorted(root.iterdir()):
-        m = _NAME.fullmatch(path.name)
-        if m is None:
-            if path.name.endswith((".tmp", ".old")):
-                recover_dir(root / path.name.rsplit(".", 1)[0])
-            continue
-        if (path / SHARD_FILE).exists():
-            out.append((int(m.group(1)), int(m.group(2)), path))
-    return out
+    return [(generation, index, path) for (generation, index), path in FORMAT.list(root)]

@@ -1,5 +1,6 @@
-"""Where self-play shards are played: in this process, in worker processes on this machine,
-or as tasks on a Ray cluster. Every place runs the same ``play_shard`` on a ``ShardTask``;
+"""Self-play shards as tasks for the executor (``othellolab.parallel``): in this process, in
+worker processes on this machine, or as tasks on a Ray cluster. Every place runs the same
+``play_shard`` on a ``ShardTask``;
 the network travels as the bytes of its model directory (a few hundred kB), so a remote
 worker needs no shared disk, and the head writes every shard.
 """
@@ -8,20 +9,17 @@ from __future__ import annotations
 
 import os
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from othellolab.core import ConfigError
+from othellolab.parallel import Executor
 from othellolab.training.selfplay.config import SelfPlayConfig
 from othellolab.training.selfplay.records import SelfPlayRecords
 
-__all__ = ["Executor", "ShardTask", "make_executor", "model_files", "play_shard"]
+__all__ = ["ShardTask", "model_files", "play_shard", "play_shards"]
 
 
 @dataclass(frozen=True)
@@ -103,118 +101,11 @@ def play_shard(
     return records, stats
 
 
-def _play_in_worker(task: ShardTask) -> tuple[SelfPlayRecords, dict[str, Any]]:
-    return play_shard(task)
-
-
-def _exit_with(parent: int, every: float = 0.5) -> None:
-    """Worker initializer: end this process as soon as ``parent`` is gone (killed with
-    ``kill -9``, say), so that no orphaned worker keeps a core busy with a shard nobody
-    will read."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(every)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="othellolab-parent-watch", daemon=True).start()
-
-
-class Executor:
-    """Plays shard tasks and yields ``(task, records, stats)`` as each one finishes."""
-
-    def run(
-        self, tasks: list[ShardTask], progress: Callable[[int], None]
-    ) -> Iterator[tuple[ShardTask, SelfPlayRecords, dict[str, Any]]]:
-        for task in tasks:
-            done = [0]
-
-            def each(finished: int, done: list[int] = done) -> None:
-                progress(finished - done[0])
-                done[0] = finished
-
-            records, stats = play_shard(task, each)
-            yield task, records, stats
-
-    def close(self) -> None:
-        return None
-
-
-class ProcessExecutor(Executor):
-    """Worker processes on this machine (spawned: each its own torch and Numba)."""
-
-    def __init__(self, workers: int) -> None:
-        self.pool = ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=get_context("spawn"),
-            initializer=_exit_with,
-            initargs=(os.getpid(),),
-        )
-
-    def run(
-        self, tasks: list[ShardTask], progress: Callable[[int], None]
-    ) -> Iterator[tuple[ShardTask, SelfPlayRecords, dict[str, Any]]]:
-        futures = {self.pool.submit(_play_in_worker, t): t for t in tasks}
-        try:
-            for future in as_completed(futures):
-                records, stats = future.result()
-                progress(records.games)
-                yield futures[future], records, stats
-        finally:
-            for future in futures:
-                future.cancel()
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-class RayExecutor(Executor):
-    """Self-play tasks on a Ray cluster (``address``: ``auto``, ``local`` to start one here,
-    or a cluster address); the records come back through Ray's object store."""
-
-    def __init__(self, address: str, workers: int) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise ConfigError(
-                "the Ray path needs ray: pip install 'othellolab[distributed]'", option="ray"
-            ) from None
-        self.ray = ray
-        if not ray.is_initialized():
-            try:
-                if address == "local":
-                    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
-                else:
-                    ray.init(address=address, log_to_driver=False)
-            except Exception as e:  # ray raises its own types for a bad or unreachable address
-                raise ConfigError(
-                    f"cannot join the Ray cluster at {address[:200]!r}: {e}", option="ray"
-                ) from None
-        self.remote = ray.remote(num_cpus=1)(_play_in_worker)
-
-    def run(
-        self, tasks: list[ShardTask], progress: Callable[[int], None]
-    ) -> Iterator[tuple[ShardTask, SelfPlayRecords, dict[str, Any]]]:
-        pending = {self.remote.remote(t): t for t in tasks}
-        try:
-            while pending:
-                ready, _ = self.ray.wait(list(pending), num_returns=1)
-                for ref in ready:
-                    task = pending.pop(ref)
-                    records, stats = self.ray.get(ref)
-                    progress(records.games)
-                    yield task, records, stats
-        finally:
-            for ref in pending:
-                self.ray.cancel(ref)
-
-
-def make_executor(workers: int, ray: str | None = None) -> Executor:
-    """This process (``workers == 1``), worker processes, or Ray when ``ray`` is given."""
-    if ray is not None:
-        if not ray.strip():
-            raise ConfigError(
-                "give auto, local or a cluster address, not an empty value", option="ray"
-            )
-        return RayExecutor(ray.strip(), workers)
-    return ProcessExecutor(workers) if workers > 1 else Executor()
+def play_shards(
+    executor: Executor, tasks: list[ShardTask], progress: Callable[[int], None]
+) -> Iterator[tuple[ShardTask, tuple[SelfPlayRecords, dict[str, Any]]]]:
+    """Play ``tasks`` where ``executor`` runs them, yielding ``(task, (records, stats))`` as
+    each finishes; ``progress`` hears games done (game by game in this process)."""
+    return executor.map(
+        play_shard, tasks, progress=progress, units=lambda _, result: result[0].games
+    )
