@@ -7,6 +7,7 @@ It ranks just above ``core``: player specs, network configs and every run config
 """
 
 from othellolab.config.options import SEED, CheckedTable, Option, checked_options, device_option
+from othellolab.config.overrides import load_with_overrides, merge_overrides, parse_overrides
 from othellolab.config.tables import (
     check_count,
     check_number,
@@ -25,6 +26,9 @@ __all__ = [
     "check_number",
     "checked_options",
     "device_option",
+    "load_with_overrides",
+    "merge_overrides",
+    "parse_overrides",
     "read_toml",
     "refuse_unknown",
     "run_name",
