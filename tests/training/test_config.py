@@ -31,14 +31,20 @@ def test_example_lists_every_default() -> None:
     [
         (
             'name = "x"\nmodel = "mlp-classic"\n[train]\nbatchsize = 3\n',
-            r"\[train\]: unknown key\(s\) batchsize",
+            r"\[train\]: option batchsize: unknown key\(s\) batchsize",
         ),
-        ('name = "x"\nmodel = "mlp-classic"\n[optim]\noptimizer = "lion"\n', "optimizer='lion'"),
+        (
+            'name = "x"\nmodel = "mlp-classic"\n[optim]\noptimizer = "lion"\n',
+            r"\[optim\]: option optimizer: expected one of adam, adamw, sgd, got 'lion'",
+        ),
         (
             'name = "x"\nmodel = "mlp-classic"\n[train]\nepochs = "3"\n',
-            "epochs='3' should be a int",
+            r"\[train\]: option epochs: must be a whole number in 1\.\.1e12, got '3'",
         ),
-        ('name = "x"\nmodel = "mlp-classic"\n[runtime]\ndevice = "tpu"\n', "device='tpu'"),
+        (
+            'name = "x"\nmodel = "mlp-classic"\n[runtime]\ndevice = "tpu"\n',
+            r"\[runtime\]: option device: expected one of cpu, cuda, auto",
+        ),
         ('model = "mlp-classic"\n', "'name'"),
         ('name = "x y"\nmodel = "mlp-classic"\n', "may hold only"),
         ('name = "x"\n', r"\[model\] table is required"),
@@ -68,3 +74,19 @@ def test_every_supervised_config_in_the_repository_loads(path: Path) -> None:
     assert "2023" not in cfg.data.train_years + cfg.data.val_years
     if cfg.data.dataset:
         assert cfg.data.val_split == "val"
+
+
+def test_overrides_are_merged_before_the_checks(tmp_path: Path) -> None:
+    from othellolab.config import parse_overrides
+
+    cfg = load_config(EXAMPLE, parse_overrides(["optim.lr=0.01", "train.epochs=3", "seed=2"]))
+    assert (cfg.optim.lr, cfg.train.epochs, cfg.seed) == (0.01, 3, 2)
+    assert cfg.optim.optimizer == load_config(EXAMPLE).optim.optimizer  # the file's other keys
+    with pytest.raises(ConfigError) as info:
+        load_config(EXAMPLE, {"optim": {"lr": -1.0}})
+    message = str(info.value)
+    assert "[optim]: option lr:" in message and "(from an override of optim.lr)" in message
+    with pytest.raises(
+        ConfigError, match=r"unknown key\(s\) epoch.*from an override of train\.epoch"
+    ):
+        load_config(EXAMPLE, {"train": {"epoch": 3}})

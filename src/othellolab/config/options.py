@@ -209,10 +209,28 @@ def checked_options(init: F) -> F:
 
 class CheckedTable:
     """A frozen dataclass of options whose every field is checked and converted by its
-    ``OPTIONS`` when it is built; errors name the option and ``TABLE``."""
+    ``OPTIONS`` when it is built; errors name the option and ``TABLE``. The one way to declare
+    a config table: each field's default is the dataclass field's, its type, range and doc its
+    ``Option``; ``from_dict`` reads a TOML table, ``to_dict`` writes one, and
+    ``config.reference`` renders the docs' table of it."""
 
     OPTIONS: ClassVar[dict[str, Option]] = {}
     TABLE: ClassVar[str] = ""
+
+    @classmethod
+    def from_dict(cls, data: Any, *, where: str | None = None) -> Any:
+        """The table built from a mapping (a TOML table): unknown keys and bad values are
+        ``ConfigError``s located at ``where`` (default ``TABLE``) that name the key."""
+        from othellolab.config.tables import table_from_dict
+
+        return table_from_dict(cls, data, cls.TABLE if where is None else where)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as plain TOML/JSON data (tuples as lists); ``from_dict`` reads it back."""
+        return {
+            f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v
+            for f in fields(self)  # type: ignore[arg-type]
+        }
 
     def __post_init__(self) -> None:
         for f in fields(self):  # type: ignore[arg-type]

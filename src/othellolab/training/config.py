@@ -6,12 +6,20 @@ option with its default. ``SupervisedConfig.to_dict()`` is what a run directory 
 
 from __future__ import annotations
 
-import math
-from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from othellolab.config import read_toml, run_name
+from othellolab.config import (
+    CheckedTable,
+    Option,
+    load_with_overrides,
+    read_toml,
+    refuse_unknown,
+    run_name,
+    whole_number,
+)
 from othellolab.core import ConfigError
 from othellolab.nn.config import ModelConfig, ModelConfigError, model_config
 
@@ -25,7 +33,6 @@ __all__ = [
     "SupervisedConfig",
     "TrainConfig",
     "load_config",
-    "read_table",
 ]
 
 
@@ -33,13 +40,13 @@ _MAX_INT = 10**12
 """Largest integer any run option takes (counts of rows, games, steps, epochs)."""
 
 
-def _check(cond: bool, where: str, message: str) -> None:
-    if not cond:
-        raise ConfigError(f"{where}: {message}")
+def _count(low: int, help: str) -> Option:
+    """A whole-number option from ``low`` up to ``_MAX_INT``."""
+    return Option(int, low, _MAX_INT, help=help)
 
 
 @dataclass(frozen=True)
-class DataConfig:
+class DataConfig(CheckedTable):
     """Where positions come from: a dataset directory built by ``othellolab dataset build``
     (its ``train`` split and ``val_split``), or else WTHOR years (``"2001-2014"``) with
     validation by years or by a fraction of the training games; caps for quick runs (0 = all)."""
@@ -57,26 +64,44 @@ class DataConfig:
     include_passes: bool = False
     augment: bool = True
 
-    def validate(self, where: str) -> None:
-        _check(self.max_rows >= 0 and self.max_val_rows >= 0, where, "max_rows must be >= 0")
+    TABLE: ClassVar[str] = "[data]"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "dataset": Option(str, help="a dataset directory (its train split); '': WTHOR years"),
+        "val_split": Option(
+            str, choices=("train", "val", "test"), help="the dataset's split validated on"
+        ),
+        "max_rows": _count(0, "cap on the dataset's training rows (0: all)"),
+        "max_val_rows": _count(0, "cap on the validation rows (0: all)"),
+        "wthor_dir": Option(str, help="folder of the WTHOR files"),
+        "train_years": Option(str, help="WTHOR years trained on, e.g. 2001-2014"),
+        "val_years": Option(
+            str, help="WTHOR years validated on ('': a fraction of the training games)"
+        ),
+        "val_fraction": Option(
+            float, 0, 1, help="share of the training games held out to validate, in (0, 1)"
+        ),
+        "max_games": _count(0, "cap on the training games (0: all)"),
+        "max_val_games": _count(0, "cap on the validation games (0: all)"),
+        "include_passes": Option(bool, help="keep the positions where the side to move passes"),
+        "augment": Option(bool, help="a random one of the 8 symmetries per sampled position"),
+    }
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         if self.dataset.strip():
-            _check(
-                self.val_split in ("train", "val", "test"),
-                where,
-                f"val_split {self.val_split!r}: expected train, val or test",
-            )
             return
-        _check(bool(self.train_years.strip()), where, "train_years is empty")
-        _check(
-            bool(self.val_years.strip()) or 0.0 < self.val_fraction < 1.0,
-            where,
-            "give val_years, or a val_fraction in (0, 1)",
-        )
-        _check(self.max_games >= 0 and self.max_val_games >= 0, where, "max_games must be >= 0")
+        if not self.train_years.strip():
+            raise ConfigError("is empty", where=self.TABLE, option="train_years")
+        if not self.val_years.strip() and not 0.0 < self.val_fraction < 1.0:
+            raise ConfigError(
+                f"give val_years, or a val_fraction in (0, 1), got {self.val_fraction}",
+                where=self.TABLE,
+                option="val_fraction",
+            )
 
 
 @dataclass(frozen=True)
-class OptimConfig:
+class OptimConfig(CheckedTable):
     """The optimiser: ``adam``, ``adamw`` or ``sgd`` (with momentum, optionally Nesterov)."""
 
     optimizer: str = "adamw"
@@ -86,22 +111,19 @@ class OptimConfig:
     nesterov: bool = True
     grad_clip: float = 0.0
 
-    def validate(self, where: str) -> None:
-        _check(
-            self.optimizer in ("adam", "adamw", "sgd"),
-            where,
-            f"optimizer={self.optimizer!r}; expected adam, adamw or sgd",
-        )
-        _check(self.lr > 0, where, f"lr={self.lr} must be positive")
-        _check(
-            self.weight_decay >= 0 and self.grad_clip >= 0,
-            where,
-            "weight_decay and grad_clip must be >= 0",
-        )
+    TABLE: ClassVar[str] = "[optim]"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "optimizer": Option(str, choices=("adam", "adamw", "sgd"), help="the optimiser"),
+        "lr": Option(float, 1e-12, 1e6, help="learning rate"),
+        "weight_decay": Option(float, 0, 1e6, help="weight decay"),
+        "momentum": Option(float, 0, 1, help="sgd: momentum"),
+        "nesterov": Option(bool, help="sgd: Nesterov momentum"),
+        "grad_clip": Option(float, 0, 1e6, help="clip the gradient's norm to this (0: off)"),
+    }
 
 
 @dataclass(frozen=True)
-class ScheduleConfig:
+class ScheduleConfig(CheckedTable):
     """Learning-rate schedule over optimiser steps: linear warm-up, then ``cosine`` (down to
     ``lr * min_lr_ratio``), ``step`` (times ``gamma`` every ``step_epochs`` epochs) or
     ``constant``."""
@@ -112,26 +134,20 @@ class ScheduleConfig:
     step_epochs: int = 1
     gamma: float = 0.5
 
-    def validate(self, where: str) -> None:
-        _check(
-            self.kind in ("cosine", "step", "constant"),
-            where,
-            f"kind={self.kind!r}; expected cosine, step or constant",
-        )
-        _check(
-            self.warmup_steps >= 0 and self.step_epochs >= 1,
-            where,
-            "warmup_steps >= 0 and step_epochs >= 1",
-        )
-        _check(
-            0 <= self.min_lr_ratio <= 1 and 0 < self.gamma <= 1,
-            where,
-            "min_lr_ratio in [0, 1], gamma in (0, 1]",
-        )
+    TABLE: ClassVar[str] = "[schedule]"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "kind": Option(
+            str, choices=("cosine", "step", "constant"), help="the schedule after the warm-up"
+        ),
+        "warmup_steps": _count(0, "steps of the linear warm-up"),
+        "min_lr_ratio": Option(float, 0, 1, help="cosine: the last lr over lr"),
+        "step_epochs": _count(1, "step: epochs between two decays"),
+        "gamma": Option(float, 1e-12, 1, help="step: the lr's factor at each decay"),
+    }
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class TrainConfig(CheckedTable):
     """Batches, epochs, loss weights, checkpoints, early stopping and exports.
 
     ``steps_per_epoch`` (0: a pass over the data) cuts each epoch to that many batches of the
@@ -151,26 +167,25 @@ class TrainConfig:
     export_every_epochs: int = 0
     steps_per_epoch: int = 0
 
-    def validate(self, where: str) -> None:
-        _check(
-            self.batch_size >= 1 and self.epochs >= 1, where, "batch_size and epochs must be >= 1"
-        )
-        _check(self.batch_size <= 1 << 20, where, "batch_size must be at most 1048576")
-        _check(
-            self.value_weight >= 0 and self.score_weight >= 0, where, "loss weights must be >= 0"
-        )
-        for key in (
-            "checkpoint_every_steps",
-            "log_every_steps",
-            "patience",
-            "export_every_epochs",
-            "steps_per_epoch",
-        ):
-            _check(getattr(self, key) >= 0, where, f"{key} must be >= 0")
+    TABLE: ClassVar[str] = "[train]"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "batch_size": Option(int, 1, 1 << 20, help="positions per optimiser step"),
+        "epochs": _count(1, "passes over the data (or of steps_per_epoch batches)"),
+        "value_weight": Option(float, 0, 1e6, help="weight of the value loss"),
+        "score_weight": Option(float, 0, 1e6, help="weight of the score loss (a score head)"),
+        "mask_illegal": Option(bool, help="the policy loss over legal moves only"),
+        "checkpoint_every_steps": _count(0, "steps between checkpoints (0: each epoch)"),
+        "log_every_steps": _count(0, "steps between metrics lines"),
+        "patience": _count(0, "epochs without improvement before stopping (0: never stop)"),
+        "min_delta": Option(float, -1e6, 1e6, help="smallest validation-loss drop that counts"),
+        "restore_best": Option(bool, help="end with the best epoch's weights"),
+        "export_every_epochs": _count(0, "epochs between model exports (0: at the end only)"),
+        "steps_per_epoch": _count(0, "batches per epoch (0: a pass over the data)"),
+    }
 
 
 @dataclass(frozen=True)
-class RuntimeConfig:
+class RuntimeConfig(CheckedTable):
     """Where and how fast: ``device`` (``cpu``, ``cuda`` or ``auto``), torch threads per
     process, ``mixed_precision``: bfloat16 autocast where the hardware does it fast (CUDA, or a
     CPU with AMX or AVX512-BF16; ``nn.precision``), ``torch.compile`` of the training forward
@@ -181,17 +196,17 @@ class RuntimeConfig:
     mixed_precision: bool = True
     compile: bool = False
 
-    def validate(self, where: str) -> None:
-        _check(
-            self.device in ("cpu", "cuda", "auto"),
-            where,
-            f"device={self.device!r}; expected cpu, cuda or auto",
-        )
-        _check(self.threads >= 1, where, "threads must be >= 1")
+    TABLE: ClassVar[str] = "[runtime]"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "device": Option(str, choices=("cpu", "cuda", "auto"), help="where the network trains"),
+        "threads": Option(int, 1, 1024, help="torch threads per process"),
+        "mixed_precision": Option(bool, help="bfloat16 autocast where the hardware is fast at it"),
+        "compile": Option(bool, help="torch.compile the training forward pass"),
+    }
 
 
 @dataclass(frozen=True)
-class DistributedConfig:
+class DistributedConfig(CheckedTable):
     """How the processes of a ``torchrun`` run work together (``training.distributed``; a
     plain start ignores the table): ``backend`` (``auto``: NCCL on CUDA, gloo on CPUs),
     ``timeout_s``: how long a collective waits for a rank before the run ends with an error
@@ -202,15 +217,16 @@ class DistributedConfig:
     timeout_s: float = 600.0
     sync_batchnorm: bool = False
 
-    def validate(self, where: str) -> None:
-        _check(
-            self.backend in ("auto", "nccl", "gloo"),
-            where,
-            f"backend={self.backend!r}; expected auto, nccl or gloo",
-        )
-        _check(
-            0 < self.timeout_s <= 86400, where, f"timeout_s={self.timeout_s} must be in (0, 86400]"
-        )
+    TABLE: ClassVar[str] = "[distributed]"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "backend": Option(
+            str,
+            choices=("auto", "nccl", "gloo"),
+            help="collective backend (auto: NCCL on CUDA, gloo on CPUs)",
+        ),
+        "timeout_s": Option(float, 0.001, 86400, help="seconds a collective waits for a rank"),
+        "sync_batchnorm": Option(bool, help="batch-norm statistics over the global batch"),
+    }
 
 
 _TABLES: dict[str, type] = {
@@ -243,28 +259,23 @@ class SupervisedConfig:
         d: dict[str, Any] = {"name": self.name, "seed": self.seed, "runs_dir": self.runs_dir}
         d["model"] = self.model.to_dict()
         for key in _TABLES:
-            d[key] = asdict(getattr(self, key))
+            d[key] = getattr(self, key).to_dict()
         return d
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, where: str = "config") -> SupervisedConfig:
         """Build and validate, rejecting unknown tables and keys."""
         top = {"name", "seed", "runs_dir", "model", *_TABLES}
-        unknown = sorted(set(data) - top)
-        _check(
-            not unknown,
-            where,
-            f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(top))}",
-        )
+        refuse_unknown(data, sorted(top), where)
         name = run_name(data.get("name"), where)
         seed = data.get("seed", 0)
-        _check(
-            isinstance(seed, int) and not isinstance(seed, bool), where, "seed must be an integer"
-        )
+        if not whole_number(seed):
+            raise ConfigError(f"must be a whole number, got {seed!r}", where=where, option="seed")
         model = data.get("model")
-        _check(
-            model is not None, where, "a [model] table is required (e.g. preset = 'resnet-b6c64')"
-        )
+        if model is None:
+            raise ConfigError(
+                "a [model] table is required (e.g. preset = 'resnet-b6c64')", where=where
+            )
         try:
             if isinstance(model, str):
                 mcfg = model_config(model)
@@ -273,7 +284,7 @@ class SupervisedConfig:
         except ModelConfigError as e:
             raise ConfigError(str(e)) from None
         tables = {
-            key: read_table(klass, data.get(key, {}), f"{where}: [{key}]")
+            key: klass.from_dict(data.get(key, {}), where=f"{where}: [{key}]")
             for key, klass in _TABLES.items()
         }
         return cls(
@@ -281,39 +292,10 @@ class SupervisedConfig:
         )
 
 
-def read_table(klass: type, section: Any, where: str) -> Any:
-    """One table of a run config as its dataclass: unknown keys, wrong types, non-finite or
-    out-of-range numbers are errors naming the table and key (``where``)."""
-    _check(isinstance(section, dict), where, "expected a table")
-    known = {f.name: f for f in fields(klass)}
-    bad = sorted(set(section) - set(known))
-    _check(not bad, where, f"unknown key(s) {', '.join(bad)}; known: {', '.join(known)}")
-    for k, v in section.items():
-        want = type(getattr(klass(), k))
-        ok = isinstance(v, want) or (want is float and isinstance(v, int))
-        _check(
-            ok and not (want is not bool and isinstance(v, bool)),
-            where,
-            f"{k}={v!r} should be a {want.__name__}",
-        )
-        _check(
-            not isinstance(v, float) or math.isfinite(v),
-            where,
-            f"{k}={v!r} should be a finite number",
-        )
-        _check(
-            not isinstance(v, int) or abs(v) <= _MAX_INT,
-            where,
-            f"{k}={v!r} is out of range (at most {_MAX_INT:,})",
-        )
-    obj = klass(
-        **{k: (float(v) if type(getattr(klass(), k)) is float else v) for k, v in section.items()}
-    )
-    obj.validate(where)
-    return obj
-
-
-def load_config(path: str | Path) -> SupervisedConfig:
-    """Read and validate a TOML run config."""
+def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None) -> SupervisedConfig:
+    """Read and validate a TOML run config, with ``overrides`` (table -> key -> value, as
+    ``config.parse_overrides`` makes them) merged over its tables first."""
     data, _ = read_toml(path)
-    return SupervisedConfig.from_dict(data, where=str(path))
+    return load_with_overrides(
+        lambda d: SupervisedConfig.from_dict(d, where=str(path)), data, overrides
+    )

@@ -24,7 +24,7 @@ from othellolab.core import ConfigError
 from othellolab.core.games import Game, game_for, game_names, get_game
 from othellolab.core.parsing import clip
 from othellolab.nn.config import ModelConfig
-from othellolab.training.config import OptimConfig, RuntimeConfig, read_table
+from othellolab.training.config import OptimConfig, RuntimeConfig
 from othellolab.training.selfplay.config import SelfPlayConfig
 
 __all__ = [
@@ -450,8 +450,8 @@ class SelfPlayRunConfig:
             rate_openings(
                 tables["rate"], 1, seed=0, game=game_for(game, size), where=f"{where}: [rate]"
             )
-        optim = read_table(OptimConfig, data.get("optim", {}), f"{where}: [optim]")
-        runtime = read_table(RuntimeConfig, data.get("runtime", {}), f"{where}: [runtime]")
+        optim = OptimConfig.from_dict(data.get("optim", {}), where=f"{where}: [optim]")
+        runtime = RuntimeConfig.from_dict(data.get("runtime", {}), where=f"{where}: [runtime]")
         return cls(
             name=name,
             model=mcfg,
