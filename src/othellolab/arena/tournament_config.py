@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import math
 import tomllib
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from othellolab.arena.openings import is_opening_list, opening_set
+from othellolab.config import load_with_overrides
 from othellolab.core import (
     ConfigError,
     Limit,
@@ -284,9 +286,13 @@ def limit_dict(limit: Limit | None) -> dict[str, Any] | None:
     return {k: getattr(limit, k) for k in _LIMIT_RANGES if getattr(limit, k) is not None}
 
 
-def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
-    """Read a tournament config from TOML (see ``configs/ladder.toml``); ``overrides`` replace
-    top-level keys (``workers=2``)."""
+def load_config(
+    path: str | Path, overrides: Mapping[str, Any] | None = None, **keys: Any
+) -> TournamentConfig:
+    """Read a tournament config from TOML (see ``configs/ladder.toml``), with ``overrides``
+    (key -> value, ``{"players": {"ab": "alphabeta"}}``, as ``config.parse_overrides`` makes
+    them) merged over it before the checks; ``keys`` that are not None replace top-level keys
+    (``workers=2``, a CLI flag's value)."""
     p = Path(path)
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
@@ -294,8 +300,9 @@ def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
         raise ConfigError("no such file", where=str(p)) from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"not valid TOML: {e}", where=str(p)) from None
-    data.update({k: v for k, v in overrides.items() if v is not None})
-    return TournamentConfig.from_dict(data, where=str(p))
+    merged = dict(overrides or {})
+    merged.update({k: v for k, v in keys.items() if v is not None})
+    return load_with_overrides(lambda d: TournamentConfig.from_dict(d, where=str(p)), data, merged)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ different one is refused, naming the keys that differ.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -251,12 +251,16 @@ class EngineConfig:
         return data
 
 
-def load_engine_config(path: str | Path) -> tuple[EngineConfig, str]:
-    """Read and check a TOML engine config; returns it and the file's text."""
-    from othellolab.config import read_toml
+def load_engine_config(
+    path: str | Path, overrides: Mapping[str, Any] | None = None
+) -> tuple[EngineConfig, str]:
+    """Read and check a TOML engine config, with ``overrides`` (table -> key -> value, as
+    ``config.parse_overrides`` makes them) merged over its tables first; returns it and the
+    file's text (without the overrides)."""
+    from othellolab.config import load_with_overrides, read_toml
 
     data, text = read_toml(path)
-    return EngineConfig.from_dict(data), text
+    return load_with_overrides(EngineConfig.from_dict, data, overrides), text
 
 
 def round_data(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -283,9 +284,14 @@ def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> l
     return out
 
 
-def load_labelled_config(path: str | Path) -> LabelledConfig:
-    """Read and check a TOML labelled-position config."""
-    from othellolab.config import read_toml
+def load_labelled_config(
+    path: str | Path, overrides: Mapping[str, Any] | None = None
+) -> LabelledConfig:
+    """Read and check a TOML labelled-position config, with ``overrides`` (table -> key ->
+    value, as ``config.parse_overrides`` makes them) merged over its tables first."""
+    from othellolab.config import load_with_overrides, read_toml
 
     data, _ = read_toml(path)
-    return LabelledConfig.from_dict(data, where=str(path))
+    return load_with_overrides(
+        lambda d: LabelledConfig.from_dict(d, where=str(path)), data, overrides
+    )

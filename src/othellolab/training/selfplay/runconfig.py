@@ -14,6 +14,7 @@ on resume). Unknown tables and keys are errors that name them; every number is c
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -488,9 +489,14 @@ def _with_heads(model: ModelConfig, train: SelfPlayTrainConfig, where: str) -> M
         ) from None
 
 
-def load_run_config(path: str | Path) -> tuple[SelfPlayRunConfig, str]:
-    """Read and validate a TOML self-play config; returns it and the file's text."""
-    from othellolab.config import read_toml
+def load_run_config(
+    path: str | Path, overrides: Mapping[str, Any] | None = None
+) -> tuple[SelfPlayRunConfig, str]:
+    """Read and validate a TOML self-play config, with ``overrides`` (table -> key -> value, as
+    ``config.parse_overrides`` makes them) merged over its tables first; returns it and the
+    file's text (without the overrides: ``to_dict`` has them)."""
+    from othellolab.config import load_with_overrides, read_toml
 
     data, text = read_toml(path)
-    return SelfPlayRunConfig.from_dict(data, where=str(path)), text
+    build = lambda d: SelfPlayRunConfig.from_dict(d, where=str(path))  # noqa: E731
+    return load_with_overrides(build, data, overrides), text
