@@ -36,7 +36,7 @@ def test_tournament_from_a_config_and_ratings_with_bootstrap(tmp_path: Path) -> 
         '"mc.4" = "montecarlo:playouts=4,seed=3"\n'
     )
     out = tmp_path / "t"
-    result = runner.invoke(app, ["arena", "tournament", "-c", str(config), "-o", str(out), "-q"])
+    result = runner.invoke(app, ["arena", "tournament", str(config), "-o", str(out), "-q"])
     assert result.exit_code == 0, result.output
     assert "12 games played" in result.output
     assert json.loads((out / "tournament.json").read_text())["name"] == "tiny"
@@ -115,7 +115,7 @@ def test_animal_shogi_tournament_from_a_config_resumes(tmp_path: Path) -> None:
         'ab2 = "shogi-alphabeta:depth=2,seed=3"\n'
     )
     out = tmp_path / "t"
-    args = ["arena", "tournament", "-c", str(config), "-o", str(out), "-q"]
+    args = ["arena", "tournament", str(config), "-o", str(out), "-q"]
     first = runner.invoke(app, [*args, "--max-games", "5"])
     assert first.exit_code == 0, first.output
     assert "5 games played" in first.output and "not finished" in first.output

@@ -1,4 +1,5 @@
-"""``othellolab train patterns``: a small real run through typer's test runner."""
+"""``othellolab train engine-fit`` and ``engine-probcut``: small real runs through typer's test
+runner, each from a TOML config with ``--set`` overrides."""
 
 from __future__ import annotations
 
@@ -15,12 +16,25 @@ from helpers import shared_file
 runner = CliRunner()
 
 
-def test_train_patterns_command(tmp_path: Path) -> None:
+FIT = """
+[fit]
+wthor = "{wthor}"
+years = "2005"
+terms = ""
+iterations = 5
+
+[sources]
+max_games = 200
+"""
+
+
+def test_engine_fit_command(tmp_path: Path) -> None:
     wthor = shared_file("wthor/WTH_2005.wtb").parent
+    config = tmp_path / "fit.toml"
+    config.write_text(FIT.format(wthor=wthor))
     out = tmp_path / "w"
-    args = ["train", "patterns", "--wthor", str(wthor), "--years", "2005", "--max-games", "200"]
-    args += ["--iterations", "5", "--held-out", str(wthor), "--out", str(out), "--quiet"]
-    result = runner.invoke(app, args)
+    args = ["train", "engine-fit", str(config), "--set", f"sources.held_out={wthor}"]
+    result = runner.invoke(app, [*args, "--out", str(out), "--quiet"])
     assert result.exit_code == 0, result.output
     assert "15-35 empties: patterns MAE" in result.output
     assert load_pattern_weights(out).config["training_data"] == [
@@ -28,15 +42,26 @@ def test_train_patterns_command(tmp_path: Path) -> None:
     ]
 
 
-def test_train_patterns_refuses_the_held_out_year(tmp_path: Path) -> None:
+def test_engine_fit_refuses_the_held_out_year_set_by_an_override(tmp_path: Path) -> None:
     wthor = shared_file("wthor/WTH_2023.wtb").parent
-    args = ["train", "patterns", "--wthor", str(wthor), "--years", "2023", "--out", str(tmp_path)]
+    config = tmp_path / "fit.toml"
+    config.write_text(FIT.format(wthor=wthor))
+    args = [
+        "train",
+        "engine-fit",
+        str(config),
+        "--set",
+        "fit.years=2020-2023",
+        "--out",
+        str(tmp_path),
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 1
-    assert "held-out year" in result.output
+    assert "held-out year" in result.output and "[fit]" in result.output
+    assert "override of fit.years" in result.output
 
 
-def test_train_patterns_from_positions_files_and_scored_on_exact(tmp_path: Path) -> None:
+def test_engine_fit_from_positions_files_and_scored_on_exact(tmp_path: Path) -> None:
     """Fit a 2-phase layout with parity from a positions file, then score it and the shipped
     set against exact scores (from the solver) in the same command; the figures are those of
     ``exact_errors``."""
@@ -58,10 +83,13 @@ def test_train_patterns_from_positions_files_and_scored_on_exact(tmp_path: Path)
         exact=np.array([solve(b, pv=False).score for b in late]),
     )
     out = tmp_path / "w"
-    args = ["train", "patterns", "--positions", str(tmp_path / "train.npz"), "--quiet"]
-    args += ["--phase-width", "30", "--terms", "parity", "--iterations", "3", "--out", str(out)]
-    args += ["--exact", str(tmp_path / "exact.npz"), "--weights", "patterns-wthor"]
-    result = runner.invoke(app, args)
+    config = tmp_path / "fit.toml"
+    config.write_text(
+        f'[fit]\nwthor = ""\nphase_width = 30\nterms = "parity"\niterations = 3\n'
+        f'[sources]\npositions = "{tmp_path / "train.npz"}"\n'
+        f'[measure]\nexact = "{tmp_path / "exact.npz"}"\ncompare = "patterns-wthor"\n'
+    )
+    result = runner.invoke(app, ["train", "engine-fit", str(config), "--out", str(out), "-q"])
     assert result.exit_code == 0, result.output
     weights = load_pattern_weights(out)
     assert weights.terms == ("parity",) and weights.compact.shape[0] == 2
@@ -72,23 +100,11 @@ def test_train_patterns_from_positions_files_and_scored_on_exact(tmp_path: Path)
         pytest.approx(rows[-1]["mae"][n], abs=0.006) for n in ("patterns-wthor", str(out))
     ]
     for bad, message in (
-        (["--weights", "patterns-wthor"], "--exact"),
-        ([], "--out DIR"),
-        (
-            ["--exact", str(tmp_path / "train.npz"), "--weights", "nope"],
-            "no pattern weights named 'nope'",
-        ),
-        (
-            [
-                "--out",
-                str(tmp_path / "x"),
-                "--positions",
-                str(tmp_path / "train.npz"),
-                "--terms",
-                "x",
-            ],
-            "unknown term",
-        ),
+        (["--set", 'measure.exact=""'], "--out DIR"),
+        (["--set", "measure.compare=nope"], "no pattern weights named 'nope'"),
+        (["--out", str(tmp_path / "x"), "--set", "fit.terms=x"], "unknown term"),
+        (["--set", "sources.phases=-1"], "sources.phases"),
+        (["--set", "fit.nope=1"], "nope"),
     ):
-        result = runner.invoke(app, ["train", "patterns", *bad])
+        result = runner.invoke(app, ["train", "engine-fit", str(config), *bad])
         assert result.exit_code != 0 and message in result.output, result.output

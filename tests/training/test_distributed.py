@@ -119,7 +119,7 @@ def test_two_gloo_processes_under_torchrun_train_the_one_process_model(tmp_path:
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
     args = ["--nproc_per_node", "2", "-m", "othellolab.cli", "train", "supervised"]
     done = subprocess.run(
-        [*torchrun, *args, "--config", str(config), "--quiet"],
+        [*torchrun, *args, str(config), "--quiet"],
         env=_env(),
         capture_output=True,
         text=True,

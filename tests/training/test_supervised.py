@@ -215,33 +215,59 @@ def test_cli_trains_from_a_toml_file(tmp_path: Path) -> None:
         f'[data]\nwthor_dir = "{wthor}"\ntrain_years = "2004"\nmax_games = 3\nval_fraction = 0.34\n'
         "[train]\nepochs = 1\nbatch_size = 32\n"
     )
-    result = CliRunner().invoke(app, ["train", "supervised", "--config", str(path), "--quiet"])
+    result = CliRunner().invoke(app, ["train", "supervised", str(path), "--quiet"])
     assert result.exit_code == 0, result.output
     assert "val top-1" in result.output and "model: " in result.output
     assert (tmp_path / "runs/cli/run.toml").read_text() == path.read_text()
-    # --resume RUN goes on from the run's own run.toml, from another folder and another path
+    # a run folder as CONFIG goes on from the run's own run.toml, from another folder and path
     moved = tmp_path / "elsewhere"
     (tmp_path / "runs").rename(moved)
     before = (moved / "cli/metrics.jsonl").read_text()
-    result = CliRunner().invoke(
-        app, ["train", "supervised", "--resume", str(moved / "cli"), "--quiet"]
-    )
+    result = CliRunner().invoke(app, ["train", "supervised", str(moved / "cli"), "--quiet"])
     assert result.exit_code == 0, result.output
     assert "1 epochs" in result.output and str(moved / "cli") in result.output
     assert not (tmp_path / "runs").exists()  # nothing written where the run started
     assert (moved / "cli/metrics.jsonl").read_text() == before  # finished: nothing more to do
     for args, says in (
-        (["--resume", str(moved)], "not a run folder"),
-        (["--resume", str(tmp_path)], "names the run 'cli', not the folder"),
-        (["--resume", str(moved / "cli"), "--config", str(path)], "not both or neither"),
-        ([], "not both or neither"),
+        ([str(moved)], "not a run folder"),
+        ([str(tmp_path)], "names the run 'cli', not the folder"),
+        ([str(tmp_path / "nope.toml")], "no such config file or run folder"),
+        ([], "Missing argument 'CONFIG'"),
+        ([str(path), "--set", "train.epochs"], "expected KEY=VALUE"),
     ):
         result = CliRunner().invoke(app, ["train", "supervised", *args])
         assert result.exit_code != 0 and says in result.output, result.output
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "cli"\nmodel = "mlp-classic"\n[train]\nepoch = 1\n')
-    result = CliRunner().invoke(app, ["train", "supervised", "--config", str(bad)])
+    result = CliRunner().invoke(app, ["train", "supervised", str(bad)])
     assert result.exit_code != 0 and "epoch" in result.output
+
+
+def test_cli_overrides_keys_and_the_run_folder_keeps_them(tmp_path: Path) -> None:
+    """``--set`` changes the run's config, and its run.toml holds the overridden config, so
+    going on with the run folder alone reads the same config (a file as given would not)."""
+    import tomllib
+
+    wthor = shared_file("wthor/WTH_2004.wtb").parent
+    path = tmp_path / "run.toml"
+    path.write_text(
+        f'name = "cli"\nruns_dir = "{tmp_path / "runs"}"\nmodel = "mlp-classic"\n'
+        f'[data]\nwthor_dir = "{wthor}"\ntrain_years = "2004"\nmax_games = 3\nval_fraction = 0.34\n'
+        "[train]\nepochs = 3\nbatch_size = 32\n"
+    )
+    args = ["train", "supervised", str(path), "--set", "train.epochs=1", "--quiet"]
+    result = CliRunner().invoke(app, [*args, "--set", "name=over"])
+    assert result.exit_code == 0, result.output
+    assert "over: 1 epochs" in result.output
+    kept = tomllib.loads((tmp_path / "runs/over/run.toml").read_text())
+    assert kept["train"] == {"epochs": 1, "batch_size": 32} and kept["name"] == "over"
+    again = CliRunner().invoke(app, ["train", "supervised", str(tmp_path / "runs/over"), "-q"])
+    assert again.exit_code == 0, again.output
+    assert "over: 1 epochs" in again.output
+    zero = ["train", "supervised", str(path), "--set", "train.epochs=0", "--set", "name=x"]
+    refused = CliRunner().invoke(app, zero)
+    assert refused.exit_code == 1
+    assert "epochs" in refused.output and "override of train.epochs" in refused.output
 
 
 def test_trains_from_a_built_dataset_directory(tmp_path: Path) -> None:

@@ -18,11 +18,11 @@ from othellolab.cli import arena as _arena
 from othellolab.cli import book as _book
 from othellolab.cli import data as _data
 from othellolab.cli import dataset as _dataset
+from othellolab.cli import engine as _engine  # noqa: F401  (adds train engine and its stages)
 from othellolab.cli import evaluate as _evaluate
 from othellolab.cli import nboard as _nboard
 from othellolab.cli import play as _play
 from othellolab.cli import records as _records
-from othellolab.cli import selfplay as _selfplay
 from othellolab.cli import serve as _serve
 from othellolab.cli import solve as _solve
 from othellolab.cli import tools as _tools
@@ -94,7 +94,6 @@ app.command("serve")(_serve.serve)
 app.add_typer(train_app, name="train")
 app.add_typer(_evaluate.app, name="evaluate")
 app.add_typer(rl_app, name="rl")
-app.add_typer(_selfplay.app, name="selfplay")
 app.add_typer(_arena.app, name="arena")
 app.add_typer(_book.app, name="book")
 app.command("nboard")(_nboard.nboard)

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from othellolab.cli._common import as_command
+from othellolab.cli._config import SetOption, examples, overrides
 
 app = typer.Typer(help="Matches, tournaments and ratings between players.", no_args_is_help=True)
 
@@ -90,15 +91,26 @@ def match(
         _run(config, folder, quiet=quiet, max_games=None)
 
 
-@app.command("tournament")
+@app.command(
+    "tournament",
+    epilog=examples(
+        "othellolab arena tournament configs/ladder.toml --out arena/ladder",
+        "othellolab arena tournament configs/ladder.toml --set games=4 --max-games 2 --quiet",
+    ),
+)
 def tournament(
-    config_file: Annotated[Path, typer.Option("--config", "-c", help="Tournament TOML file.")],
+    config_file: Annotated[
+        Path,
+        typer.Argument(metavar="CONFIG", help="Tournament TOML file (see configs/ladder.toml)."),
+    ],
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="Results folder (default: arena/NAME); resumed."),
     ] = None,
+    set_: SetOption = None,
     workers: Annotated[
-        int | None, typer.Option(help="Games played at once (default: the config's).")
+        int | None,
+        typer.Option(help="Games played at once; shorthand of --set workers=N."),
     ] = None,
     max_games: Annotated[
         int | None, typer.Option(help="Stop after this many new games (resume later).", min=1)
@@ -108,7 +120,8 @@ def tournament(
     """Play a round-robin or gauntlet tournament from a config; resumes where it stopped."""
     from othellolab.arena.tournament_config import load_config
 
-    config = load_config(config_file, workers=workers)
+    given = overrides(set_, workers=workers)
+    config = load_config(config_file, overrides=given)
     _run(config, out or Path("arena") / config.name, quiet=quiet, max_games=max_games)
 
 

@@ -37,8 +37,8 @@ def test_resume_after_kill_9_equals_an_uninterrupted_run(tiny, toml_text, tmp_pa
     config = tmp_path / "tiny.toml"
     config.write_text(toml_text(data))
     killed = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "othellolab.cli", "train", "patterns-data"]
-    cmd += ["--config", str(config), "--out", str(killed), "--quiet"]
+    cmd = [sys.executable, "-m", "othellolab.cli", "train", "engine-data"]
+    cmd += [str(config), "--out", str(killed), "--quiet"]
     proc = subprocess.Popen(cmd, env=os.environ.copy(), stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 180

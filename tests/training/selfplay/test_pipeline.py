@@ -273,7 +273,7 @@ def killed(tmp_path_factory: pytest.TempPathFactory) -> Killed:
     config = folder / "tiny.toml"
     config.write_text(toml_text(data))
     argv = [
-        sys.executable, "-m", "othellolab.cli", "train", "selfplay", "--config", str(config),
+        sys.executable, "-m", "othellolab.cli", "train", "selfplay", str(config),
         "--quiet",
     ]  # fmt: skip
     root = folder / RUN
@@ -284,7 +284,8 @@ def killed(tmp_path_factory: pytest.TempPathFactory) -> Killed:
         while not moment(root) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.002)
         alive = proc.poll() is None
-        os.kill(proc.pid, signal.SIGKILL)
+        if alive:
+            os.kill(proc.pid, signal.SIGKILL)
         _, err = proc.communicate()
         assert alive, f"the run ended before {name}: {err.decode()[-2000:]}"
         seen.append(
@@ -399,7 +400,7 @@ def test_train_resume_goes_on_from_the_run_folder_alone(killed: Killed, tmp_path
     (run / "run.toml").write_text(text.replace("generations = 3", "generations = 4"))
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(tmp_path)  # not where the run started: its runs_dir follows the folder
-        result = CliRunner().invoke(app, ["train", "selfplay", "--resume", str(run), "--quiet"])
+        result = CliRunner().invoke(app, ["train", "selfplay", str(run), "--quiet"])
     assert result.exit_code == 0, result.output
     assert "generation 4" in result.output
     assert (run / "models/gen0004/model.safetensors").exists()
