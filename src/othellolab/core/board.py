@@ -476,6 +476,12 @@ class Board:
     def __str__(self) -> str:
         return self.ascii()
 
+    def _repr_svg_(self) -> str:
+        """The board drawn in Jupyter: ``core.svg.board`` with the legal moves marked."""
+        from othellolab.core.svg import board as draw  # drawing is loaded only when asked for
+
+        return draw(self)
+
     def diagram(self, *, last: int | None = None, legal: bool = True) -> str:
         """A roomier text board for terminals and ``ansi`` renderers: ``X`` black, ``O`` white,
         ``*`` legal moves (when ``legal``), ``.`` empty, the ``last`` move in brackets, then the

@@ -231,6 +231,17 @@ class GameRecord:
         """The moves as a transcript (``"f5d6c3..."``), passes as ``PA`` if ``passes``."""
         return format_transcript(self.moves, size=self.size, passes=passes)
 
+    def _repr_html_(self) -> str:
+        """The game in Jupyter: ``core.viewer.game_html``'s offline viewer with a move slider,
+        headed by the players and year."""
+        from othellolab.core.viewer import game_html  # drawing is loaded only when asked for
+
+        names = [str(self.headers.get(k, "?")) for k in ("black", "white")]
+        title = f"{names[0]} (black) vs {names[1]} (white)"
+        if "year" in self.headers:
+            title += f", {self.headers['year']}"
+        return game_html(self.start, self.moves, title=title)
+
     def __repr__(self) -> str:
         head = ", ".join(
             f"{k}={v!r}" for k, v in self.headers.items() if k in ("black", "white", "year")

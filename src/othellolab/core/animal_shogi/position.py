@@ -535,6 +535,13 @@ class AnimalShogi:
     def __repr__(self) -> str:
         return f"AnimalShogi.from_sfen({self.sfen()!r})"
 
+    def _repr_svg_(self) -> str:
+        """The position drawn in Jupyter: ``core.svg.board`` with its hands and the legal
+        moves' destinations."""
+        from othellolab.core.svg import board as draw  # drawing is loaded only when asked for
+
+        return draw(self)
+
     def __str__(self) -> str:
         """The board from the first player's side, the second player's hand above it and the
         first player's below, then the side to move (or how the game ended)."""
