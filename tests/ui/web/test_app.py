@@ -360,7 +360,7 @@ def test_oversized_bodies_are_413(client: TestClient) -> None:
 def test_games_are_deleted_and_the_openapi_schema_names_the_models(client: TestClient) -> None:
     game = new_game(client)
     assert client.delete(f"/api/games/{game['id']}").status_code == 204
-    expect_error(client.get(f"/api/games/{game['id']}"), 404, "unknown or expired")
+    expect_error(client.get(f"/api/games/{game['id']}"), 404, "unknown or deleted")
     schema = client.get("/openapi.json").json()
     assert {"NewGame", "MoveRequest", "GameState", "Evaluation"} <= set(
         schema["components"]["schemas"]

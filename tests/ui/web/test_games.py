@@ -1,5 +1,6 @@
-"""``GameStore`` and ``WebGame`` directly: expiry of idle games on a fake clock, the games cap,
-and the turn/undo rules the API relies on."""
+"""``GameStore`` and ``WebGame`` directly: idle games leaving memory on a fake clock (and
+coming back from the games database), the cap on games in memory, and the turn/undo rules the
+API relies on."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 
 from othellolab import Board
 from othellolab.core import PlayResult
+from othellolab.players import GreedyPlayer
 from othellolab.ui.web.errors import (
     Conflict,
     GameNotFound,
@@ -34,41 +36,54 @@ def make_store(**kwargs) -> tuple[GameStore, Clock]:
     return store, clock
 
 
-def test_idle_games_expire_after_the_ttl_and_used_ones_do_not() -> None:
+def test_idle_games_leave_memory_after_the_ttl_and_come_back_from_the_database() -> None:
     store, clock = make_store(ttl=60)
     idle = store.create(NewGame())
+    with idle.lock:
+        idle.play_human("f5")
+        store.save(idle)
     used = store.create(NewGame())
     clock.now += 45
     store.get(used.id)
     clock.now += 30  # idle: 75 s since creation; used: 30 s since its last request
-    with pytest.raises(GameNotFound, match="unknown or expired"):
-        store.get(idle.id)
+    assert store.expire() == 1 and len(store) == 1
+    back = store.get(idle.id)
+    assert back is not idle and back.actions == idle.actions and back.cursor == 1
     assert store.get(used.id) is used
-    clock.now += 61
-    assert store.expire() == 1 and len(store) == 0
+    store.delete(idle.id)
+    with pytest.raises(GameNotFound, match="unknown or deleted"):
+        store.get(idle.id)
 
 
 def test_a_thinking_game_does_not_expire() -> None:
     store, clock = make_store(ttl=10)
     game = store.create(NewGame(human="white"))
     with game.lock:
-        board, player, version = game.begin_think("ai")
+        board, version = game.begin_think("ai")
     clock.now += 100
     assert store.expire() == 0
     with game.lock:
-        game.finish_think("ai", version, player.choose(board))
+        game.finish_think("ai", version, GreedyPlayer(seed=1).choose(board))
     assert store.get(game.id).cursor == 1
 
 
-def test_the_games_cap_refuses_new_games_until_old_ones_expire() -> None:
-    store, clock = make_store(ttl=60, max_games=2)
+def test_the_games_cap_drops_the_least_recently_used_idle_game_from_memory_only() -> None:
+    store, clock = make_store(ttl=600, max_games=2)
+    first = store.create(NewGame())
+    clock.now += 1
+    second = store.create(NewGame())
+    clock.now += 1
+    store.get(first.id)  # now the second is the least recently used
+    clock.now += 1
     store.create(NewGame())
-    store.create(NewGame())
-    with pytest.raises(TooManyGames, match="maximum of 2 games"):
+    assert len(store) == 2 and store.get(first.id) is first
+    assert store.get(second.id) is not second  # read back from the database
+    # Every game held thinking: no room, a clear 503.
+    for game in list(store._games.values()):
+        with game.lock:
+            game.begin_think("hint")
+    with pytest.raises(TooManyGames, match="maximum of 2 games in memory and every one is"):
         store.create(NewGame())
-    clock.now += 61
-    store.create(NewGame())
-    assert len(store) == 1
 
 
 def test_store_options_are_checked() -> None:
@@ -86,7 +101,7 @@ def test_an_illegal_answer_from_the_player_is_a_server_fault_and_frees_the_game(
     store, _ = make_store()
     game = store.create(NewGame(human="white"))
     with game.lock:
-        board, _, version = game.begin_think("ai")
+        board, version = game.begin_think("ai")
         with pytest.raises(Conflict, match="thinking"):
             game.play_human("f5")
         with pytest.raises(PlayerFailed, match="answered 0, not a legal move"):

@@ -85,7 +85,7 @@ def test_concurrent_games_against_greedy_complete(serve) -> None:
 def test_a_thinking_ai_blocks_neither_the_server_nor_other_games(serve) -> None:
     RELEASE.clear()
     with (
-        serve(create_app(opponent="greedy")) as url,
+        serve(create_app(opponent="greedy", search_workers=2)) as url,
         httpx.Client(base_url=url, timeout=60) as http,
     ):
         slow = http.post("/api/games", json={"human": "white", "opponent": "webtest-gated"}).json()

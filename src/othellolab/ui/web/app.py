@@ -1,9 +1,12 @@
 """The web board's FastAPI app: a JSON API over ``GameStore`` and the static page that uses it.
 
 Every bad request is a 4xx whose ``detail`` says what was wrong, and 500 is kept for real bugs.
-AI searches run in the thread pool (their compiled kernels release the GIL), so one game's
-search never blocks another game's requests; each search is capped by the server's limits and
-stopped when its client goes away or the server shuts down.
+AI searches run on the search workers (``searches.SearchPool``: processes for ``othellolab
+serve``), never on the threads that answer requests, so reads and the human's moves answer at
+once whatever the load; searches beyond the workers wait in a bounded fair queue (503 with
+``Retry-After`` past its bounds). Each search is capped by the server's limits and stopped when
+its client goes away or the server shuts down. Every change of a game is kept in the games
+database (``gamedb``) before it is answered.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,13 +22,13 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from othellolab.arena.ladder import shipped_ratings
-from othellolab.core import OthelloError
+from othellolab.core import ConfigError, OthelloError
 from othellolab.core.games import DEFAULT_GAME, Game, game_for, game_names
 from othellolab.core.games import get_game as game_named
 from othellolab.core.parsing import clip, parse_int
@@ -34,12 +38,18 @@ from othellolab.players.registry import PlayerEntry, describe_options, spec_defa
 from othellolab.ui.web.errors import (
     EXTERNAL_PLAYERS,
     Gone,
-    PlayerFailed,
     Unprocessable,
     WebError,
 )
-from othellolab.ui.web.games import ThinkKind
-from othellolab.ui.web.limits import MAX_ANALYSIS_TIME, MAX_NODES, MAX_THINK_TIME
+from othellolab.ui.web.gamedb import MEMORY, GameDB
+from othellolab.ui.web.games import WebGame
+from othellolab.ui.web.limits import (
+    MAX_ANALYSIS_TIME,
+    MAX_NODES,
+    MAX_QUEUE,
+    MAX_THINK_TIME,
+    MAX_WAIT,
+)
 from othellolab.ui.web.models import (
     AnalyseRequest,
     ErrorResponse,
@@ -52,8 +62,11 @@ from othellolab.ui.web.models import (
     NewGame,
     PlayerInfo,
     PlayersResponse,
+    SavedGame,
+    SavedGames,
     ServerLimits,
 )
+from othellolab.ui.web.searches import SearchPool, ThinkKind, default_workers
 from othellolab.ui.web.store import GameStore, describe_value
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -209,6 +222,11 @@ def create_app(
     models: ModelCatalog | None = None,
     max_body: int = 64 * 1024,
     sweep_interval: float = 60.0,
+    search_workers: int | None = None,
+    search_processes: bool = False,
+    max_queue: int = MAX_QUEUE,
+    max_wait: float = MAX_WAIT,
+    db: GameDB | str | Path = MEMORY,
 ) -> FastAPI:
     """The web board app. ``opponent`` and ``hint`` are player specs for the games they play
     (default, and for the other games: each game's strongest shipped player); idle games
@@ -216,7 +234,32 @@ def create_app(
     small margin) and after ``max_nodes`` nodes, simulations or playouts, an analysis of a
     whole game after ``max_analysis_time`` seconds; ``think_time`` is the default time per move
     (the players' own settings when ``None``). A ``model=`` option may name only the models of
-    ``models`` (default: the shipped ones), never a path."""
+    ``models`` (default: the shipped ones), never a path.
+
+    ``search_workers`` searches run at once (default: one per core), each in a process of its
+    own with ``search_processes`` (``othellolab serve``), else in a thread of this process
+    (which sees players registered at run time, as tests do); at most ``max_queue`` more wait,
+    each at most ``max_wait`` seconds. Games are kept in ``db`` (a ``GameDB`` or its file;
+    default: in memory)."""
+    workers = default_workers() if search_workers is None else search_workers
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 256:
+        raise ConfigError(
+            f"must be a whole number in 1..256, got {workers!r}", option="search_workers"
+        )
+    if (
+        isinstance(max_queue, bool)
+        or not isinstance(max_queue, int)
+        or not 0 <= max_queue <= 100_000
+    ):
+        raise ConfigError(
+            f"must be a whole number in 0..100000, got {max_queue!r}", option="max_queue"
+        )
+    if (
+        isinstance(max_wait, bool)
+        or not isinstance(max_wait, int | float)
+        or not (math.isfinite(max_wait) and 0 < max_wait <= 3600)
+    ):
+        raise ConfigError(f"must be seconds in (0, 3600], got {max_wait!r}", option="max_wait")
     store = GameStore(
         default_opponent=opponent,
         hint_spec=hint,
@@ -227,11 +270,27 @@ def create_app(
         max_nodes=max_nodes,
         max_analysis_time=max_analysis_time,
         models=models,
+        db=db,
     )
+    pool = SearchPool(
+        workers,
+        processes=search_processes,
+        max_queue=max_queue,
+        max_wait=max_wait,
+        expected=think_time or max_think_time,
+        models=store.models,
+        preload=((store.opponent_for(game_named(DEFAULT_GAME)), game_named(DEFAULT_GAME).key),),
+    )
+    store.pool = pool
+
+    def state(game: WebGame) -> GameState:
+        return game.state(pool.queue.position(game.id))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await run_in_threadpool(_warm_up)
+        if search_processes:
+            await run_in_threadpool(pool.start)
 
         async def sweep() -> None:
             while True:
@@ -243,6 +302,7 @@ def create_app(
             yield
         finally:
             task.cancel()
+            pool.close()
             store.close()
 
     app = FastAPI(
@@ -255,11 +315,13 @@ def create_app(
         redoc_url=None,
     )
     app.state.store = store
+    app.state.pool = pool
     app.add_middleware(BodyLimit, max_bytes=max_body)
 
     @app.exception_handler(WebError)
     async def _web_error(request: Request, exc: WebError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+        headers = getattr(exc, "headers", None)
+        return JSONResponse({"detail": str(exc)}, status_code=exc.status, headers=headers)
 
     @app.exception_handler(OthelloError)
     async def _bad_input(request: Request, exc: OthelloError) -> JSONResponse:
@@ -321,52 +383,104 @@ def create_app(
         """Start a game, or load one from a record to replay or continue."""
         game = store.create(request)
         with game.lock:
-            return game.state()
+            return state(game)
+
+    @app.get("/api/games", response_model=SavedGames)
+    def saved_games(limit: int = 100, offset: int = 0) -> SavedGames:
+        """The games this server keeps, latest changed first (``limit`` 1..1000 of them, from
+        ``offset``)."""
+        if not 1 <= limit <= 1000:
+            raise Unprocessable(f"query.limit: must be in 1..1000, got {limit}")
+        if not 0 <= offset <= 10**9:
+            raise Unprocessable(f"query.offset: must be in 0..1e9, got {offset}")
+        rows, total = store.saved(limit=limit, offset=offset)
+        games = []
+        for row in rows:
+            try:
+                rules = game_named(row["game"])
+                human = "both" if row["human"] is None else rules.side_names[row["human"]]
+                title = rules.title or rules.name
+            except (OthelloError, IndexError):
+                human, title = "?", row["game"]
+            games.append(SavedGame(title=title, **{**row, "human": human}))
+        return SavedGames(games=games, total=total)
 
     @app.get("/api/games/{game_id}", response_model=GameState)
     def get_game(game_id: str) -> GameState:
         """The game as it stands (also while the AI thinks)."""
         game = store.get(game_id)
         with game.lock:
-            return game.state()
+            return state(game)
+
+    @app.get(
+        "/api/games/{game_id}/export",
+        response_class=PlainTextResponse,
+        responses={200: {"content": {"text/plain": {}}}},
+    )
+    def export_game(game_id: str, format: str = "ggf") -> PlainTextResponse:
+        """The whole recorded game as a file: ``format`` ``ggf`` (Othello) or ``transcript``."""
+        game = store.get(game_id)
+        with game.lock:
+            text = game.export(format[:20])
+        suffix = "ggf" if format == "ggf" else "txt"
+        return PlainTextResponse(
+            text,
+            headers={"Content-Disposition": f'attachment; filename="{game.id}.{suffix}"'},
+        )
 
     @app.delete("/api/games/{game_id}", status_code=204)
     def delete_game(game_id: str) -> Response:
-        """Forget a game."""
+        """Forget a game, and its record in the database."""
         store.delete(game_id)
         return Response(status_code=204)
+
+    def change(game_id: str, do: Any) -> GameState:
+        """Apply ``do(game)`` under the game's lock, keep the game, answer its state."""
+        game = store.get(game_id)
+        with game.lock:
+            do(game)
+            store.save(game)
+            return state(game)
 
     @app.post("/api/games/{game_id}/move", response_model=GameState)
     def move(game_id: str, request: MoveRequest) -> GameState:
         """The human plays a move (``f5``) or a forced pass (``pass``)."""
-        game = store.get(game_id)
-        with game.lock:
-            game.play_human(request.move)
-            return game.state()
+        return change(game_id, lambda game: game.play_human(request.move))
 
     @app.post("/api/games/{game_id}/undo", response_model=GameState)
     def undo(game_id: str) -> GameState:
         """Back to the human's previous turn."""
-        game = store.get(game_id)
-        with game.lock:
-            game.undo()
-            return game.state()
+        return change(game_id, lambda game: game.undo())
 
     @app.post("/api/games/{game_id}/redo", response_model=GameState)
     def redo(game_id: str) -> GameState:
         """Forward to the human's next turn in the recorded game."""
-        game = store.get(game_id)
-        with game.lock:
-            game.redo()
-            return game.state()
+        return change(game_id, lambda game: game.redo())
 
     @app.post("/api/games/{game_id}/goto", response_model=GameState)
     def goto(game_id: str, request: GotoRequest) -> GameState:
         """Show the position after ``ply`` recorded moves (replay)."""
+        return change(game_id, lambda game: game.goto(request.ply))
+
+    def begin(game_id: str, kind: ThinkKind, body: Any) -> tuple[WebGame, Any, GameState | None]:
         game = store.get(game_id)
         with game.lock:
-            game.goto(request.ply)
-            return game.state()
+            if kind == "ai" and game.pass_for_ai():
+                store.save(game)
+                return game, None, state(game)
+            _, version = game.begin_think(kind)
+            try:
+                job = game.search_job(kind, body)
+            except BaseException:
+                game.abort_think()
+                raise
+        return game, (job, version), None
+
+    def finish(game: WebGame, kind: ThinkKind, version: int, outcome: Any) -> GameState:
+        with game.lock:
+            game.finish_think(kind, version, outcome)
+            store.save(game)
+            return state(game)
 
     async def think(
         request: Request,
@@ -374,52 +488,34 @@ def create_app(
         kind: ThinkKind,
         body: HintRequest | AnalyseRequest | None = None,
     ) -> GameState:
-        game = store.get(game_id)
-        with game.lock:
-            if kind == "ai" and game.pass_for_ai():
-                return game.state()
-            board, player, version = game.begin_think(kind)
-            try:
-                job = game.think_job(kind, board, player, body)
-            except BaseException:
-                game.abort_think()
-                raise
-            stop = game.stop
-        task = asyncio.ensure_future(run_in_threadpool(job))
-        gone = False
+        game, begun, answer = await run_in_threadpool(begin, game_id, kind, body)
+        if answer is not None:
+            return answer
+        job, version = begun
         try:
-            while not task.done():
-                await asyncio.wait({task}, timeout=0.2)
-                if not task.done() and not gone and await request.is_disconnected():
-                    gone = True
-                    game.stop_search()
-            result = task.result()
-        except OthelloError as e:
+            outcome = await pool.search(game.id, job, request.is_disconnected)
+        except WebError as e:
             with game.lock:
                 game.abort_think()
-            raise Unprocessable(f"game {game.id}: {e}") from e
-        except Exception as e:
-            with game.lock:
-                game.abort_think()
-            raise PlayerFailed(
-                f"game {game.id}: player failed while thinking: {type(e).__name__}: {e}"
-            ) from e
+            if isinstance(e, Gone | Unprocessable) or e.status >= 500:
+                e.args = (f"game {game.id}: {e}",)
+            raise
         except BaseException:
-            game.stop_search()
             with game.lock:
                 game.abort_think()
             raise
-        if gone or (kind != "analysis" and stop is not None and stop.is_set()):
+        if pool.closing and kind != "analysis":
             with game.lock:
                 game.abort_think()
-            raise Gone(f"game {game.id}: the {kind} search was abandoned (client gone or shutdown)")
-        with game.lock:
-            game.finish_think(kind, version, result)
-            return game.state()
+            raise Gone(
+                f"game {game.id}: the {kind} search was abandoned (the server is shutting down)"
+            )
+        return await run_in_threadpool(finish, game, kind, version, outcome)
 
     @app.post("/api/games/{game_id}/ai-move", response_model=GameState)
     async def ai_move(request: Request, game_id: str) -> GameState:
-        """The AI plays its move (searching in the thread pool); its report comes along."""
+        """The AI plays its move (searched by a search worker, after the searches queued
+        before it); its report comes along. 503 with ``Retry-After`` when the queue is full."""
         return await think(request, game_id, "ai")
 
     @app.post("/api/games/{game_id}/hint", response_model=GameState)

@@ -9,6 +9,7 @@ __all__ = [
     "GameNotFound",
     "Gone",
     "PlayerFailed",
+    "ServerBusy",
     "TooManyGames",
     "Unprocessable",
     "WebError",
@@ -59,3 +60,16 @@ class Gone(WebError):
     """The search was abandoned: its client went away, or the server is shutting down."""
 
     status = 503
+
+
+class ServerBusy(WebError):
+    """Every search worker is busy and the queue in front of them is full, or would keep this
+    search waiting too long: try again after ``retry_after`` seconds (the ``Retry-After``
+    header)."""
+
+    status = 503
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.headers = {"Retry-After": str(retry_after)}

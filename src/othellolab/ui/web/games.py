@@ -1,17 +1,16 @@
-"""A game of the web board, kept in memory (``store.GameStore`` holds them): any registered
-game's positions along a recorded line with a cursor (undo/redo/replay), an AI opponent from
-the player registry, a hint player that also analyses, and a lock.
+"""A game of the web board (``store.GameStore`` holds them): any registered game's positions
+along a recorded line with a cursor (undo/redo/replay), the specs of its AI opponent and hint
+player, what they said, and a lock.
 
-The AI thinks outside the game's lock (``begin_think`` / ``finish_think``), so reading a game
-never waits for a search; while it thinks, changes to that game are refused with a clear 409.
-Every search runs under the server's caps (``max_think_time`` seconds, ``max_nodes``) and with
-a ``Stop`` signal that the app sets when the client goes away or the server shuts down.
+A game holds its record and settings, never a player: its searches are ``SearchJob``s that the
+search workers run with their own players (``searches``). The AI thinks outside the game's lock
+(``begin_think`` / ``finish_think``), so reading a game never waits for a search; while it
+thinks, changes to that game are refused with a clear 409. Every search runs under the
+server's caps (``max_think_time`` seconds, ``max_nodes``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import threading
 import time
 from collections.abc import Callable
@@ -19,16 +18,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from othellolab.core import (
-    IllegalMoveError,
-    InvalidMoveError,
-    Limit,
-    PlayResult,
-    Stop,
-)
+from othellolab.core import IllegalMoveError, InvalidMoveError, Limit
 from othellolab.core.games import Game, position_game
-from othellolab.players import Player, make_player
-from othellolab.ui.web import analysis as _analysis
 from othellolab.ui.web.errors import Conflict, PlayerFailed, Unprocessable
 from othellolab.ui.web.limits import MAX_ANALYSIS_TIME
 from othellolab.ui.web.models import (
@@ -39,6 +30,7 @@ from othellolab.ui.web.models import (
     HintRequest,
     Result,
 )
+from othellolab.ui.web.searches import SearchJob, ThinkKind
 from othellolab.ui.web.views import (
     chooses,
     evaluation,
@@ -46,8 +38,6 @@ from othellolab.ui.web.views import (
     move_info,
     must_pass,
 )
-
-ThinkKind = Literal["ai", "hint", "analysis"]
 
 
 class WebGame:
@@ -66,7 +56,6 @@ class WebGame:
         start: Any,
         human: int | None,
         opponent_spec: str,
-        player: Player,
         hint_spec: str,
         actions: list[int] | None = None,
         ply: int | None = None,
@@ -78,7 +67,6 @@ class WebGame:
         self.rules: Game = position_game(start)
         self.human = human
         self.opponent_spec = opponent_spec
-        self.player = player
         self.hint_spec = hint_spec
         self.limit = limit
         self.max_analysis_time = max_analysis_time
@@ -97,11 +85,10 @@ class WebGame:
         self.evaluations: dict[int, Evaluation] = {}
         self.hint: Evaluation | None = None
         self.analysis: Analysis | None = None
-        self.stop: Stop | None = None
         self.version = 0
+        self.line = 0  # grows when the record is entered elsewhere than where the AI left it
         self.clock = clock
         self.last_access = clock()
-        self._hint_player: Player | None = None
 
     # ------------------------------------------------------------------------------------------
     # Facts
@@ -230,18 +217,11 @@ class WebGame:
             self.cursor = ply
             self.hint = None
             self.version += 1
-            self.player.reset()
+            self.line += 1
 
-    def hint_player(self) -> Player:
-        """The player that gives hints and analyses (made on first use)."""
-        if self._hint_player is None:
-            self._hint_player = make_player(self.hint_spec, self.rules.name)
-        return self._hint_player
-
-    def begin_think(self, kind: ThinkKind) -> tuple[Any, Player, int]:
-        """Mark the game busy and hand out what a search needs: the board, the player, and the
-        version that ``finish_think`` checks. ``search_limit()`` is then the search's limit,
-        with a fresh ``stop`` signal."""
+    def begin_think(self, kind: ThinkKind) -> tuple[Any, int]:
+        """Mark the game busy and hand out the board searched and the version that
+        ``finish_think`` checks."""
         self._check_idle()
         board = self.board
         if kind == "analysis":
@@ -257,31 +237,19 @@ class WebGame:
                 )
             if self.human is None:
                 raise Conflict(f"game {self.id}: both sides are human here; there is no AI")
-            player = self.player
-        else:
-            player = self.hint_player()
         self.busy = kind
-        self.stop = Stop()
         self.last_access = self.clock()
-        return board, player, self.version
+        return board, self.version
 
-    def search_limit(self) -> Limit:
-        """The limit of the search in flight: the game's, with that search's stop signal."""
-        base = self.limit or Limit()
-        return dataclasses.replace(base, stop=self.stop)
-
-    def think_job(
-        self,
-        kind: ThinkKind,
-        board: Any,
-        player: Player,
-        request: HintRequest | AnalyseRequest | None = None,
-    ) -> Callable[[], Any]:
-        """The work of a search begun by ``begin_think``, to run outside the lock: the
-        player's move; for a hint asked ``all_moves``, also every move's score; for an
-        analysis, the whole recorded game's."""
-        limit = self.search_limit()
-        rules = self.rules
+    def search_job(
+        self, kind: ThinkKind, request: HintRequest | AnalyseRequest | None = None
+    ) -> SearchJob:
+        """The search begun by ``begin_think``, as a job for a search worker: the AI's move;
+        a hint (with ``all_moves``, every move's score too); the whole recorded game's
+        analysis."""
+        limit = self.limit or Limit()
+        spec = self.opponent_spec if kind == "ai" else self.hint_spec
+        owner = (f"{self.id}:{kind}", self.line)
         if kind == "analysis":
             assert isinstance(request, AnalyseRequest)
             cap = limit.max_time
@@ -290,42 +258,30 @@ class WebGame:
                     f"time_per_move {request.time_per_move:g} s is over this server's maximum "
                     f"of {cap:g} s a search"
                 )
-            positions, actions = list(self.boards), list(self.actions)
-            return lambda: _analysis.analyse(
-                rules,
-                positions,
-                actions,
-                player,
-                name=self.hint_spec,
+            return SearchJob(
+                kind,
+                spec,
+                self.rules.key,
+                owner,
+                None,
+                limit,
+                positions=tuple(self.boards),
+                actions=tuple(self.actions),
                 time_per_move=request.time_per_move,
-                max_time=self.max_analysis_time,
-                limit=limit,
+                max_analysis_time=self.max_analysis_time,
             )
         all_moves = isinstance(request, HintRequest) and request.all_moves
-
-        def job() -> tuple[PlayResult, dict[int, Any] | None]:
-            result = player.choose(board, limit)
-            scores = _analysis.move_scores(rules, board, player, limit) if all_moves else None
-            return result, scores
-
-        return job
-
-    def stop_search(self) -> None:
-        """Ask the search in flight, if any, to return now."""
-        if self.stop is not None:
-            self.stop.set()
+        return SearchJob(kind, spec, self.rules.key, owner, self.board, limit, all_moves=all_moves)
 
     def abort_think(self) -> None:
         """The search failed or was abandoned: the game is free again, unchanged."""
         self.busy = None
-        self.stop = None
         self.last_access = self.clock()
 
     def finish_think(self, kind: ThinkKind, version: int, outcome: Any) -> None:
         """Apply the AI's move, or store the hint or the analysis, with the player's report
         (``outcome``: what ``think_job``'s work returned, or a bare ``PlayResult``)."""
         self.busy = None
-        self.stop = None
         self.last_access = self.clock()
         if version != self.version:
             raise Conflict(f"game {self.id}: the game changed while the {kind} was computed")
@@ -402,8 +358,8 @@ class WebGame:
             return rules.format_moves([a for _, a in pairs])
         return " ".join(rules.move_name(b, a) for b, a in pairs)
 
-    def state(self) -> GameState:
-        """The game as the page shows it."""
+    def state(self, queued: int | None = None) -> GameState:
+        """The game as the page shows it; ``queued``: its search's place in the queue."""
         rules = self.rules
         board = self.board
         view = rules.board_view(board)
@@ -451,11 +407,140 @@ class WebGame:
             hint=self.hint if self.hint is not None and self.hint.ply == self.cursor else None,
             analysis=self.analysis,
             version=self.version,
+            queue=queued,
         )
 
-    def close(self) -> None:
-        """Release the players' outside resources."""
-        for p in (self.player, self._hint_player):
-            if p is not None:
-                with contextlib.suppress(Exception):  # one failing close must not stop the other
-                    p.close()
+    def export(self, fmt: str) -> str:
+        """The whole recorded game as text: ``ggf`` (a GGF game, for games written in GGF) or
+        ``transcript`` (the moves in the game's notation, passes left out)."""
+        rules = self.rules
+        if fmt == "ggf":
+            if rules.record_format != "ggf":
+                raise Unprocessable(
+                    f"format: {rules.title or rules.name} games are not written in GGF; "
+                    "ask for transcript"
+                )
+            from othellolab.records import GameRecord
+            from othellolab.records.ggf import format_ggf
+
+            names = ["human", "human"] if self.human is None else ["", ""]
+            if self.human is not None:
+                names[self.human], names[1 - self.human] = "human", self.opponent_spec
+            final = self.boards[-1]
+            score = None
+            if final.is_game_over():
+                mine = final_score(rules, final)
+                score = int(mine if final.turn == 0 else -mine)
+            record = GameRecord(
+                moves=tuple(self.actions),
+                start=self.boards[0],
+                headers={"place": "othellolab web board", "black": names[0], "white": names[1]},
+                recorded_score=score,
+            )
+            return format_ggf(record) + "\n"
+        if fmt == "transcript":
+            pairs = [
+                (b, a)
+                for b, a in zip(self.boards, self.actions, strict=False)
+                if a != rules.pass_action
+            ]
+            if self.boards[0] == rules.start_position():
+                if rules.record_format == "ggf":
+                    from othellolab.records import GameRecord
+
+                    return (
+                        GameRecord(moves=tuple(self.actions), start=self.boards[0]).transcript()
+                        + "\n"
+                    )
+                return rules.format_moves([a for _, a in pairs]) + "\n"
+            return " ".join(rules.move_name(b, a) for b, a in pairs) + "\n"
+        raise Unprocessable(f"format: {fmt[:20]!r} is not one of ggf, transcript")
+
+    # ------------------------------------------------------------------------------------------
+    # Kept: what the games database stores of a game, and the game again from it
+
+    def record(self) -> dict[str, Any]:
+        """The game as the games database keeps it (JSON-ready values)."""
+        board = self.boards[-1]
+        return {
+            "id": self.id,
+            "game": self.rules.key,
+            "start": position_text(self.rules, self.boards[0]),
+            "human": self.human,
+            "opponent": self.opponent_spec,
+            "hint": self.hint_spec,
+            "think_time": None if self.limit is None else self.limit.time,
+            "actions": list(self.actions),
+            "cursor": self.cursor,
+            "evaluations": {
+                str(p): e.model_dump(mode="json") for p, e in sorted(self.evaluations.items())
+            },
+            "analysis": None if self.analysis is None else self.analysis.model_dump(mode="json"),
+            "version": self.version,
+            "result": self.rules.describe_end(board) if board.is_game_over() else None,
+        }
+
+    @classmethod
+    def from_record(
+        cls,
+        row: dict[str, Any],
+        *,
+        limit: Limit,
+        max_analysis_time: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> WebGame:
+        """The game a ``record()`` kept, under this server's ``limit`` (its think time the
+        game's own)."""
+        from othellolab.core.games import get_game
+
+        rules = get_game(row["game"])
+        game = cls(
+            row["id"],
+            start=position_from_text(rules, row["start"]),
+            human=row["human"],
+            opponent_spec=row["opponent"],
+            hint_spec=row["hint"],
+            actions=[int(a) for a in row["actions"]],
+            ply=int(row["cursor"]),
+            limit=Limit(time=row["think_time"], max_time=limit.max_time, max_nodes=limit.max_nodes),
+            max_analysis_time=max_analysis_time,
+            clock=clock,
+        )
+        game.evaluations = {
+            int(p): Evaluation.model_validate(e) for p, e in row["evaluations"].items()
+        }
+        if row["analysis"] is not None:
+            game.analysis = Analysis.model_validate(row["analysis"])
+        game.version = int(row["version"])
+        return game
+
+
+OBF_PREFIX = "obf:"
+"""How a database row marks a start position kept as an OBF line (games without a position
+notation of their own, such as Othello loaded from GGF with its own start board)."""
+
+
+def position_text(rules: Game, position: Any) -> str | None:
+    """A start position as text: ``None`` for the game's own start, else the game's notation,
+    else an OBF line (a ``Board``)."""
+    from othellolab.core import Board
+
+    if position == rules.start_position():
+        return None
+    text = rules.format_position(position)
+    if text is not None:
+        return text
+    if isinstance(position, Board):
+        return OBF_PREFIX + position.obf()
+    raise Unprocessable(f"{rules.title or rules.name}: a start position it cannot write down")
+
+
+def position_from_text(rules: Game, text: str | None) -> Any:
+    """The start position ``position_text`` wrote."""
+    from othellolab.core import Board
+
+    if text is None:
+        return rules.start_position()
+    if text.startswith(OBF_PREFIX):
+        return Board.from_obf(text[len(OBF_PREFIX) :])
+    return rules.start_position(text)

@@ -8,3 +8,12 @@ MAX_NODES = 50_000_000
 
 MAX_ANALYSIS_TIME = 120.0
 """Seconds after which the analysis of a whole game stops (the plies left unevaluated)."""
+
+MAX_QUEUE = 200
+"""Searches that may wait for a worker; one more is refused with a 503 and ``Retry-After``."""
+
+MAX_WAIT = 60.0
+"""Seconds a search may wait for a worker (expected, when it asks; waited, at most)."""
+
+PLAYERS_PER_WORKER = 4
+"""Players (with their tables) a search worker keeps for reuse, by spec."""

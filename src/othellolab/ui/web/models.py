@@ -236,6 +236,11 @@ class GameState(BaseModel):
     hint: Evaluation | None = Field(description="a hint for the position shown, once asked")
     analysis: Analysis | None = Field(None, description="the whole game's analysis, once asked")
     version: int = Field(description="increases with every change of the game")
+    queue: int | None = Field(
+        None,
+        description="while its search waits for a free search worker: its place in the queue "
+        "(1: next)",
+    )
 
 
 class PlayerInfo(BaseModel):
@@ -311,3 +316,24 @@ class ErrorResponse(BaseModel):
     """Any 4xx/5xx answer: a message saying what was wrong and where."""
 
     detail: str
+
+
+class SavedGame(BaseModel):
+    """A game kept in the server's games database, as the list of games shows it."""
+
+    id: str
+    game: str = Field(description="the game's key")
+    title: str
+    human: str = Field(description="the human's side name, or 'both'")
+    opponent: str
+    moves: int = Field(description="moves recorded, passes included")
+    result: str | None = Field(description="how it ended; none while it goes on")
+    created: float = Field(description="seconds since the epoch")
+    updated: float = Field(description="seconds since the epoch, at its last change")
+
+
+class SavedGames(BaseModel):
+    """Games kept in the server's database, the latest changed first."""
+
+    games: list[SavedGame]
+    total: int = Field(description="games in the database")

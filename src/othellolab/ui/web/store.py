@@ -1,5 +1,10 @@
 """The games of one web server: creating them from requests (the game, its start position and
-record, the human's side, the opponent with its caps), finding, expiring and closing them."""
+record, the human's side, the opponent with its caps), finding, keeping and deleting them.
+
+Every game is kept in the games database (``gamedb.GameDB``) as it changes; at most
+``max_games`` are held in memory, the least recently used idle one dropped (still kept) to make
+room, and a game asked for by id comes back from the database. A game holds no player: the
+search workers own them (``searches``)."""
 
 from __future__ import annotations
 
@@ -23,15 +28,19 @@ from othellolab.ui.web.errors import (
     GameNotFound,
     TooManyGames,
     Unprocessable,
-    WebError,
 )
+from othellolab.ui.web.gamedb import MEMORY, GameDB
 from othellolab.ui.web.games import WebGame
 from othellolab.ui.web.limits import MAX_ANALYSIS_TIME, MAX_NODES, MAX_THINK_TIME
 from othellolab.ui.web.models import NewGame
 
+CHECKED_SPECS = 256
+"""Player specs (with their game) remembered as checked, so a new game builds no player."""
+
 
 class GameStore:
-    """The games of one server, keyed by random ids; idle games expire after ``ttl`` seconds.
+    """The games of one server, keyed by random ids, kept in ``db`` (a ``GameDB`` or its
+    path); games idle for ``ttl`` seconds leave memory (not the database).
 
     ``default_opponent`` and ``hint_spec`` serve every game they play; a game they do not play
     (or every game, when they are ``None``) gets its strongest shipped player
@@ -50,6 +59,7 @@ class GameStore:
         max_nodes: int = MAX_NODES,
         max_analysis_time: float = MAX_ANALYSIS_TIME,
         models: ModelCatalog | None = None,
+        db: GameDB | str | Any = MEMORY,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         _check_positive("ttl", ttl)
@@ -76,7 +86,10 @@ class GameStore:
         self.max_analysis_time = float(max_analysis_time)
         self.models = models or ModelCatalog(allow_paths=False)
         self.clock = clock
+        self.db = db if isinstance(db, GameDB) else GameDB(db)
+        self.pool: Any = None  # the app's SearchPool: stop_searches stops its searches
         self._games: dict[str, WebGame] = {}
+        self._checked: dict[tuple[str, str], None] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -181,36 +194,56 @@ class GameStore:
             raise Unprocessable("ply is only meaningful with a record to load")
         start, actions = self._start(request, rules)
         played = position_game(start)  # a GGF record brings its own board size
-        player = self.make_player(spec, "opponent", played)
-        limit = Limit(time=think_time, max_time=self.max_think_time, max_nodes=self.max_nodes)
-        game_id = secrets.token_urlsafe(12)
-        try:
-            game = WebGame(
-                game_id,
-                start=start,
-                human=human,
-                opponent_spec=spec,
-                player=player,
-                hint_spec=self.hint_for(played),
-                actions=actions,
-                ply=request.ply,
-                limit=limit,
-                max_analysis_time=self.max_analysis_time,
-                clock=self.clock,
-            )
-        except WebError:
-            player.close()
-            raise
-        player.reset()
-        with self._lock:
-            if len(self._games) >= self.max_games:
-                player.close()
-                raise TooManyGames(
-                    f"the server holds its maximum of {self.max_games} games; "
-                    f"idle games expire after {self.ttl:g} s"
-                )
-            self._games[game_id] = game
+        self._check_spec(spec, "opponent", played)
+        game = WebGame(
+            secrets.token_urlsafe(12),
+            start=start,
+            human=human,
+            opponent_spec=spec,
+            hint_spec=self.hint_for(played),
+            actions=actions,
+            ply=request.ply,
+            limit=self._limit(think_time),
+            max_analysis_time=self.max_analysis_time,
+            clock=self.clock,
+        )
+        self._admit(game)
+        with game.lock:
+            self.save(game)
         return game
+
+    def _limit(self, think_time: float | None) -> Limit:
+        return Limit(time=think_time, max_time=self.max_think_time, max_nodes=self.max_nodes)
+
+    def _check_spec(self, spec: str, what: str, rules: Game) -> None:
+        """Build and close the player of ``spec`` once per spec and game (the workers build
+        their own), so that a bad spec is refused when the game is created."""
+        key = (spec, rules.key)
+        if key in self._checked:
+            return
+        self.make_player(spec, what, rules).close()
+        with self._lock:
+            self._checked[key] = None
+            while len(self._checked) > CHECKED_SPECS:
+                del self._checked[next(iter(self._checked))]
+
+    def _admit(self, game: WebGame) -> None:
+        """Hold ``game`` in memory, dropping the least recently used idle game (kept in the
+        database) when ``max_games`` are held; refused when every one held is thinking."""
+        with self._lock:
+            if game.id not in self._games and len(self._games) >= self.max_games:
+                idle = [g for g in self._games.values() if g.busy is None]
+                if not idle:
+                    raise TooManyGames(
+                        f"the server holds its maximum of {self.max_games} games in memory and "
+                        "every one is thinking; try again when a search has ended"
+                    )
+                del self._games[min(idle, key=lambda g: g.last_access).id]
+            self._games[game.id] = game
+
+    def save(self, game: WebGame) -> None:
+        """Keep ``game`` as it stands in the database (call with its lock held)."""
+        self.db.save(game.record())
 
     def make_player(self, spec: str, what: str, rules: Game) -> Player:
         """The player of ``spec`` for ``rules``, its model names resolved in this server's
@@ -238,35 +271,55 @@ class GameStore:
 
     def stop_searches(self) -> None:
         """Ask every search in flight to return now (the server is shutting down)."""
-        with self._lock:
-            games = list(self._games.values())
-        for game in games:
-            game.stop_search()
+        if self.pool is not None:
+            self.pool.stop_all()
 
     def get(self, game_id: str) -> WebGame:
-        """The game with this id, marked as used now."""
+        """The game with this id (from memory, else from the database), marked as used now."""
         now = self.clock()
         with self._lock:
             game = self._games.get(game_id)
-            if game is not None and game.busy is None and now - game.last_access > self.ttl:
-                del self._games[game_id]
-                game.close()
-                game = None
-            if game is None:
-                raise GameNotFound(f"no game with id {game_id[:40]!r} (unknown or expired)")
-            game.last_access = now
-            return game
+        if game is None:
+            game = self._load(game_id)
+        game.last_access = now
+        return game
+
+    def _load(self, game_id: str) -> WebGame:
+        row = self.db.load(game_id)
+        if row is None:
+            raise GameNotFound(f"no game with id {game_id[:40]!r} (unknown or deleted)")
+        try:
+            game = WebGame.from_record(
+                row,
+                limit=self._limit(None),
+                max_analysis_time=self.max_analysis_time,
+                clock=self.clock,
+            )
+        except OthelloError as e:
+            raise GameNotFound(
+                f"game {game_id[:40]!r} is kept but cannot be served here: {e}"
+            ) from None
+        with self._lock:
+            held = self._games.get(game_id)
+            if held is not None:
+                return held  # another request loaded it first
+        self._admit(game)
+        return game
 
     def delete(self, game_id: str) -> None:
-        """Forget a game."""
+        """Forget a game, in memory and in the database."""
         with self._lock:
             game = self._games.pop(game_id, None)
-        if game is None:
-            raise GameNotFound(f"no game with id {game_id[:40]!r} (unknown or expired)")
-        game.close()
+        if not self.db.delete(game_id) and game is None:
+            raise GameNotFound(f"no game with id {game_id[:40]!r} (unknown or deleted)")
+
+    def saved(self, *, limit: int = 100, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+        """Summaries of the kept games, latest changed first, and their number."""
+        return self.db.list(limit=limit, offset=offset)
 
     def expire(self) -> int:
-        """Drop the games idle for longer than the TTL (never one that is thinking)."""
+        """Drop from memory the games idle for longer than the TTL (never one that is
+        thinking); the database keeps them."""
         now = self.clock()
         with self._lock:
             old = [
@@ -274,18 +327,14 @@ class GameStore:
             ]
             for g in old:
                 del self._games[g.id]
-        for g in old:
-            g.close()
         return len(old)
 
     def close(self) -> None:
-        """Stop every search and drop every game."""
+        """Stop every search, drop every game from memory and close the database."""
         self.stop_searches()
         with self._lock:
-            games = list(self._games.values())
             self._games.clear()
-        for g in games:
-            g.close()
+        self.db.close()
 
 
 def _check_positive(name: str, value: float) -> None:
