@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from othellolab.core import OthelloError
-from othellolab.ui.web.limits import MAX_NODES, MAX_THINK_TIME
+from othellolab.ui.web.limits import MAX_NODES, MAX_QUEUE, MAX_THINK_TIME, MAX_WAIT
 
 
 def _can_open_browser() -> bool:
@@ -77,6 +77,35 @@ def serve(
             "name; the shipped models are always there, paths never are.",
         ),
     ] = None,
+    search_workers: Annotated[
+        int | None,
+        typer.Option(
+            help="Searches run at once, each in its own process (default: one per core).",
+            min=1,
+            max=256,
+        ),
+    ] = None,
+    max_queue: Annotated[
+        int,
+        typer.Option(
+            help="Searches that may wait for a worker; more get a 503 with Retry-After.",
+            min=0,
+            max=100_000,
+        ),
+    ] = MAX_QUEUE,
+    max_wait: Annotated[
+        float,
+        typer.Option(
+            help="Seconds a search may wait for a worker (expected or waited).", min=0.1, max=3600
+        ),
+    ] = MAX_WAIT,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="SQLite file that keeps every game (default: web/games.sqlite3 in the data folder; ':memory:' keeps none).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Play in the browser: serve the web board locally and print its URL."""
     try:
@@ -87,6 +116,7 @@ def serve(
         from othellolab.players.warmup import warm_up
         from othellolab.ui.web import create_app
         from othellolab.ui.web.errors import WebError
+        from othellolab.ui.web.gamedb import GameDB, default_db_path
     except ImportError as e:
         raise typer.BadParameter(
             f"the web board needs the 'web' extra (pip install 'othellolab[web]'): {e}"
@@ -100,6 +130,10 @@ def serve(
         catalog = ModelCatalog(models or (), allow_paths=False)
     except OthelloError as e:
         raise typer.BadParameter(e.what, param_hint="--models") from None
+    try:
+        games_db = GameDB(default_db_path() if db is None else db)
+    except OthelloError as e:
+        raise typer.BadParameter(e.what, param_hint="--db") from None
     app = create_app(
         opponent=opponent,
         hint=hint,
@@ -109,6 +143,11 @@ def serve(
         max_think_time=max_think_time,
         max_nodes=max_nodes,
         models=catalog,
+        search_workers=search_workers,
+        search_processes=True,
+        max_queue=max_queue,
+        max_wait=max_wait,
+        db=games_db,
     )
     # The specs are checked as a new game's opponent is built, model names and all: after the
     # models are registered, through the same code as POST /api/games.
