@@ -216,6 +216,18 @@ class CheckedTable:
 
     OPTIONS: ClassVar[dict[str, Option]] = {}
     TABLE: ClassVar[str] = ""
+    SECTIONS: ClassVar[dict[str, type]] = {}
+    """Fields that hold another ``CheckedTable`` whose keys this table reads flat, beside its
+    own (self-play's ``search``): composed, not copied."""
+
+    @classmethod
+    def keys(cls) -> list[str]:
+        """The table's keys as a file writes them: its own and, flat, those of its sections."""
+        out = []
+        for f in fields(cls):  # type: ignore[arg-type]
+            section = cls.SECTIONS.get(f.name)
+            out += section.keys() if section is not None else [f.name]  # type: ignore[attr-defined]
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, *, where: str | None = None) -> Any:
@@ -226,14 +238,24 @@ class CheckedTable:
         return table_from_dict(cls, data, cls.TABLE if where is None else where)
 
     def to_dict(self) -> dict[str, Any]:
-        """The options as plain TOML/JSON data (tuples as lists); ``from_dict`` reads it back."""
-        return {
-            f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v
-            for f in fields(self)  # type: ignore[arg-type]
-        }
+        """The options as plain TOML/JSON data (tuples as lists, sections flat); ``from_dict``
+        reads it back."""
+        out: dict[str, Any] = {}
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            if f.name in self.SECTIONS:
+                out.update(value.to_dict())
+            else:
+                out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
 
     def __post_init__(self) -> None:
         for f in fields(self):  # type: ignore[arg-type]
+            section = self.SECTIONS.get(f.name)
+            if section is not None:
+                if not isinstance(getattr(self, f.name), section):
+                    raise TypeError(f"{f.name} must be a {section.__name__}")
+                continue
             try:
                 value = self.OPTIONS[f.name].convert(getattr(self, f.name), f.name)
             except ConfigError as e:

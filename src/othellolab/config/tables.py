@@ -62,7 +62,8 @@ def refuse_unknown(data: Any, known: list[str], where: str) -> None:
 def table_from_dict(klass: type, data: Any, where: str) -> Any:
     """``klass`` built from a mapping (a TOML table): unknown keys and bad values are errors
     located at ``where`` that name the key."""
-    refuse_unknown(data, [f.name for f in fields(klass)], where)
+    keys = klass.keys() if hasattr(klass, "keys") else [f.name for f in fields(klass)]
+    refuse_unknown(data, keys, where)
     try:
         return klass(**data)
     except ConfigError as e:

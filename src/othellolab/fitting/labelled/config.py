@@ -34,11 +34,11 @@ from othellolab.players.search.midgame import MAX_DEPTH
 
 __all__ = [
     "GENERATOR_VERSION",
+    "LabelSearchConfig",
     "LabelledConfig",
     "LabelsConfig",
     "OpeningsConfig",
     "RandomiseConfig",
-    "SearchConfig",
     "load_labelled_config",
 ]
 
@@ -136,7 +136,7 @@ class RandomiseConfig(CheckedTable):
 
 
 @dataclass(frozen=True)
-class SearchConfig(CheckedTable):
+class LabelSearchConfig(CheckedTable):
     """How the engine chooses its moves: iterative-deepening alpha-beta to ``depth`` [6] plies,
     stopped early after ``nodes`` [0: no limit] nodes (never a time limit: the data must not
     depend on the machine), with ``evaluation`` [auto: the shipped patterns] at the leaves (one
@@ -203,7 +203,7 @@ class LabelsConfig(CheckedTable):
 _TABLES: dict[str, type] = {
     "openings": OpeningsConfig,
     "randomise": RandomiseConfig,
-    "search": SearchConfig,
+    "search": LabelSearchConfig,
     "labels": LabelsConfig,
 }
 
@@ -226,7 +226,7 @@ class LabelledConfig:
     shards: int = 100
     openings: OpeningsConfig = field(default_factory=OpeningsConfig)
     randomise: RandomiseConfig = field(default_factory=RandomiseConfig)
-    search: SearchConfig = field(default_factory=SearchConfig)
+    search: LabelSearchConfig = field(default_factory=LabelSearchConfig)
     labels: LabelsConfig = field(default_factory=LabelsConfig)
 
     WHERE: ClassVar[str] = "labelled config"

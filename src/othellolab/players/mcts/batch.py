@@ -48,7 +48,6 @@ __all__ = [
     "ExactPlay",
     "SearchConfig",
     "SearchOutcome",
-    "SearchSettings",
     "search_positions",
 ]
 
@@ -59,36 +58,6 @@ AlphaZero's root (Gumbel top-k, sequential halving, improved-policy targets)."""
 LeafValues = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 """``leaf_values(player, opponent) -> (known, values)``: which leaves are known exactly, and
 their values (self-play's exact endgame)."""
-
-
-class SearchSettings(Protocol):
-    """What the batched search reads of its options (``SearchConfig`` and self-play's
-    ``SelfPlayConfig`` both hold them)."""
-
-    @property
-    def simulations(self) -> int: ...
-    @property
-    def leaves(self) -> int: ...
-    @property
-    def c_puct(self) -> float | None: ...
-    @property
-    def variant(self) -> str: ...
-    @property
-    def parallel(self) -> int: ...
-    @property
-    def dirichlet_alpha(self) -> float: ...
-    @property
-    def dirichlet_epsilon(self) -> float: ...
-    @property
-    def gumbel_actions(self) -> int: ...
-    @property
-    def gumbel_c_visit(self) -> float: ...
-    @property
-    def gumbel_c_scale(self) -> float: ...
-    @property
-    def score_value(self) -> float: ...
-    @property
-    def seed(self) -> int | None: ...
 
 
 @dataclass(frozen=True)
@@ -211,7 +180,7 @@ class BatchSearch:
 
     The caller sets each slot's root (``forest.plant`` or ``forest.advance``), calls ``start``,
     then ``step`` until the slot is finished, then reads ``outcome``. ``config``: the search's
-    options (``SearchConfig``, or self-play's config, which holds the same); ``leaf_values``
+    options (``SearchConfig``; self-play's config holds one as ``search``); ``leaf_values``
     scores the leaves it knows exactly instead of the evaluator (self-play's exact endgame)."""
 
     def __init__(
@@ -219,7 +188,7 @@ class BatchSearch:
         evaluator: Evaluator,
         game: Game | str,
         slots: int,
-        config: SearchSettings,
+        config: SearchConfig,
         rng: np.random.Generator,
         *,
         capacity: int | None = None,
@@ -504,7 +473,7 @@ def search_positions(
     player: np.ndarray,
     opponent: np.ndarray,
     game: Game | str,
-    config: SearchSettings | None = None,
+    config: SearchConfig | None = None,
     *,
     exact: ExactPlay | None = None,
     leaf_values: LeafValues | None = None,

@@ -116,7 +116,7 @@ class _Batch:
         self.rng = np.random.default_rng(config.seed)
         slots = min(config.parallel, games)
         self.search = BatchSearch(
-            evaluator, rules, slots, config, self.rng, leaf_values=leaf_solver(rules, config)
+            evaluator, rules, slots, config.search, self.rng, leaf_values=leaf_solver(rules, config)
         )
         self.exact = ExactEndgame(rules, config.solve_empties)
         self.start_position = rules.start()

@@ -72,7 +72,7 @@ def search_chooser(
         exact = ExactEndgame(game, config.solve_empties)
         leaf_values = leaf_solver(game, config)
         return search_positions(
-            evaluator, player, opponent, game, config, exact=exact, leaf_values=leaf_values
+            evaluator, player, opponent, game, config.search, exact=exact, leaf_values=leaf_values
         )[0]
 
     return choose
