@@ -16,7 +16,7 @@ from othellolab.core import animal_shogi as shogi
 from othellolab.core.animal_shogi import AnimalShogi
 from othellolab.core.games import position_game
 
-from helpers import FIXTURES, shared_file
+from helpers import FIXTURES, REPO, shared_file
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -274,3 +274,17 @@ def test_a_game_drawn_as_text_refuses_marks() -> None:
     assert "x<y" in ET.tostring(root, encoding="unicode").replace("&lt;", "<")
     with pytest.raises(ConfigError, match="option values"):
         svg.board("pos", game=TextGame(), values=[1.0])  # type: ignore[arg-type]
+
+
+def test_the_docs_example_is_what_its_script_draws() -> None:
+    """docs/drawing.md shows docs/img/board-example.svg, made by docs/img/board_example.py."""
+    import importlib.util
+
+    script = REPO / "docs" / "img" / "board_example.py"
+    spec = importlib.util.spec_from_file_location("board_example", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    committed = (REPO / "docs" / "img" / "board-example.svg").read_text()
+    assert committed == module.example() + "\n", f"run .venv/bin/python {script.relative_to(REPO)}"
+    assert "board-example.svg" in (REPO / "docs" / "drawing.md").read_text()
