@@ -67,6 +67,8 @@ class Option:
     model: bool = False
     switch: bool = False
     path: bool = False
+    shown: str = ""
+    """The values as the docs' tables write them, where ``describe`` cannot (a list)."""
 
     def describe(self) -> str:
         """The allowed values in a few words: ``int 1..60 or none``."""

@@ -13,6 +13,7 @@ import pytest
 
 from othellolab.core.games import get_game
 from othellolab.players import UniformEvaluator
+from othellolab.players.mcts.batch import SearchConfig
 from othellolab.training.selfplay import SelfPlayConfig, play_games
 from othellolab.training.selfplay.records import GAME_DTYPES, POSITION_DTYPES
 from othellolab.training.selfplay.runconfig import (
@@ -39,7 +40,8 @@ def rows(name: str) -> dict[str, list[str]]:
 def test_config_table() -> None:
     table = rows("config")
     config = SelfPlayConfig()
-    assert list(table) == [f.name for f in fields(SelfPlayConfig)]
+    assert list(table) == SelfPlayConfig.keys()
+    options = {**SearchConfig.OPTIONS, **SelfPlayConfig.OPTIONS}
     for name, (default, values, _) in table.items():
         value = getattr(config, name)
         shown = (
@@ -50,7 +52,7 @@ def test_config_table() -> None:
             else str(value)
         )
         assert default == shown, name
-        assert values == SelfPlayConfig.OPTIONS[name].describe(), name
+        assert values == options[name].describe(), name
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ policy target is uniform over those actions and its value is the exact one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, Protocol
 
 import numpy as np
@@ -86,18 +86,41 @@ class SearchConfig(CheckedTable):
 
     TABLE: ClassVar[str] = "search config"
     OPTIONS: ClassVar[dict[str, Option]] = {
-        "simulations": Option(int, 1, 100_000, help="simulations per searched move"),
-        "leaves": Option(int, 1, 256, help="leaves per tree per batched step"),
-        "c_puct": Option(float, 0, 100, optional=True, help="exploration constant"),
-        "variant": Option(str, choices=VARIANTS, help="search variant"),
-        "parallel": Option(int, 1, 100_000, help="games played at once"),
-        "dirichlet_alpha": Option(float, 0, 100, help="root noise alpha (0: off)"),
-        "dirichlet_epsilon": Option(float, 0, 1, help="weight of the root noise"),
-        "gumbel_actions": Option(int, 1, 65, help="actions sampled at the root"),
-        "gumbel_c_visit": Option(float, 0, 1e6, help="c_visit of sigma"),
-        "gumbel_c_scale": Option(float, 0, 1e6, help="c_scale of sigma"),
-        "score_value": Option(float, 0, 1, help="share of the disc difference in values"),
-        "seed": SEED,
+        "simulations": Option(
+            int,
+            1,
+            100_000,
+            help="simulations of a (full) search; with `reuse`, the visits kept from the previous move count towards them (at least one new simulation)",
+        ),
+        "leaves": Option(int, 1, 256, help="descents per tree per batched step (virtual loss)"),
+        "c_puct": Option(
+            float,
+            0,
+            100,
+            optional=True,
+            help="exploration constant; none: 1.5 (PUCT) with network priors, 1.0 (UCT) without",
+        ),
+        "variant": Option(str, choices=VARIANTS, help="the search variant (below)"),
+        "parallel": Option(int, 1, 100_000, help="games under way at once (trees in the forest)"),
+        "dirichlet_alpha": Option(
+            float, 0, 100, help="PUCT: Dirichlet noise at the root of every full search (0: off)"
+        ),
+        "dirichlet_epsilon": Option(
+            float, 0, 1, help="PUCT: the noise's weight in the root priors"
+        ),
+        "gumbel_actions": Option(int, 1, 65, help="Gumbel: actions sampled at the root (m)"),
+        "gumbel_c_visit": Option(float, 0, 1e6, help="Gumbel: `c_visit` of sigma"),
+        "gumbel_c_scale": Option(float, 0, 1e6, help="Gumbel: `c_scale` of sigma"),
+        "score_value": Option(
+            float,
+            0,
+            1,
+            help="a finished game's value: its result (win 1, draw 0, loss -1) mixed with its disc difference over the squares in this share (1: the disc difference alone)",
+        ),
+        "seed": replace(
+            SEED,
+            help="seeds every random choice (noise, sampling, which games never resign, playout caps)",
+        ),
     }
 
 

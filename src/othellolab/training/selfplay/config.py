@@ -84,28 +84,81 @@ class SelfPlayConfig(CheckedTable):
     TABLE: ClassVar[str] = "self-play config"
     SECTIONS: ClassVar[dict[str, type]] = {"search": SearchConfig}
     OPTIONS: ClassVar[dict[str, Option]] = {
-        "temperature": Option(float, 0.01, 100, help="move sampling temperature"),
-        "temperature_plies": Option(int, 0, 1000, help="plies played by sampling"),
-        "reuse": Option(bool, help="keep the subtree of the move played"),
+        "temperature": Option(
+            float, 0.01, 100, help="PUCT: moves drawn from visits^(1/temperature) ..."
+        ),
+        "temperature_plies": Option(
+            int,
+            0,
+            1000,
+            help="... for the first plies of a game (passes count); then the most visited move (ties: the higher Q)",
+        ),
+        "reuse": Option(bool, help="PUCT: keep the subtree of the move played for the next search"),
         "gumbel_noise_plies": Option(
-            int, 0, 1000, optional=True, help="plies played with the Gumbel noise"
+            int,
+            0,
+            1000,
+            optional=True,
+            help="Gumbel: the move played is the sequential-halving winner by `g + logits + sigma` for this many plies, then by `logits + sigma` without the noise (none: always with it)",
         ),
-        "full_share": Option(float, 0, 1, help="share of moves with a full search"),
-        "fast_simulations": Option(int, 1, 100_000, help="simulations of a fast search"),
+        "full_share": Option(
+            float,
+            0,
+            1,
+            help="playout-cap randomisation: share of moves searched with `simulations` (1: every move)",
+        ),
+        "fast_simulations": Option(
+            int,
+            1,
+            100_000,
+            help="playout-cap randomisation: simulations of the other moves (fewer than `simulations`)",
+        ),
         "forced_playouts_k": Option(
-            float, 0, 100, help="forced root playouts sqrt(k P N) (0: off; PUCT only)"
+            float,
+            0,
+            100,
+            help="PUCT, full searches only: forced playouts, each root child with prior P gets at least sqrt(k P N) of the root's N visits (0: off; KataGo uses 2; below)",
         ),
-        "prune_policy_target": Option(bool, help="prune forced playouts from policy targets"),
-        "resign_threshold": Option(float, -1, 1, help="resign below this value (-1: never)"),
-        "resign_moves": Option(int, 1, 1000, help="consecutive moves below the threshold"),
-        "no_resign_share": Option(float, 0, 1, help="share of games never resigned"),
+        "prune_policy_target": Option(
+            bool,
+            help="PUCT: the policy target (and the moves sampled from it) takes back the forced playouts the search would not have spent (needs `forced_playouts_k` > 0; below)",
+        ),
+        "resign_threshold": Option(
+            float,
+            -1,
+            1,
+            help="a side resigns when the best of its root value and best child's Q is below this ... (-1: never)",
+        ),
+        "resign_moves": Option(
+            int, 1, 1000, help="... on this many of its consecutive searched moves"
+        ),
+        "no_resign_share": Option(
+            float,
+            0,
+            1,
+            help="share of games played out with resignation off, to count false resignations",
+        ),
         "solve_empties": Option(
-            int, 0, 20, help="empty squares from which the exact solver plays (0: never)"
+            int,
+            0,
+            20,
+            help="positions with at most this many empty squares are played by the exact solver instead of a search: an optimal move, exact value and policy targets (0: never)",
         ),
-        "solve_leaves": Option(bool, help="searches solve their leaves near the end too"),
-        "score_utility": Option(float, 0, 10, help="weight of the score in the utility"),
+        "solve_leaves": Option(
+            bool,
+            help="searches also solve their leaves within `solve_empties` of the end instead of evaluating them (stronger, dearer: for grading and play)",
+        ),
+        "score_utility": Option(
+            float,
+            0,
+            10,
+            help="KataGo's score utility: a network's values are backed up as `(value + w * 2/pi * atan(score / scale)) / (1 + w)`, `score` the expected final score over the game's scale (the score head, or the mean of the score distribution: set `[train] score_weight`); finished games in the tree keep their value (`score_value`); 0: off",
+        ),
         "score_utility_scale": Option(
-            float, 0.001, 10, help="score (over the game's scale) where atan bends"
+            float,
+            0.001,
+            10,
+            help="the utility's `scale`: where the atan bends, over the game's scale (0.25: 16 discs on 8x8, 9 on 6x6)",
         ),
     }
 

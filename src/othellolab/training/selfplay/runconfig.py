@@ -63,15 +63,42 @@ class LoopConfig(CheckedTable):
 
     TABLE: ClassVar[str] = "[loop]"
     OPTIONS: ClassVar[dict[str, Option]] = {
-        "generations": Option(int, 0, 100_000, help="generations to train (0: no end)"),
+        "generations": Option(
+            int,
+            0,
+            100_000,
+            help="stop when this generation is trained (0: never); may change on resume",
+        ),
         "games": Option(int, 1, 10_000_000, help="self-play games per generation"),
-        "shards": Option(int, 1, 10_000, help="shard files per generation"),
-        "workers": Option(int, 1, 1024, help="self-play processes"),
-        "window": Option(int, 1, 10_000, help="generations of positions in the window"),
-        "min_window": Option(int, 1, 10_000, help="the window's first size"),
-        "init": Option(str, help="model directory to start from"),
-        "cpu_hours": Option(float, 0, 1e6, help="stop after this much CPU time (0: never)"),
-        "skip_corrupt": Option(bool, help="skip corrupt shards instead of stopping"),
+        "shards": Option(
+            int, 1, 10_000, help="shard files per generation (the unit of work and of resume)"
+        ),
+        "workers": Option(
+            int,
+            1,
+            1024,
+            help="self-play processes (may change on resume: shards are seeded one by one)",
+        ),
+        "window": Option(
+            int, 1, 10_000, help="generations whose positions form the training window"
+        ),
+        "min_window": Option(
+            int, 1, 10_000, help="the window's size from the start (it grows to `window`)"
+        ),
+        "init": Option(
+            str,
+            help="a model directory or shipped model name to start from instead of random weights (same board size; its shape replaces `[model]`, extended with the auxiliary heads and the global pooling that `[model]` and `[train]` ask for and it lacks: those start fresh, and the log and gen0's `training.init_new` name them; a tensor of another shape is refused by name)",
+        ),
+        "cpu_hours": Option(
+            float,
+            0,
+            1e6,
+            help="stop after this much CPU time of self-play, training and gating (0: never); may change on resume",
+        ),
+        "skip_corrupt": Option(
+            bool,
+            help="skip a shard that fails its checksum (listed in the train record) instead of stopping; may change on resume",
+        ),
     }
 
     def __post_init__(self) -> None:
@@ -122,24 +149,67 @@ class SelfPlayTrainConfig(CheckedTable):
 
     TABLE: ClassVar[str] = "[train]"
     OPTIONS: ClassVar[dict[str, Option]] = {
-        "batch_size": Option(int, 1, 65_536, help="positions per step"),
-        "samples_per_position": Option(float, 0.01, 1000, help="mean samples of a new position"),
+        "batch_size": Option(int, 1, 65_536, help="positions per optimiser step"),
+        "samples_per_position": Option(
+            float,
+            0.01,
+            1000,
+            help="the replay ratio, samples trained per position generated: steps = ceil(new positions x this / batch_size)",
+        ),
         "min_steps": Option(int, 1, 10_000_000, help="fewest steps per generation"),
         "max_steps": Option(int, 1, 10_000_000, help="most steps per generation"),
-        "value_weight": Option(float, 0, 100, help="weight of the value loss"),
-        "value_mix": Option(float, 0, 1, help="share of the search value in the value target"),
-        "symmetries": Option(bool, help="a random symmetry per sampled position"),
-        "lr_decay_generations": Option(
-            int, 0, 1_000_000, help="generations of the cosine decay (0: constant lr)"
+        "value_weight": Option(float, 0, 100, help="weight of the value MSE in the loss"),
+        "value_mix": Option(
+            float,
+            0,
+            1,
+            help="share of the search's root value in the value target (0: the game's outcome)",
         ),
-        "min_lr_ratio": Option(float, 0, 1, help="the decayed lr over [optim] lr"),
-        "ownership_weight": Option(float, 0, 100, help="weight of the ownership loss"),
-        "score_weight": Option(float, 0, 100, help="weight of the score-distribution loss"),
-        "opponent_policy_weight": Option(float, 0, 100, help="weight of the opponent-policy loss"),
-        "anchor": Option(str, help="expert games mixed into every batch (a path)"),
-        "anchor_years": Option(str, help="years of a WTHOR anchor folder, e.g. 1977-2021"),
-        "anchor_share": Option(float, 0, 0.9, help="share of each batch from the anchor"),
-        "anchor_positions": Option(int, 1, 50_000_000, help="anchor positions drawn once"),
+        "symmetries": Option(bool, help="a random one of the 8 symmetries per sampled position"),
+        "lr_decay_generations": Option(
+            int,
+            0,
+            1_000_000,
+            help="the learning rate decays along a cosine over this many generations (0: constant)",
+        ),
+        "min_lr_ratio": Option(
+            float, 0, 1, help="... down to this share of `[optim] lr`, and stays there"
+        ),
+        "ownership_weight": Option(
+            float,
+            0,
+            100,
+            help="weight of the ownership loss: the mean squared error of each cell's final owner (+1 the side to move, -1 the opponent, 0 none; Othello gives the empties to the winner); above 0 the model gets an ownership head (a game with `Game.ownership` only)",
+        ),
+        "score_weight": Option(
+            float,
+            0,
+            100,
+            help="weight of the score loss: the cross-entropy of a distribution over the final scores of `Game.score_range` (Othello: -36..36 on 6x6) with the final score; above 0 the model gets a score-distribution head",
+        ),
+        "opponent_policy_weight": Option(
+            float,
+            0,
+            100,
+            help="weight of the opponent-policy loss: the cross-entropy of a second policy head with the opponent's reply (the action played at the next ply); above 0 the model gets the head",
+        ),
+        "anchor": Option(
+            str,
+            help='expert games mixed into every batch: a dataset folder (its train split), a folder of WTHOR files (with `anchor_years`) or a game-record file, read relative to where the run starts (Othello only; "": none)',
+        ),
+        "anchor_years": Option(str, help='the years of a WTHOR `anchor` folder, e.g. "1977-2021"'),
+        "anchor_share": Option(
+            float,
+            0,
+            0.9,
+            help="share of every batch drawn from the anchor: the expert's move as a one-hot policy target, the game's result as the value (0: off; the steps stay as `samples_per_position` sets them, so self-play rows train (1 - share) times as often)",
+        ),
+        "anchor_positions": Option(
+            int,
+            1,
+            50_000_000,
+            help="the anchor's positions drawn once (seeded; moves only, no forced passes) and kept in memory",
+        ),
     }
 
     def __post_init__(self) -> None:
@@ -193,10 +263,19 @@ class GateConfig(CheckedTable):
 
     TABLE: ClassVar[str] = "[gate]"
     OPTIONS: ClassVar[dict[str, Option]] = {
-        "games": Option(int, 0, 100_000, help="gating games (0: no gate)"),
-        "simulations": Option(int, 1, 100_000, help="simulations a move"),
-        "threshold": Option(float, 0, 1, help="score needed to become the best"),
-        "opening_plies": Option(int, 0, 20, help="random opening plies"),
+        "games": Option(
+            int,
+            0,
+            100_000,
+            help="gating games of a new generation against the best (0: no gate, self-play uses the newest)",
+        ),
+        "simulations": Option(int, 1, 100_000, help="simulations a move in gating games"),
+        "threshold": Option(
+            float, 0, 1, help="score above which the new generation becomes the best"
+        ),
+        "opening_plies": Option(
+            int, 0, 20, help="random opening plies (each opening played with both colours)"
+        ),
     }
 
 
@@ -212,9 +291,18 @@ class GradeConfig(CheckedTable):
 
     TABLE: ClassVar[str] = "[grade]"
     OPTIONS: ClassVar[dict[str, Option]] = {
-        "every": Option(int, 0, 100_000, help="grade every N generations (0: never)"),
-        "simulations": Option(object, spec=False, help="simulation counts (0: raw policy)"),
-        "positions": Option(int, 0, 10_000_000, help="cap on graded 6x6 positions (0: all)"),
+        "every": Option(
+            int, 0, 100_000, help="grade every N generations (0: never); 6x6 and 4x4 only"
+        ),
+        "simulations": Option(
+            object,
+            spec=False,
+            shown="list of whole numbers 0..100000",
+            help="simulation counts graded (0: the raw policy)",
+        ),
+        "positions": Option(
+            int, 0, 10_000_000, help="first positions of the graded 6x6 set to use (0: all)"
+        ),
     }
 
     def __post_init__(self) -> None:
@@ -250,12 +338,23 @@ class RateConfig(CheckedTable):
     TABLE: ClassVar[str] = "[rate]"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "every": Option(int, 0, 100_000, help="rate every N generations (0: never)"),
-        "games": Option(int, 2, 100_000, help="games per opponent"),
-        "simulations": Option(int, 1, 100_000, help="simulations a move"),
-        "opponents": Option(object, spec=False, help="player specs"),
-        "opening_plies": Option(int, 0, 20, help="random opening plies"),
-        "openings": Option(str, help="opening list path, random:N or none (default: random)"),
-        "fresh_openings": Option(bool, help="new openings for each generation"),
+        "games": Option(int, 2, 100_000, help="games against each opponent"),
+        "simulations": Option(int, 1, 100_000, help="simulations a move of the generation"),
+        "opponents": Option(
+            object,
+            spec=False,
+            shown="list of player specs",
+            help='player specs, e.g. `["alphabeta:depth=2", "policy"]`',
+        ),
+        "opening_plies": Option(int, 0, 20, help="random opening plies (when `openings` is empty)"),
+        "openings": Option(
+            str,
+            help='an opening list (e.g. `"xot-small"`, the XOT list that ships with the package), `random:N` or `none`, as `arena match --openings` takes them; empty: `opening_plies` random plies',
+        ),
+        "fresh_openings": Option(
+            bool,
+            help="draw new openings for each generation (pooled ratings are then independent samples); false: every generation meets the same openings",
+        ),
     }
 
     def __post_init__(self) -> None:
