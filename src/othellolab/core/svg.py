@@ -34,7 +34,7 @@ import numpy as np
 
 from othellolab.core.errors import ConfigError
 from othellolab.core.games import Game, position_game
-from othellolab.core.svg_canvas import ACCENT, Canvas, _n, text_card
+from othellolab.core.svg_canvas import ACCENT, Canvas, short, text_card
 
 __all__ = ["SIZE_RANGE", "Arrow", "board"]
 
@@ -155,8 +155,8 @@ def _draw(position: Any, *, game: Game | None, **options: Any) -> str:
     shown = (width, height) if size is None else (size, size * height / width)
     head = "<svg" if inline else '<svg xmlns="http://www.w3.org/2000/svg"'
     head += (
-        f' viewBox="0 0 {_n(width)} {_n(height)}" width="{_n(shown[0])}"'
-        f' height="{_n(shown[1])}" role="img">'
+        f' viewBox="0 0 {short(width)} {short(height)}" width="{short(shown[0])}"'
+        f' height="{short(shown[1])}" role="img">'
     )
     title = f"<title>{escape(str(position))}</title>"
     svg = "".join([head, title, *body, "</svg>"])

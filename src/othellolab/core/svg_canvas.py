@@ -45,10 +45,8 @@ _STEPS = {
 """Where each shogi-like piece steps (right, down from its owner's side): the dots on a tile."""
 _PIECE_FILL = {"L": "#f6b26b", "G": "#c9a6e0", "E": "#9fc5e8", "C": "#d9ead3", "H": "#f4a6c8"}
 
-_COLOUR_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789#(),.% ")
 
-
-def _n(x: float) -> str:
+def short(x: float) -> str:
     """A coordinate as short text (``12``, ``12.5``)."""
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
@@ -58,10 +56,10 @@ def text_card(text: str) -> tuple[float, float, list[str]]:
     lines = text.splitlines() or [""]
     width = 20 + 8.5 * max(len(line) for line in lines)
     height = 20 + 18 * len(lines)
-    parts = [f'<rect width="{_n(width)}" height="{_n(height)}" rx="6" fill="#fff"/>']
+    parts = [f'<rect width="{short(width)}" height="{short(height)}" rx="6" fill="#fff"/>']
     for i, line in enumerate(lines):
         parts.append(
-            f'<text x="10" y="{_n(24 + 18 * i)}" font-family="ui-monospace, monospace" '
+            f'<text x="10" y="{short(24 + 18 * i)}" font-family="ui-monospace, monospace" '
             f'font-size="14" fill="#1d1d1b" xml:space="preserve">{escape(line)}</text>'
         )
     return width, height, parts
@@ -102,6 +100,7 @@ class Canvas:
         return (self.left + _BORDER + _PAD + c * step, self.top + _BORDER + _PAD + r * step)
 
     def centre(self, i: int) -> tuple[float, float]:
+        """The centre of square ``i``."""
         x, y = self.corner(i)
         return x + CELL / 2, y + CELL / 2
 
@@ -117,17 +116,17 @@ class Canvas:
         fill = _SHOGI_SQUARE if self.pieces else _GREEN
         line = _SHOGI_LINE if self.pieces else _LINE
         rules = [
-            f"M{_n(x0 + k * (CELL + _GAP) - _GAP / 2)} {_n(y0)}v{_n(height)}"
+            f"M{short(x0 + k * (CELL + _GAP) - _GAP / 2)} {short(y0)}v{short(height)}"
             for k in range(1, self.cols)
         ]
         rules += [
-            f"M{_n(x0)} {_n(y0 + k * (CELL + _GAP) - _GAP / 2)}h{_n(width)}"
+            f"M{short(x0)} {short(y0 + k * (CELL + _GAP) - _GAP / 2)}h{short(width)}"
             for k in range(1, self.rows)
         ]
         self.parts.append(
-            f'<rect x="{_n(x0)}" y="{_n(y0)}" width="{_n(width)}" height="{_n(height)}" '
+            f'<rect x="{short(x0)}" y="{short(y0)}" width="{short(width)}" height="{short(height)}" '
             f'fill="{fill}"/><path d="{"".join(rules)}" stroke="{line}" '
-            f'stroke-width="{_n(_GAP)}"/>'
+            f'stroke-width="{short(_GAP)}"/>'
         )
 
     def men(self) -> None:
@@ -145,7 +144,7 @@ class Canvas:
             "black": (("0", "#555"), ("0.45", "#111"), ("1", "#000")),
             "white": (("0", "#fff"), ("0.45", "#f1f1ee"), ("1", "#c9c9c3")),
         }
-        r = _n(CELL * 0.41)
+        r = short(CELL * 0.41)
         out = ["<defs>"]
         for name, colours in stops.items():
             out.append(f'<radialGradient id="@ID@-{name}-shade" cx="0.35" cy="0.3" r="0.75">')
@@ -159,16 +158,17 @@ class Canvas:
         return "".join(out)
 
     def frame(self) -> None:
+        """The board's wooden frame with its shadow, and the grid lines' colour inside it."""
         wood = _SHOGI_LINE if self.pieces else _FRAME
         line = _SHOGI_LINE if self.pieces else _LINE
         x, y, w, h = self.left, self.top, self.board_width, self.board_height
         self.parts.append(
-            f'<rect x="{_n(x + 1)}" y="{_n(y + 4)}" width="{_n(w)}" height="{_n(h)}" rx="6" '
+            f'<rect x="{short(x + 1)}" y="{short(y + 4)}" width="{short(w)}" height="{short(h)}" rx="6" '
             f'fill="#000" opacity="0.2"/>'
-            f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" rx="6" '
+            f'<rect x="{short(x)}" y="{short(y)}" width="{short(w)}" height="{short(h)}" rx="6" '
             f'fill="{wood}"/>'
-            f'<rect x="{_n(x + _BORDER)}" y="{_n(y + _BORDER)}" width="{_n(w - 2 * _BORDER)}" '
-            f'height="{_n(h - 2 * _BORDER)}" fill="{line}"/>'
+            f'<rect x="{short(x + _BORDER)}" y="{short(y + _BORDER)}" width="{short(w - 2 * _BORDER)}" '
+            f'height="{short(h - 2 * _BORDER)}" fill="{line}"/>'
         )
 
     # pieces ----------------------------------------------------------------------------------
@@ -179,10 +179,11 @@ class Canvas:
         cx, cy = self.centre(i)
         self.parts.append(
             f'<use class="disc {colour}" data-square={quoteattr(self.names[i])} '
-            f'href="#@ID@-{colour}" x="{_n(cx)}" y="{_n(cy)}"/>'
+            f'href="#@ID@-{colour}" x="{short(cx)}" y="{short(cy)}"/>'
         )
 
     def piece(self, i: int, cell: Mapping[str, Any]) -> None:
+        """The piece ``cell`` of the view (``letter``, ``name``, ``side``) on square ``i``."""
         x, y = self.corner(i)
         upside_down = (cell.get("side") == 1) != self.flipped
         self.parts.append(
@@ -202,7 +203,7 @@ class Canvas:
         where = "" if square is None else f" data-square={quoteattr(square)}"
         out = [
             f'<g class="piece" data-piece={quoteattr(letter)}{where} '
-            f'transform="translate({_n(x)} {_n(y)}) scale({k:.4f})">'
+            f'transform="translate({short(x)} {short(y)}) scale({k:.4f})">'
             f"<title>{escape(name)}</title>"
             '<rect x="9" y="11" width="86" height="86" rx="12" fill="#000" opacity="0.25"/>'
         ]
@@ -235,9 +236,9 @@ class Canvas:
             x = self.left
             label = f"{self.side_names[side]}'s hand"
             self.parts.append(
-                f'<rect class="hand" x="{_n(x)}" y="{_n(y)}" width="{_n(self.board_width)}" '
-                f'height="{_n(self.hand_height)}" rx="6" fill="{_HAND}"/>'
-                f'<text x="{_n(x + 6)}" y="{_n(y + 12)}" font-family="system-ui, sans-serif" '
+                f'<rect class="hand" x="{short(x)}" y="{short(y)}" width="{short(self.board_width)}" '
+                f'height="{short(self.hand_height)}" rx="6" fill="{_HAND}"/>'
+                f'<text x="{short(x + 6)}" y="{short(y + 12)}" font-family="system-ui, sans-serif" '
                 f'font-size="10" font-weight="700" fill="#4a3520">{escape(label)}</text>'
             )
             tile = CELL * 0.7
@@ -245,7 +246,7 @@ class Canvas:
             shown = [(str(k), int(v)) for k, v in hands[side].items() if v]
             if not shown:
                 self.parts.append(
-                    f'<text x="{_n(px)}" y="{_n(y + 16 + tile / 2)}" font-family="system-ui, '
+                    f'<text x="{short(px)}" y="{short(y + 16 + tile / 2)}" font-family="system-ui, '
                     f'sans-serif" font-size="10" fill="#6b6b66">empty</text>'
                 )
             for letter, count in shown:
@@ -257,7 +258,7 @@ class Canvas:
                 )  # fmt: skip
                 if count > 1:
                     self.parts.append(
-                        f'<text class="hand-count" x="{_n(px + tile)}" y="{_n(y + 14 + tile)}" '
+                        f'<text class="hand-count" x="{short(px + tile)}" y="{short(y + 14 + tile)}" '
                         f'font-family="system-ui, sans-serif" font-size="11" font-weight="700" '
                         f'text-anchor="end" fill="#1d1d1b">\u00d7{count}</text>'
                     )
@@ -276,14 +277,14 @@ class Canvas:
             label = self.names[c].rstrip("0123456789")
             x, _ = self.centre(c)
             self.parts.append(
-                f'<text class="coord" x="{_n(x)}" y="{_n(self.margin - 6)}" {font}>'
+                f'<text class="coord" x="{short(x)}" y="{short(self.margin - 6)}" {font}>'
                 f"{escape(label)}</text>"
             )
         for r in range(self.rows):
             label = self.names[r * self.cols].lstrip("abcdefghijklmnopqrstuvwxyz")
             _, y = self.centre(r * self.cols)
             self.parts.append(
-                f'<text class="coord" x="{_n(self.margin / 2)}" y="{_n(y + 5)}" {font}>'
+                f'<text class="coord" x="{short(self.margin / 2)}" y="{short(y + 5)}" {font}>'
                 f"{escape(label)}</text>"
             )
 
@@ -299,14 +300,14 @@ class Canvas:
             name = quoteattr(self.names[i])
             if self.pieces:
                 self.parts.append(
-                    f'<circle class="legal" data-square={name} cx="{_n(cx)}" cy="{_n(cy)}" '
-                    f'r="{_n(CELL * 0.13)}" fill="rgb(30,122,70)" fill-opacity="0.75" '
+                    f'<circle class="legal" data-square={name} cx="{short(cx)}" cy="{short(cy)}" '
+                    f'r="{short(CELL * 0.13)}" fill="rgb(30,122,70)" fill-opacity="0.75" '
                     f'stroke="#fff" stroke-width="2"/>'
                 )
             else:
                 self.parts.append(
-                    f'<circle class="legal" data-square={name} cx="{_n(cx)}" cy="{_n(cy)}" '
-                    f'r="{_n(CELL * 0.11)}" fill="#000" fill-opacity="0.32"/>'
+                    f'<circle class="legal" data-square={name} cx="{short(cx)}" cy="{short(cy)}" '
+                    f'r="{short(CELL * 0.11)}" fill="#000" fill-opacity="0.32"/>'
                 )
 
     def last(self, frm: int | None, to: int | None) -> None:
@@ -320,15 +321,15 @@ class Canvas:
             opacity = 0.9 if strong else 0.45
             self.parts.append(
                 f'<rect class="{"last" if strong else "last-from"}" '
-                f'data-square={quoteattr(self.names[i])} x="{_n(x + width / 2)}" '
-                f'y="{_n(y + width / 2)}" width="{_n(CELL - width)}" height="{_n(CELL - width)}" '
+                f'data-square={quoteattr(self.names[i])} x="{short(x + width / 2)}" '
+                f'y="{short(y + width / 2)}" width="{short(CELL - width)}" height="{short(CELL - width)}" '
                 f'fill="none" stroke="{ACCENT}" stroke-opacity="{opacity}" '
-                f'stroke-width="{_n(width)}"/>'
+                f'stroke-width="{short(width)}"/>'
             )
         if to is not None and not self.pieces:
             cx, cy = self.centre(to)
             self.parts.append(
-                f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{_n(CELL * 0.08)}" fill="{ACCENT}" '
+                f'<circle cx="{short(cx)}" cy="{short(cy)}" r="{short(CELL * 0.08)}" fill="{ACCENT}" '
                 f'stroke="#fff" stroke-opacity="0.7" stroke-width="2"/>'
             )
 
@@ -341,9 +342,9 @@ class Canvas:
         attrs += f"data-to={quoteattr(self.names[head])}"
         if tail == head:
             self.parts.append(
-                f'<circle {attrs} cx="{_n(x1)}" cy="{_n(y1)}" r="{_n(CELL * 0.42)}" '
+                f'<circle {attrs} cx="{short(x1)}" cy="{short(y1)}" r="{short(CELL * 0.42)}" '
                 f'fill="none" stroke="{colour}" stroke-opacity="0.8" '
-                f'stroke-width="{_n(CELL * 0.08)}"/>'
+                f'stroke-width="{short(CELL * 0.08)}"/>'
             )
             return
         length = math.hypot(x2 - x1, y2 - y1)
@@ -360,7 +361,7 @@ class Canvas:
             (bx - px * shaft / 2, by - py * shaft / 2),
             (x1 - px * shaft / 2, y1 - py * shaft / 2),
         ]
-        text = " ".join(f"{_n(x)},{_n(y)}" for x, y in points)
+        text = " ".join(f"{short(x)},{short(y)}" for x, y in points)
         self.parts.append(f'<polygon {attrs} points="{text}" fill="{colour}" fill-opacity="0.75"/>')
 
     def heat_of(self, v: float, scale: float) -> tuple[str, float]:
@@ -382,8 +383,8 @@ class Canvas:
             x, y = self.corner(i)
             colour, opacity = self.heat_of(float(v), scale)
             self.parts.append(
-                f'<rect class="heat" data-square={quoteattr(self.names[i])} x="{_n(x)}" '
-                f'y="{_n(y)}" width="{_n(CELL)}" height="{_n(CELL)}" fill="{colour}" '
+                f'<rect class="heat" data-square={quoteattr(self.names[i])} x="{short(x)}" '
+                f'y="{short(y)}" width="{short(CELL)}" height="{short(CELL)}" fill="{colour}" '
                 f'fill-opacity="{opacity:.3f}"/>'
             )
 
@@ -401,7 +402,7 @@ class Canvas:
         """A value written on the board: pale bold text with a dark outline, readable on any
         square, disc or piece (the web board's heat labels)."""
         return (
-            f'<text class="heat-label" data-square={name} x="{_n(x)}" y="{_n(y)}" '
+            f'<text class="heat-label" data-square={name} x="{short(x)}" y="{short(y)}" '
             f'font-family="system-ui, sans-serif" font-size="11" font-weight="700" '
             f'text-anchor="end" fill="#fff8d6" stroke="#000" stroke-width="2" '
             f'stroke-opacity="0.8" paint-order="stroke">{escape(text)}</text>'
@@ -423,17 +424,17 @@ class Canvas:
             x = self.left + k * step
             colour, opacity = self.heat_of(v, scale)
             self.parts.append(
-                f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(swatch)}" height="{_n(swatch)}" '
+                f'<rect x="{short(x)}" y="{short(y)}" width="{short(swatch)}" height="{short(swatch)}" '
                 f'fill="{background}"/>'
             )
             if v != 0:
                 self.parts.append(
-                    f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(swatch)}" height="{_n(swatch)}" '
+                    f'<rect x="{short(x)}" y="{short(y)}" width="{short(swatch)}" height="{short(swatch)}" '
                     f'fill="{colour}" fill-opacity="{opacity:.3f}"/>'
                 )
             label = write(v) or "0%"
             self.parts.append(
-                f'<text x="{_n(x + swatch / 2)}" y="{_n(y + swatch + 13)}" '
+                f'<text x="{short(x + swatch / 2)}" y="{short(y + swatch + 13)}" '
                 f'font-family="system-ui, sans-serif" font-size="11" fill="{_COORD}" '
                 f'text-anchor="middle">{escape(label)}</text>'
             )
