@@ -27,6 +27,7 @@ from othellolab.cli import serve as _serve
 from othellolab.cli import solve as _solve
 from othellolab.cli import tools as _tools
 from othellolab.cli._common import reflow_help
+from othellolab.cli._config import examples
 from othellolab.cli.rl import rl_app
 from othellolab.cli.train import train_app
 from othellolab.core import OthelloError
@@ -82,21 +83,46 @@ def _root(
     announce_compiles()
 
 
-app.command("perft")(_tools.perft)
-app.command("players")(_tools.players)
-app.command("warm-up")(_tools.warm_up)
-app.command("play")(_play.play)
+app.command(
+    "perft",
+    epilog=examples("othellolab perft 6", "othellolab perft 8 --size 6"),
+)(_tools.perft)
+app.command(
+    "players",
+    epilog=examples("othellolab players", "othellolab players --models runs/az-6x6"),
+)(_tools.players)
+app.command("warm-up", epilog=examples("othellolab warm-up"))(_tools.warm_up)
+app.command(
+    "play",
+    epilog=examples(
+        "othellolab play",
+        "othellolab play --opponent alphabeta:depth=4 --color white",
+        "othellolab play --game animal-shogi --opponent shogi-alphabeta:depth=4",
+    ),
+)(_play.play)
 app.add_typer(_records.app, name="records")
-app.command("solve")(_solve.solve)
+app.command(
+    "solve",
+    epilog=examples(
+        'othellolab solve -- "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X"',
+        "othellolab solve --file tests/data/fforum-1-19.obf --lines 1-3",
+    ),
+)(_solve.solve)
 app.add_typer(_dataset.app, name="dataset")
 app.add_typer(_data.app, name="data")
-app.command("serve")(_serve.serve)
+app.command(
+    "serve",
+    epilog=examples("othellolab serve --open", "othellolab serve --models runs --port 8001"),
+)(_serve.serve)
 app.add_typer(train_app, name="train")
 app.add_typer(_evaluate.app, name="evaluate")
 app.add_typer(rl_app, name="rl")
 app.add_typer(_arena.app, name="arena")
 app.add_typer(_book.app, name="book")
-app.command("nboard")(_nboard.nboard)
+app.command(
+    "nboard",
+    epilog=examples('othellolab nboard --player "alphabeta:evaluation=patterns,time=1"'),
+)(_nboard.nboard)
 
 
 def main() -> None:

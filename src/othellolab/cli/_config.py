@@ -109,7 +109,16 @@ def _table(data: dict[str, Any], path: list[str], lines: list[str]) -> None:
 
 def _key(key: str) -> str:
     bare = key and all(c.isalnum() or c in "-_" for c in key) and key.isascii()
-    return key if bare else json.dumps(key)
+    return key if bare else _string(key)
+
+
+def _string(text: str) -> str:
+    """A TOML basic string: quotes, backslashes and control characters escaped."""
+    escaped = (
+        f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else "\\" + c if c in '"\\' else c
+        for c in text
+    )
+    return '"' + "".join(escaped) + '"'
 
 
 def _value(value: Any) -> str:
@@ -124,7 +133,7 @@ def _value(value: Any) -> str:
             return "inf" if value > 0 else "-inf"
         return repr(value)
     if isinstance(value, str):
-        return json.dumps(value)
+        return _string(value)
     if isinstance(value, list):
         return "[" + ", ".join(_value(v) for v in value) + "]"
     if isinstance(value, dict):

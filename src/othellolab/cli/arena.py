@@ -27,7 +27,14 @@ def _command() -> str:
     return "othellolab " + " ".join(shlex.quote(a) for a in sys.argv[1:])
 
 
-@app.command("match")
+@app.command(
+    "match",
+    epilog=examples(
+        "othellolab arena match random greedy --games 2 --out runs/arena-smoke --quiet",
+        'othellolab arena match "alphabeta:time=0.5" mcts:sims=2000 --games 40 '
+        "--openings xot-small --workers 2",
+    ),
+)
 def match(
     a: Annotated[str, typer.Argument(help="Player spec A, e.g. 'alphabeta:time=0.5'.")],
     b: Annotated[str, typer.Argument(help="Player spec B.")],
@@ -144,7 +151,13 @@ def _run(config: Any, folder: Path, *, quiet: bool, max_games: int | None) -> No
         _rate([folder], out=folder, title=f"Ratings: {config.name}", echo_table=True)
 
 
-@app.command("ratings")
+@app.command(
+    "ratings",
+    epilog=examples(
+        "othellolab arena ratings arena/ladder",
+        "othellolab arena ratings arena/a arena/b --anchor random --bootstrap 200",
+    ),
+)
 def ratings(
     results: Annotated[
         list[Path], typer.Argument(help="results.jsonl files or the folders holding them.")

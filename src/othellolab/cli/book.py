@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from othellolab.cli._config import examples
 from othellolab.core import square_name
 
 app = typer.Typer(
@@ -16,7 +17,13 @@ app = typer.Typer(
 )
 
 
-@app.command("build")
+@app.command(
+    "build",
+    epilog=examples(
+        'othellolab book build --out runs/book --wthor "$(othellolab data path wthor)" '
+        "--max-games 2000"
+    ),
+)
 def build(
     out: Annotated[Path, typer.Option("--out", "-o", help="Book folder (resumes its searches).")],
     wthor: Annotated[
@@ -68,7 +75,7 @@ def build(
     typer.echo(f"{out}: {len(book):,} positions, start value {book.value_of_start():+d}")
 
 
-@app.command("extend")
+@app.command("extend", epilog=examples("othellolab book extend runs/book --depth 12"))
 def extend(
     folder: Annotated[Path, typer.Argument(help="A book folder that `book build` made.")],
     source: Annotated[
@@ -97,7 +104,9 @@ def extend(
     typer.echo(f"{folder}: {len(book):,} positions, start value {book.value_of_start():+d}")
 
 
-@app.command("show")
+@app.command(
+    "show", epilog=examples("othellolab book show", "othellolab book show f5d6 --book runs/book")
+)
 def show(
     moves: Annotated[
         str, typer.Argument(help="A line from the start, e.g. f5d6c3 (empty: the start).")

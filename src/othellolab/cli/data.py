@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from othellolab.cli._config import examples
 from othellolab.records.download import (
     BUNDLED,
     DATA_ENV,
@@ -37,7 +38,7 @@ def _size(n: int) -> str:
     return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
 
 
-@app.command("list")
+@app.command("list", epilog=examples("othellolab data list"))
 def list_(dest: Annotated[Path | None, _DEST] = None) -> None:
     """List the data sets, their sources, sizes and what is already downloaded."""
     home = data_home(dest)
@@ -64,7 +65,13 @@ def list_(dest: Annotated[Path | None, _DEST] = None) -> None:
         typer.echo(f"  {name}: {data_path(name, dest=dest)}")
 
 
-@app.command("download")
+@app.command(
+    "download",
+    epilog=examples(
+        "othellolab data download wthor --years 2000-2023",
+        "othellolab data download ffo xot",
+    ),
+)
 def download_(
     names: Annotated[
         list[str], typer.Argument(metavar="NAME", help=f"Data sets: {', '.join(SOURCES)}.")
@@ -106,7 +113,7 @@ def download_(
         typer.echo(f"{name}: {len(got)} files in {data_path(name, dest=dest)}")
 
 
-@app.command("path")
+@app.command("path", epilog=examples("othellolab data path wthor"))
 def path(
     name: Annotated[str, typer.Argument(help="A data set or a named file (xot-small).")],
     dest: Annotated[Path | None, _DEST] = None,

@@ -8,10 +8,19 @@ from typing import Annotated
 
 import typer
 
+from othellolab.cli._config import examples
+
 app = typer.Typer(help="Build and inspect training datasets.", no_args_is_help=True)
 
 
-@app.command("build")
+@app.command(
+    "build",
+    epilog=examples(
+        'othellolab dataset build "$(othellolab data path wthor)" --out datasets/wthor',
+        'othellolab dataset build "$(othellolab data path wthor)" --out datasets/tutorial '
+        "--years 2015-2022 --dedup",
+    ),
+)
 def build(
     sources: Annotated[
         list[Path], typer.Argument(help="Record files or folders (a folder means its .wtb files).")
@@ -69,7 +78,7 @@ def build(
     )
 
 
-@app.command("info")
+@app.command("info", epilog=examples("othellolab dataset info datasets/wthor"))
 def info(
     root: Annotated[Path, typer.Argument(help="Dataset folder.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole manifest.")] = False,

@@ -9,10 +9,18 @@ from typing import Annotated
 
 import typer
 
+from othellolab.cli._config import examples
+
 app = typer.Typer(help="Evaluate trained networks.", no_args_is_help=True)
 
 
-@app.command("model")
+@app.command(
+    "model",
+    epilog=examples(
+        'othellolab evaluate model b6c48-all --data "$(othellolab data path wthor)" --years 2023',
+        "othellolab evaluate model b6c48-all b8c64-all --data datasets/wthor --max-games 200",
+    ),
+)
 def model(
     models: Annotated[
         list[str],

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from othellolab.cli._config import examples
 from othellolab.core import OthelloError
 from othellolab.records import (
     GameRecord,
@@ -79,7 +80,12 @@ def _fail(path: Path, e: Exception) -> None:
     typer.secho(f"error: {message}", err=True, fg="red")
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        'othellolab records stats "$(othellolab data path wthor)"/WTH_2004.wtb',
+        "othellolab records stats tests/data/fforum-1-19.obf",
+    )
+)
 def stats(files: Files) -> None:
     """Games, years, players, results, mismatches and errors of record files; exit code 1 if
     a file could not be read (missing, unreadable, a bad header)."""
@@ -143,7 +149,11 @@ def _count(
     results["black wins" if s > 0 else "white wins" if s < 0 else "draws"] += 1
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        'othellolab records validate "$(othellolab data path wthor)"/WTH_*.wtb --show 5'
+    )
+)
 def validate(
     files: Files,
     show: Annotated[int, typer.Option(help="How many problems to print per kind.")] = 10,
@@ -175,7 +185,11 @@ def validate(
     typer.echo("OK")
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        'othellolab records convert "$(othellolab data path wthor)"/WTH_2004.wtb games-2004.ggf'
+    )
+)
 def convert(
     source: Annotated[Path, typer.Argument(help="File to read (format from its extension).")],
     target: Annotated[Path, typer.Argument(help="File to write (format from its extension).")],

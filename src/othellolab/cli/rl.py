@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from othellolab.cli._common import as_command
+from othellolab.cli._config import examples
 from othellolab.core.files import replacing, write_json
 
 rl_app = typer.Typer(
@@ -19,7 +20,13 @@ rl_app = typer.Typer(
 AGENT_HELP = "random, policy-gradient, sarsa, q-learning or monte-carlo"
 
 
-@rl_app.command("maze")
+@rl_app.command(
+    "maze",
+    epilog=examples(
+        "othellolab rl maze",
+        "othellolab rl maze --agent sarsa --episodes 200 --out runs/maze-sarsa",
+    ),
+)
 def maze(
     agent: Annotated[str, typer.Option(help=AGENT_HELP)] = "q-learning",
     episodes: Annotated[int, typer.Option(help="Episodes per run.")] = 100,
@@ -173,7 +180,10 @@ def _value_frame(layout, values, value_range, caption: str):  # type: ignore[no-
     return label_frame(img, caption, values=labels)
 
 
-@rl_app.command("othello4")
+@rl_app.command(
+    "othello4",
+    epilog=examples("othellolab rl othello4", "othellolab rl othello4 --episodes 2000 --quiet"),
+)
 def othello4(
     agent: Annotated[str, typer.Option(help="q-learning, sarsa or monte-carlo")] = "q-learning",
     opponent: Annotated[
