@@ -25,6 +25,12 @@ from helpers import tiny_selfplay_config
 runner = CliRunner()
 
 
+@pytest.fixture(autouse=True)
+def _games_db_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``serve`` keeps its games in the data folder: a temporary one here, never the user's."""
+    monkeypatch.setenv("OTHELLOLAB_DATA", str(tmp_path / "data"))
+
+
 def said(output: str) -> str:
     """A CLI error's words, out of its box and with its lines joined."""
     return " ".join(output.replace("│", " ").split())

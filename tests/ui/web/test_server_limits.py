@@ -34,7 +34,7 @@ def othellolab_serve(*args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """``othellolab serve --port 0 ARGS`` in a subprocess; yields its URL and the process."""
     cmd = [sys.executable, "-c", "from othellolab.cli import main; main()", "serve"]
     proc = subprocess.Popen(
-        [*cmd, "--port", "0", *args],
+        [*cmd, "--port", "0", "--db", ":memory:", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
