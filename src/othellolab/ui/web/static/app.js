@@ -11,6 +11,7 @@ let aiPending = false;   // an /ai-move request is in flight
 let hintPending = false;
 let analysisPending = false;
 let summaryDismissed = false;
+let queuePlace = null;   // while an AI move waits for a free search worker: its place (1: next)
 let selected = null;     // pieces boards: {from: square} or {drop: letter} chosen by a click
 
 function humanCanMove(s) {
@@ -57,7 +58,9 @@ function renderSide() {
   const thinking = aiPending || hintPending || analysisPending || s.busy;
   $("thinking").hidden = !thinking;
   $("thinking-text").textContent = analysisPending || s.busy === "analysis" ? "analysing the game…"
-    : hintPending || s.busy === "hint" ? "computing a hint…" : `${s.opponent} is thinking…`;
+    : hintPending || s.busy === "hint" ? "computing a hint…"
+    : queuePlace || s.queue ? `queued, position ${queuePlace || s.queue} (waiting for a free search worker)`
+    : `${s.opponent} is thinking…`;
   const idle = !thinking;
   $("btn-pass").hidden = !(s.to_move === "human" && s.must_pass);
   $("btn-pass").disabled = !idle;
@@ -160,14 +163,26 @@ async function aiMove() {
   aiPending = true;
   render(state);
   const id = state.id;
+  // While the server queues the search, its place shows ("queued, position N").
+  const poll = setInterval(async () => {
+    try {
+      const response = await fetch(`/api/games/${id}`);
+      if (!response.ok || !aiPending || state.id !== id) return;
+      const place = (await response.json()).queue || null;
+      if (place !== queuePlace) { queuePlace = place; renderSide(); }
+    } catch (err) { /* the answer to the move will say what went wrong */ }
+  }, 500);
   try {
     const next = await api("POST", `/api/games/${id}/ai-move`);
     aiPending = false;
     if (state.id === id) setState(next);
   } catch (err) {
     aiPending = false;
-    showMessage(err.message);
+    showMessage(err.message);  // a busy server's 503 says when to try again
     render(state);
+  } finally {
+    clearInterval(poll);
+    queuePlace = null;
   }
 }
 
