@@ -1,14 +1,14 @@
 """The engine's evaluation from one config: rounds of search-labelled self-play, each fitted.
 
-``othellolab train engine --config configs/engine.toml --out DIR`` runs, for every
+``othellolab train engine configs/engine.toml --out DIR`` runs, for every
 ``[[rounds]]`` entry in order, three stages with files between them:
 
-1. **data**: the round's labelled-position config (``train patterns-data``) generates its
+1. **data**: the round's labelled-position config (``train engine-data``) generates its
    ``shards`` into the round's data folder; with ``play = "previous"`` the previous round's
    fit plays and labels the games (Logistello's iteration);
-2. **fit**: the pattern evaluation (``train patterns``) fitted to the ``[fit]`` records plus
+2. **fit**: the pattern evaluation (``train engine-fit``) fitted to the ``[fit]`` records plus
    the data of this round and every round before it, into ``DIR/round-K``;
-3. **probcut**: multi-ProbCut fitted with those weights (``train probcut``), into
+3. **probcut**: multi-ProbCut fitted with those weights (``train engine-probcut``), into
    ``DIR/round-K/probcut.json``, which players with ``weights=DIR/round-K`` use;
 
 and then measures the fit (``[measure]``: mean absolute error against exact scores, beside
@@ -90,7 +90,7 @@ class RoundConfig(CheckedTable):
 
 @dataclass(frozen=True)
 class FitConfig(CheckedTable):
-    """The pattern fit (``train patterns``; its options of the same names): the WTHOR records
+    """The pattern fit (``train engine-fit``; its options of the same names): the WTHOR records
     ``wthor`` ("": none) of ``years`` with targets ``wthor_target``, Logistello's book
     ``logistello`` ("": none), the rounds' data with target ``label`` counted
     ``labelled_weight`` times, ``phase_width`` empties per phase, the extra ``terms``
@@ -144,7 +144,7 @@ class FitConfig(CheckedTable):
 
 @dataclass(frozen=True)
 class ProbCutConfig(CheckedTable):
-    """Multi-ProbCut's fit with each round's weights (``train probcut``): ``positions`` drawn
+    """Multi-ProbCut's fit with each round's weights (``train engine-probcut``): ``positions`` drawn
     from the WTHOR ``years`` of ``wthor`` (0 positions: no fit, the players fall back to the
     shipped one), searched to ``max_depth`` plies, drawn with ``seed``."""
 

@@ -119,7 +119,7 @@ class PatternTrainOptions:
         ``phases`` filled in."""
 
         def fail(option: str, what: str) -> ConfigError:
-            return ConfigError(what, where="train patterns", option=option)
+            return ConfigError(what, where="train engine-fit", option=option)
 
         try:
             width = check_phase_width(self.phase_width)

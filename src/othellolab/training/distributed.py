@@ -1,6 +1,6 @@
 """Data-parallel training over several processes with PyTorch's own engine (``torchrun``).
 
-``torchrun --nproc_per_node N -m othellolab.cli train supervised --config FILE`` starts N
+``torchrun --nproc_per_node N -m othellolab.cli train supervised FILE`` starts N
 processes with ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK`` and a rendezvous address in their
 environment; ``Ranks.from_env`` reads them and joins the process group (NCCL on CUDA, gloo on
 CPUs, with a timeout on every collective). The trainer wraps its model in

@@ -1,4 +1,4 @@
-"""The config of a self-play run (``othellolab train selfplay --config FILE``): unknown tables
+"""The config of a self-play run (``othellolab train selfplay FILE``): unknown tables
 and keys, bad values and sizes that disagree are ``ConfigError``s that name what is wrong;
 values in range are taken as given; the shipped config loads as its file says."""
 

@@ -1,4 +1,4 @@
-"""The config of a labelled-position run (``othellolab train patterns-data --config FILE``).
+"""The config of a labelled-position run (``othellolab train engine-data FILE``).
 
 Top-level keys: ``seed``, ``games_per_shard``, ``shards``; tables ``[openings]`` (where games
 start), ``[randomise]`` (how moves are varied), ``[search]`` (how the engine plays) and

@@ -188,7 +188,7 @@ def load_labelled(
         if len(present) < shards:
             raise LabelledShardError(
                 f"the first {shards} shards are asked for, {len(present)} of them are complete; "
-                "generate the others (train patterns-data) or ask for fewer",
+                "generate the others (train engine-data) or ask for fewer",
                 where=str(Path(root) / SHARDS_DIR),
             )
     for _, path in present:

@@ -1,4 +1,4 @@
-"""The config of a self-play run (``othellolab train selfplay --config FILE``), read from TOML.
+"""The config of a self-play run (``othellolab train selfplay FILE``), read from TOML.
 
 The top level names the run's ``game`` (a registered game, ``core.games``; default Othello)
 and, for a game of several board sizes, its ``size``. Tables: ``[model]`` (a named size and
