@@ -1,5 +1,5 @@
 """docs/arena.md against the code: the config and record tables, the NBoard command table, and
-the ladder table and shipped ratings against a fresh fit of the committed results."""
+the ladder table against the shipped ratings."""
 
 from __future__ import annotations
 
@@ -11,15 +11,12 @@ from pathlib import Path
 import pytest
 
 from othellolab.arena.ladder import LADDER_JSON, REPRESENTATIVES, shipped_ratings
-from othellolab.arena.ratings import fit_ratings, games_from_records
-from othellolab.arena.results import load_results
 from othellolab.arena.tournament import PlayerCache, play_job
 from othellolab.arena.tournament_config import GameJob, TournamentConfig, load_config
 from othellolab.protocols.nboard_engine import NBoardEngine
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = (REPO / "docs" / "arena.md").read_text()
-LADDER = REPO / "docs" / "arena" / "ladder"
 
 
 def section(name: str) -> str:
@@ -52,36 +49,24 @@ def test_nboard_table_covers_every_command() -> None:
     assert set(engine._commands) | {"quit"} <= documented
 
 
-@pytest.fixture(scope="module")
-def ladder():
-    records = load_results(LADDER)
-    specs = {r["black"]: r["black_spec"] for r in records} | {
-        r["white"]: r["white_spec"] for r in records
-    }
-    return fit_ratings(games_from_records(records)), specs
-
-
-def test_ladder_table_is_a_fit_of_the_committed_results(ladder) -> None:
-    ratings, specs = ladder
-    assert ratings.table(specs=specs) in section("ladder")
-    assert ratings.summary() in section("ladder")
-    labels = {
-        e.label
-        for c in ("ladder.toml", "ladder-1s.toml", "ladder-engine.toml", "ladder-network.toml")
-        for e in load_config(REPO / "configs" / c).players
-    }
-    assert set(ratings.labels) == labels  # every configured player played
-
-
-def test_shipped_ratings_are_the_ladders(ladder) -> None:
-    ratings, specs = ladder
+def test_ladder_table_shows_the_shipped_ratings() -> None:
+    """Each shipped rating (``arena/data/ladder.json``) is its label's row of the ladder table;
+    that both are a fit of the kept games is experiments/ladder's own check."""
     shipped = shipped_ratings()
     assert LADDER_JSON.exists() and set(shipped) == set(REPRESENTATIVES)
+    rows = {
+        cells[2].split(" (")[0].strip("` "): cells[3:6]
+        for line in section("ladder").splitlines()
+        if line.startswith("|") and len(cells := line.split("|")) > 6
+    }
     for name, entry in shipped.items():
-        r = ratings[REPRESENTATIVES[name]]
-        assert entry["spec"] == specs[r.label]
-        assert entry["elo"] == pytest.approx(r.rating, abs=0.06)
-        assert entry["low"] == pytest.approx(r.low, abs=0.06)
+        assert entry["label"] == REPRESENTATIVES[name]
+        elo, interval, games = rows[entry["label"]]
+        assert float(elo) == pytest.approx(entry["elo"], abs=0.51), name
+        if entry["label"] != "random":  # the anchor's interval reads "anchor"
+            low, high = (float(x) for x in interval.split(" to "))
+            assert (low, high) == pytest.approx((entry["low"], entry["high"]), abs=0.51), name
+        assert int(games) == entry["games"], name
 
 
 def test_animal_shogi_record_table_lists_what_differs_from_othello() -> None:
@@ -104,7 +89,7 @@ def test_every_shipped_tournament_config_loads() -> None:
 
     configs = sorted((REPO / "configs").glob("*.toml"))
     paths = [p for p in configs if "\n[players]" in p.read_text()]
-    assert len(paths) >= 7
+    assert paths, "configs/ has no tournament config"
     for path in paths:
         config = load_config(path)
         assert config.players, path.name

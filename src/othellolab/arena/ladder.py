@@ -27,7 +27,7 @@ REPRESENTATIVES: dict[str, str] = {
 }
 """Registered player -> the ladder label of its default setting (alphabeta's: the default
 player as stage 3 played it, ``patterns-r1`` with multi-ProbCut at one second a move, endgame
-solved from 18 empties, ``configs/ladder-engine.toml``; the default solves from 20 since, which
+solved from 18 empties, ``experiments/ladder/ladder-engine.toml``; the default solves from 20 since, which
 the ladder has not replayed)."""
 
 

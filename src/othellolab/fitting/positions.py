@@ -52,7 +52,7 @@ class Positions:
 def read_positions(path: str | Path) -> Positions:
     """Positions from an ``.npz`` file of 1-D arrays ``player`` and ``opponent`` (bitboards of
     the side to move and the other) and the target from the side to move, ``score`` (or
-    ``exact``, as ``benchmarks/exact_labels.py`` writes); a file that is not one is a
+    ``exact``, as ``experiments/exact-labels/exact_labels.py`` writes); a file that is not one is a
     ``ConfigError`` naming it."""
     import zipfile
 

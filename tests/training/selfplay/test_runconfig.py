@@ -309,40 +309,48 @@ def test_every_shipped_selfplay_config_loads_as_its_file_says(name: str) -> None
             assert (list(got) if isinstance(got, tuple) else got) == value, (table, key)
 
 
-def _committed_selfplay_checkpoints() -> list[str]:
-    return sorted(
-        p.parent.name
-        for p in (ROOT / "checkpoints").glob("*/config.json")
-        if "selfplay" in json.loads(p.read_text())
-    )
+OLD_RUN = ROOT / "tests" / "data" / "selfplay-run-2026-11"
+"""A run folder written before issue 60 (az-8x8-sup-anchor, trimmed: tests/data/README.md)."""
 
 
-@pytest.mark.parametrize("name", _committed_selfplay_checkpoints())
-def test_every_committed_selfplay_checkpoint_resumes_with_its_config(
-    name: str, tmp_path: Path
-) -> None:
-    """A checkpoint's README tells users to copy it into runs/ and run its config again: the
-    config of the same run name must still match the frozen one (only what may change on a
-    resume differs), or that command would refuse to go on."""
+def _old_run(tmp_path: Path) -> tuple[SelfPlayRunConfig, Path]:
+    """The old run copied into ``tmp_path/runs`` and its own config, pointed there."""
+    import shutil
+
+    frozen = json.loads((OLD_RUN / "config.json").read_text())
+    shutil.copytree(OLD_RUN, tmp_path / "runs" / frozen["name"])
+    cfg, _ = load_run_config(OLD_RUN / "run.toml", overrides={"runs_dir": str(tmp_path / "runs")})
+    return cfg, tmp_path / "runs" / frozen["name"]
+
+
+def test_a_run_folder_from_before_the_config_rework_resumes(tmp_path: Path) -> None:
+    """Its README told users to copy it into runs/ and run its config again: the config it
+    froze still matches (only what may change on a resume differs), the run finds its last
+    generation and rebuilds its metrics from the stage records it kept."""
+    from othellolab.training.selfplay.pipeline import read_metrics
+
+    cfg, root = _old_run(tmp_path)
+    run = SelfPlayRun(cfg, progress=False)  # freezes: raises if the config differs
+    assert run.root == root and run.generations() == [10]
+    assert run.best(10) == 10  # no gating: self-play goes on from the newest
+    old = read_metrics(root)
+    assert [r["kind"] for r in old[:3]] == ["rate", "selfplay", "train"]
+    rebuilt = run.write_metrics()
+    train = next(r for r in rebuilt if r["kind"] == "train")
+    meta = json.loads((root / "models" / "gen0010" / "config.json").read_text())["training"]
+    assert train["generation"] == 10 and train["steps"] == meta["steps"]
+    assert train["cpu_hours"] == pytest.approx(meta["cpu_seconds"] / 3600)
+
+
+def test_a_changed_search_option_stops_the_old_runs_resume(tmp_path: Path) -> None:
     from othellolab.training.rundir import RunDir
     from othellolab.training.selfplay.pipeline import MAY_CHANGE
 
-    frozen = json.loads((ROOT / "checkpoints" / name / "config.json").read_text())
-    configs = [
-        p
-        for p in sorted((ROOT / "configs").glob("alphazero-*.toml"))
-        if tomllib.loads(p.read_text())["name"] == frozen["name"]
-    ]
-    assert len(configs) == 1, f"checkpoints/{name}: no config, or several, name {frozen['name']}"
-    cfg, _ = load_run_config(configs[0])
-    run = RunDir(tmp_path / name)
-    run.root.mkdir()
-    run.config.write_text(json.dumps(frozen))
+    cfg, root = _old_run(tmp_path)
     given = cfg.to_dict()
-    run.freeze(given, defaults=cfg.defaults(), ignore=MAY_CHANGE)  # raises if it differs
     changed = dict(given, selfplay={**given["selfplay"], "c_puct": 9.0})
     with pytest.raises(ConfigError, match="selfplay.c_puct"):
-        run.freeze(changed, defaults=cfg.defaults(), ignore=MAY_CHANGE)
+        RunDir(root).freeze(changed, defaults=cfg.defaults(), ignore=MAY_CHANGE)
 
 
 def test_learning_rate_decays_along_a_cosine_over_the_generations_asked() -> None:
