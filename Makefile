@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup chromium play play-terminal test test-fast lint format bench bench-core clean
+.PHONY: setup chromium play play-terminal test test-fast test-experiments lint format bench bench-core clean
 
 AOT_STAMP := src/othellolab/core/.aot-built
 
@@ -63,19 +63,23 @@ chromium:
 
 ## test: lint, then the whole suite (README doctest included)
 test: setup chromium
-	$(VENV)/bin/ruff check src tests benchmarks examples
+	$(VENV)/bin/ruff check src tests benchmarks examples experiments
 	$(PY) -m pytest -q
 
 test-fast: setup
 	$(PY) -m pytest -q -m "not slow"
 
+## test-experiments: the experiments' own checks of their scripts and kept records (experiments/)
+test-experiments: setup
+	$(PY) -m pytest -q experiments
+
 lint: setup
-	$(VENV)/bin/ruff check src tests benchmarks examples
-	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks examples experiments
+	$(VENV)/bin/ruff format --check src tests benchmarks experiments
 
 format: setup
-	$(VENV)/bin/ruff format src tests benchmarks
-	$(VENV)/bin/ruff check --fix src tests benchmarks
+	$(VENV)/bin/ruff format src tests benchmarks experiments
+	$(VENV)/bin/ruff check --fix src tests benchmarks experiments
 
 ## bench: speed figures, written to docs/benchmarks.md
 ## bench: every speed benchmark (about 15 minutes); bench-core: the rules alone
