@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> None:
         path = out / "configs" / f"{cfg['name']}.toml"
         path.write_text(to_toml(cfg))
         print(f"== {name}: {path}", flush=True)
-        cmd = [sys.executable, "-m", "othellolab.cli", "train", "selfplay", "--config", str(path)]
+        cmd = [sys.executable, "-m", "othellolab.cli", "train", "selfplay", str(path)]
         subprocess.run([*cmd, "--quiet"] if args.quiet else cmd, check=True)
 
 

@@ -4,13 +4,13 @@ results.
 Samples positions with 20-24 empty squares from WTHOR 2023 (the year no shipped weights train
 on), solves each exactly with the search's solver (``players.search.solve``), and writes
 ``player``, ``opponent`` and ``exact`` (the disc difference from the side to move under perfect
-play, empties to the winner) as an ``.npz`` that ``othellolab train patterns --exact FILE``
+play, empties to the winner) as an ``.npz`` that ``othellolab train engine-fit CONFIG --set measure.exact=FILE``
 (``fitting.patterns.exact_errors``) scores any weights against. Solved positions are saved
 every few solves, so a killed run resumes where it stopped.
 
 ``python experiments/exact-labels/exact_labels.py --out /tmp/exact-20-24.npz --count 800`` (about 2-5 s a
 position on the shared machine) wrote ``experiments/exact-labels/exact-wthor2023-20-24.npz`` (seed 0), which
-``othellolab train patterns --exact experiments/exact-labels/exact-wthor2023-20-24.npz --weights NAME``
+``othellolab train engine-fit configs/engine.toml --set measure.exact=experiments/exact-labels/exact-wthor2023-20-24.npz --set measure.compare=NAME``
 scores.
 """
 

@@ -53,7 +53,7 @@ stamp "start: CUDA tests, two supervised runs, self-play"
 ( timeout $TESTS $PY -m pytest -m cuda tests/training/test_cuda.py -q -rs -p no:cacheprovider \
     > "$L/cuda-tests.log" 2>&1; echo "exit $?" >> "$L/cuda-tests.log"; stamp "CUDA tests done" ) &
 for c in supervised-gpu-long supervised-gpu-b8c64; do
-  ( timeout $((LIMIT + 240)) $PY -m othellolab.cli train supervised --config "$W/$c.toml" \
+  ( timeout $((LIMIT + 240)) $PY -m othellolab.cli train supervised "$W/$c.toml" \
       --time-limit $LIMIT --quiet > "$L/train-$c.log" 2>&1
     echo "exit $?" >> "$L/train-$c.log"; stamp "$c trained" ) &
 done
@@ -98,7 +98,7 @@ EOF
     sed -e "s|^device = .*|device = \"$d\"|" -e "s|^name = .*|name = \"sp-$d\"|" "$W/sp.toml" \
       > "$W/sp-$d.toml"
     [ "$SMOKE" = 1 ] && sed -i -e 's|^games = 512|games = 8|' -e 's|^simulations = .*|simulations = 8|' "$W/sp-$d.toml"
-    timeout $SP $PY -m othellolab.cli train selfplay --config "$W/sp-$d.toml" --quiet \
+    timeout $SP $PY -m othellolab.cli train selfplay "$W/sp-$d.toml" --quiet \
       > "$L/selfplay-$d.log" 2>&1
     echo "exit $?" >> "$L/selfplay-$d.log"
     cp "$W/sp-runs/sp-$d/metrics.jsonl" "$L/selfplay-$d-metrics.jsonl" 2>/dev/null
