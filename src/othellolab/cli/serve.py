@@ -41,7 +41,7 @@ def serve(
         typer.Option(help="Seconds after which an idle game is forgotten.", min=1, max=30 * 86400),
     ] = 3600.0,
     max_games: Annotated[
-        int, typer.Option(help="Most games held at once.", min=1, max=100_000)
+        int, typer.Option(help="Most games held in memory at once.", min=1, max=10_000)
     ] = 100,
     think_time: Annotated[
         float | None,
