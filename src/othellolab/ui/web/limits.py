@@ -17,3 +17,7 @@ MAX_WAIT = 60.0
 
 PLAYERS_PER_WORKER = 4
 """Players (with their tables) a search worker keeps for reuse, by spec."""
+
+MAX_GAMES = 10_000
+"""Most games a server may hold in memory (``--max-games``): a game is its record and settings
+(tens of KB with its evaluations), so 10,000 stay within a few hundred MB beside the workers."""

@@ -31,7 +31,7 @@ from othellolab.ui.web.errors import (
 )
 from othellolab.ui.web.gamedb import MEMORY, GameDB
 from othellolab.ui.web.games import WebGame
-from othellolab.ui.web.limits import MAX_ANALYSIS_TIME, MAX_NODES, MAX_THINK_TIME
+from othellolab.ui.web.limits import MAX_ANALYSIS_TIME, MAX_GAMES, MAX_NODES, MAX_THINK_TIME
 from othellolab.ui.web.models import NewGame
 
 CHECKED_SPECS = 256
@@ -65,8 +65,11 @@ class GameStore:
         _check_positive("ttl", ttl)
         _check_positive("max_think_time", max_think_time)
         _check_positive("max_analysis_time", max_analysis_time)
-        if not isinstance(max_games, int) or max_games < 1:
-            raise ConfigError(f"must be at least 1, got {max_games!r}", option="max_games")
+        if not isinstance(max_games, int) or not 1 <= max_games <= MAX_GAMES:
+            raise ConfigError(
+                f"must be in 1..{MAX_GAMES} (games held in memory), got {max_games!r}",
+                option="max_games",
+            )
         if not isinstance(max_nodes, int) or max_nodes < 1:
             raise ConfigError(f"must be at least 1, got {max_nodes!r}", option="max_nodes")
         if think_time is not None:
