@@ -1,15 +1,20 @@
 """The midgame search's root: aspiration windows never change an exact score, an interrupted
 iteration keeps a move that beat the previous best (else the previous best), and a timed
-search ends near its deadline although it starts iterations eagerly."""
+search ends near its deadline although it starts iterations eagerly: its reserve, when it
+starts iterations, and the time the player gives it (with a fake clock, never timed)."""
 
 from __future__ import annotations
 
+import itertools
 import time
+import types
 
 import pytest
 
 from othellolab import Board
-from othellolab.players import AlphaBetaPlayer
+from othellolab.core import ConfigError, Limit
+from othellolab.players import AlphaBetaPlayer, alphabeta
+from othellolab.players.clock import plan
 from othellolab.players.search import midgame
 from othellolab.players.search.midgame import search
 from othellolab.players.search.table import TranspositionTable
@@ -86,3 +91,73 @@ def test_the_pv_starts_with_the_move_played() -> None:
     table = TranspositionTable(16)
     result = search(MIDGAME, depth=6, table=table)
     assert result.pv[0] == result.best_move == midgame.table_move(table, MIDGAME)
+
+
+def test_a_timed_search_keeps_back_a_small_reserve_of_its_time() -> None:
+    for limit in (0.001, 0.01, 0.1, 1.0, 10.0):
+        assert 0 < midgame.time_reserve(limit) <= 0.5 * limit
+    # issue 61's goal: a per-move time is spent at least 85% (the reserve is under 2% of 1 s)
+    assert 1.0 - midgame.time_reserve(1.0) >= 0.98
+
+
+@pytest.mark.parametrize(("target", "depth"), [(None, 5), (0.25, 3)])
+def test_iterations_start_until_the_deadline_or_a_clocks_target(
+    target: float | None, depth: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fake clock far past the real one (so the kernels never see a deadline) that advances
+    0.1 s at each look: iteration d starts at 0.1 * (d - 1) s, while under the 0.49 s deadline
+    of a 0.5 s limit, or under a clock's target."""
+    ticks = itertools.count()
+    fake = types.SimpleNamespace(perf_counter=lambda: 1e12 + 0.1 * next(ticks))
+    monkeypatch.setattr(midgame, "time", fake)
+    assert midgame.time_reserve(0.5) == pytest.approx(0.01)
+    result = search(MIDGAME, time_limit=0.5, target=target, table=TranspositionTable(16))
+    assert result.depth == depth
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf")])
+def test_a_time_limit_must_be_a_positive_number_of_seconds(bad: float) -> None:
+    with pytest.raises(ConfigError, match="time_limit"):
+        search(MIDGAME, time_limit=bad)
+    with pytest.raises(ConfigError, match="target"):
+        search(MIDGAME, time_limit=1.0, target=bad)
+    with pytest.raises(ConfigError, match="target"):
+        search(MIDGAME, time_limit=1.0, target=1.5)
+
+
+def test_the_player_gives_its_search_the_time_left_after_what_came_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fake clock that advances 0.25 s at each look: the search is asked for the move's 1 s
+    less the 0.25 s that passed between the player's start and the search's."""
+    seen: list[float] = []
+
+    def spy(board: Board, **kw: object) -> midgame.SearchResult:
+        seen.append(float(kw["time_limit"]))  # type: ignore[arg-type]
+        return search(board, depth=1)
+
+    ticks = itertools.count()
+    fake = types.SimpleNamespace(perf_counter=lambda: 1000.0 + 0.25 * next(ticks))
+    player = AlphaBetaPlayer(time=1.0, endgame=0, table_bits=16)
+    monkeypatch.setattr(alphabeta, "search", spy)
+    monkeypatch.setattr(alphabeta, "time", fake)
+    player.choose(MIDGAME)
+    assert seen == [0.75]
+
+
+def test_on_a_game_clock_the_search_aims_at_the_plans_target_within_its_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[dict[str, object]] = []
+
+    def spy(board: Board, **kw: object) -> midgame.SearchResult:
+        seen.append(kw)
+        return search(board, depth=1)
+
+    player = AlphaBetaPlayer(endgame=0, table_bits=16)
+    monkeypatch.setattr(alphabeta, "search", spy)
+    player.choose(MIDGAME, Limit(clock=10.0))
+    share = plan(10.0, MIDGAME.num_empties, endgame=0)
+    target, time_limit = float(seen[0]["target"]), float(seen[0]["time_limit"])  # type: ignore[arg-type]
+    assert 0.99 * share.target < target <= share.target
+    assert target < time_limit <= min(share.cap, alphabeta.DEADLINE_OVER_TARGET * share.target)

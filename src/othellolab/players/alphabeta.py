@@ -31,7 +31,7 @@ from othellolab.players.search import (
     solve,
 )
 from othellolab.players.search.evaluation import weights_evaluation
-from othellolab.players.search.midgame import MAX_DEPTH, MovePriors
+from othellolab.players.search.midgame import MAX_DEPTH, MovePriors, ready_timed_search
 from othellolab.players.search.patterns import pattern_weights_dir
 from othellolab.players.search.probcut import weights_probcut
 
@@ -46,11 +46,11 @@ def weights_option(value: str) -> str:
     return value
 
 
-DEADLINE_OVER_TARGET = 2.0
-"""On a game clock, the search's deadline over the plan's target time for the move: the search
-saves time there (``midgame.search(save_time=True)``: no iteration starts that is predicted to
-end past the deadline), so it spends about half of the deadline, and what it leaves goes to
-later moves."""
+DEADLINE_OVER_TARGET = 1.5
+"""On a game clock, the search's deadline over the plan's target time for the move (within the
+plan's cap): no iteration starts after the target (``midgame.search(target=...)``), and one
+started before it may run on to the deadline; what a move leaves or takes over its target the
+plan gives to or takes from later moves."""
 
 
 def book_option(value: str) -> str:
@@ -221,6 +221,7 @@ class AlphaBetaPlayer(Player):
         self._rng = random.Random(seed)
         self.order = order
         self.order_plies = order_plies
+        ready_timed_search()  # a first call loads kernels (0.1-0.2 s): not in a move's time
         self._orderer = None
         if order is not None:
             from othellolab.players.network import _evaluator
@@ -286,12 +287,12 @@ class AlphaBetaPlayer(Player):
         time_limit = limit.capped_time(self.time if use_own else limit.time)
         solve_time = time_limit
         nodes = limit.capped_nodes(self.nodes if use_own else limit.nodes)
+        target = None
         if limit.clock is not None:
             share = plan(limit.clock, board.num_empties, endgame=self.endgame)
             depth = limit.depth if limit.depth is not None else self.depth
-            # iterative deepening starts no iteration it expects to overrun, so a search given
-            # its target as the deadline spends about half of it: give it twice, within the cap
             time_limit = limit.capped_time(min(share.cap, DEADLINE_OVER_TARGET * share.target))
+            target = share.target
             solve_time = limit.capped_time(share.solve)
         evaluation = self.evaluation_for(board.size)
         if board.num_empties <= self.endgame:
@@ -309,18 +310,21 @@ class AlphaBetaPlayer(Player):
             if solved is not None and solved.best_move is not None:
                 return solved.play_result(board)
             if time_limit is not None:
-                time_limit = max(0.01, time_limit - (time.perf_counter() - t0))
+                spent = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                time_limit = max(0.01, time_limit - spent)
                 if limit.clock is not None:  # a failed solve used the clock's reserve
-                    left = limit.clock - (time.perf_counter() - t0)
-                    time_limit = min(
-                        time_limit, max(0.01, plan(left, board.num_empties, endgame=0).target)
-                    )
+                    left = limit.clock - spent
+                    target = max(0.01, plan(left, board.num_empties, endgame=0).target)
+                    time_limit = min(time_limit, target)
         priors = None
         if self._orderer is not None:
-            t_order = time.perf_counter()
             priors = self.move_priors(board)
-            if time_limit is not None:
-                time_limit = max(0.01, time_limit - (time.perf_counter() - t_order))
+        if time_limit is not None:  # less what the book, a failed solve and the priors took
+            spent = time.perf_counter() - t0
+            time_limit = max(0.001, time_limit - spent)
+            if target is not None:
+                target = min(time_limit, max(0.001, target - spent))
         result = search(
             board,
             depth=depth,
@@ -332,7 +336,7 @@ class AlphaBetaPlayer(Player):
             stop=limit.stop,
             probcut=self.probcut,
             probcut_table=self._probcut_table,
-            save_time=limit.clock is not None,
+            target=target,
             priors=priors,
         )
         return PlayResult(

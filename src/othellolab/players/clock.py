@@ -17,8 +17,9 @@ from othellolab.core import Limit
 
 __all__ = ["MoveTime", "move_limit", "per_move", "plan", "with_move_time"]
 
-RESERVE = 0.05
-"""Part of the clock never planned (process and Python overheads, the last moves)."""
+RESERVE = 0.02
+"""Part of the clock never planned (process and Python overheads, the last moves): a move
+returns within a few milliseconds of its time (``search.midgame.time_reserve``)."""
 
 MIN_RESERVE = 0.05
 """Seconds never planned, however short the clock."""
@@ -26,8 +27,10 @@ MIN_RESERVE = 0.05
 MAX_SHARE = 0.3
 """The most of what is left that one move may take."""
 
-SOLVE_WEIGHT = 8.0
-"""The endgame solve's weight in ``plan``, in moves of the opening."""
+SOLVE_WEIGHT = 4.0
+"""The endgame solve's weight in ``plan``, in moves of the opening: about a tenth of the clock
+is left at the solve (a 20-empties solve takes under half a second on one core, and time a
+finished solve leaves is lost, so more left the clock a fifth unused)."""
 
 DEFAULT_MOVES_LEFT = 30
 """Moves left to the side to move when its game gives no estimate."""
@@ -61,7 +64,7 @@ def plan(clock: float, empties: int, *, endgame: int) -> MoveTime:
     """The alpha-beta player's time for a move of an Othello game with ``empties`` empty
     squares, solving exactly from ``endgame`` empties: before the solve, the usable clock is
     shared over the moves to the solve and the solve itself, the midgame moves (20-45 empties)
-    weighted 1.5, the opening's 1 and the solve ``SOLVE_WEIGHT`` (spent this way, a quarter of
+    weighted 1.5, the opening's 1 and the solve ``SOLVE_WEIGHT`` (spent this way, a tenth of
     the clock is left at the solve); at ``endgame`` empties and below, the solve is offered up
     to half of what is left, and a failed solve leaves the searches their share."""
     usable = _usable(clock)

@@ -29,6 +29,7 @@ from othellolab.players.search.probcut import MIN_DEPTH as PROBCUT_MIN_DEPTH
 from othellolab.players.search.probcut import shipped_probcut
 from othellolab.players.search.state import (
     ABORTED,
+    CHECK_EVERY,
     NODE_LIMIT,
     NODES,
     STATS_SIZE,
@@ -59,12 +60,16 @@ ASPIRATION = 4.0
 ASPIRATION_MAX = 64.0
 """An aspiration window widened this far (in discs either side) has no bound on that side."""
 
-START_FRACTION = 0.7
-"""Under a per-move time limit, a new iteration starts while less than this part of it is used:
-an interrupted iteration still gives the best move it found, and unspent time is lost."""
+RESERVE_FRACTION = 0.01
+"""Part of a time limit kept back from the search's own deadline, for what comes after it
+(unwinding, the principal variation, the player's return) and a late look at the clock: on a
+busy machine the process may wait a scheduler tick or two (4 ms each) to run again."""
 
-GROWTH = 3.0
-"""An iteration's predicted cost over the last one's, for ``search(..., save_time=True)``."""
+MIN_RESERVE = 0.005
+"""Seconds kept back from the search's own deadline besides ``RESERVE_FRACTION``."""
+
+CHECK_NODES = 1 << 11
+"""Nodes between two looks at the clock under a time limit (well under a millisecond)."""
 
 _SORT_DEPTH = 2
 """Nodes with at least this much depth left order their moves by the evaluation of each child."""
@@ -432,18 +437,20 @@ def search(
     stop: Stop | None = None,
     probcut: float = 0.0,
     probcut_table: np.ndarray | None = None,
-    save_time: bool = False,
+    target: float | None = None,
     priors: MovePriors | None = None,
 ) -> SearchResult:
     """Iterative-deepening PVS of ``board`` until ``depth``, ``time_limit`` or ``max_nodes``.
 
-    The clock is checked between iterations and inside the search every few thousand nodes;
-    an interrupted iteration gives its best move if one beat the previous iteration's
-    (``SearchResult.partial``). No iteration starts once ``START_FRACTION`` of the time is
-    used, or, with ``save_time`` (a game clock, where time not spent now is spent on later
-    moves), once the next one is predicted (``GROWTH`` times the last) to end past the
-    limit. ``stop``
-    ends the search from another thread, at the next node. With no limit at all the search goes
+    The search's own deadline is ``time_limit`` less a small reserve (``time_reserve``) for
+    what comes after it, so that the call returns within ``time_limit``. The clock is checked
+    between iterations and inside the search every ``CHECK_NODES`` nodes; an interrupted
+    iteration gives its best move if one beat the previous iteration's
+    (``SearchResult.partial``), so iterations start until the deadline: time left unspent is
+    lost. On a game clock, where it is not (later moves spend it), ``target`` seconds (within
+    ``time_limit``) is the move's aim: no iteration starts after it, and one started before
+    it may run on to the deadline. ``stop`` ends the search from another thread, at the next
+    node. With no limit at all the search goes
     to depth 6. ``table`` (at least ``2**MIDGAME_MIN_BITS`` entries) may be kept between
     searches of one game. The compiled search releases the GIL, so other threads
     run meanwhile. ``probcut`` > 0 turns on multi-ProbCut with that confidence (in standard
@@ -468,11 +475,27 @@ def search(
     tiebreak = np.zeros(n * n, dtype=np.float64)
     if seed is not None:
         tiebreak = np.random.default_rng(seed).random(n * n) * 1e-3
+    if time_limit is not None and not (np.isfinite(time_limit) and time_limit > 0):
+        raise ConfigError(
+            f"time_limit must be a positive number of seconds, got {time_limit!r}",
+            option="time_limit",
+        )
     stats = np.zeros(STATS_SIZE, dtype=np.int64)
+    t0 = time.perf_counter()  # before ``ready_timed_search``: a first call loads, and counts
     if time_limit is not None:
-        ready_clock()
-    t0 = time.perf_counter()
-    deadline = t0 + time_limit if time_limit is not None else 0.0
+        ready_timed_search()
+        stats[CHECK_EVERY] = CHECK_NODES
+    budget = time_limit - time_reserve(time_limit) if time_limit is not None else 0.0
+    deadline = t0 + budget if time_limit is not None else 0.0
+    if target is not None and (
+        time_limit is None or not (np.isfinite(target) and 0 < target <= time_limit)
+    ):
+        raise ConfigError(
+            f"target must be a positive number of seconds within time_limit "
+            f"({time_limit!r}), got {target!r}",
+            option="target",
+        )
+    start_until = budget if target is None else min(budget, target)
     if not (np.isfinite(probcut) and 0.0 <= probcut <= MAX_PROBCUT):
         raise ConfigError(
             f"probcut must be 0 (off) to {MAX_PROBCUT} standard deviations, got {probcut!r}",
@@ -497,7 +520,6 @@ def search(
     best: tuple[float, int, int] = (0.0, legal[0], 0)
     found = np.full(2, -1.0)
     partial = False
-    last_iteration = 0.0
 
     def elapsed() -> float:
         return time.perf_counter() - t0
@@ -506,12 +528,8 @@ def search(
         if stop is not None:
             linked.enter_context(stop.link(stats, ABORTED))
         for d in range(1, max(1, max_depth) + 1):
-            if d > 1 and time_limit is not None:
-                if elapsed() > START_FRACTION * time_limit:
-                    break
-                if save_time and elapsed() + GROWTH * last_iteration > time_limit:
-                    break
-            t_iteration = time.perf_counter()
+            if d > 1 and time_limit is not None and elapsed() >= start_until:
+                break
             if max_nodes is not None:
                 stats[NODE_LIMIT] = max_nodes
             found[0] = -1.0
@@ -526,7 +544,6 @@ def search(
                     partial = True
                 break
             best = (float(score), int(move), d)
-            last_iteration = time.perf_counter() - t_iteration
             if d >= board.num_empties:
                 break
     score, move, reached = best
@@ -545,6 +562,26 @@ def search(
         reached >= board.num_empties,
         partial,
     )
+
+
+_TIMED_READY = False
+
+
+def ready_timed_search() -> None:
+    """Load what a timed search first calls after its deadline is set (the clock's compiled
+    block, ``state.ready_clock``, and the table probes that ``table_move`` calls from Python,
+    20 ms from the cache), so that a player can do it before its first move is timed."""
+    global _TIMED_READY
+    if not _TIMED_READY:
+        ready_clock()
+        table_move(TranspositionTable(MIDGAME_MIN_BITS), Board())
+        _TIMED_READY = True
+
+
+def time_reserve(time_limit: float) -> float:
+    """Seconds of ``time_limit`` the search keeps back from its own deadline: ``MIN_RESERVE``
+    and ``RESERVE_FRACTION`` of it, but never over half of it."""
+    return min(MIN_RESERVE + RESERVE_FRACTION * time_limit, 0.5 * time_limit)
 
 
 def _iteration(

@@ -26,7 +26,9 @@ NEXT_CHECK = 4
 
 SELECT = 5  # the pre-search margin in discs; 0 in an exact search
 
-STATS_SIZE = 6
+CHECK_EVERY = 6  # nodes between two looks at the limits; 0 for ``TIME_CHECK``
+
+STATS_SIZE = 7
 
 
 @numba.njit(cache=True)
@@ -51,11 +53,11 @@ def ready_clock() -> None:
 
 @numba.njit(cache=True)
 def check_limits(stats: np.ndarray, deadline: float) -> bool:
-    """Look at the node and time limits (every ``TIME_CHECK`` nodes, the shallow ordering
-    searches' counted too); True once one is passed."""
+    """Look at the node and time limits (every ``stats[CHECK_EVERY]`` nodes, else every
+    ``TIME_CHECK``, the shallow ordering searches' counted too); True once one is passed."""
     nodes = stats[NODES]
     work = nodes + stats[SHALLOW_NODES]
-    nxt = work + TIME_CHECK
+    nxt = work + (stats[CHECK_EVERY] if stats[CHECK_EVERY] > 0 else TIME_CHECK)
     if stats[NODE_LIMIT] > 0:
         if nodes > stats[NODE_LIMIT]:
             stats[ABORTED] = 1
