@@ -12,8 +12,9 @@ random state is saved, ends exactly as an uninterrupted run.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -95,12 +96,15 @@ class LoopOptions:
 
 @dataclass
 class LoopResult:
-    """The loop's final state, the last validation metrics and the best weights (if kept)."""
+    """The loop's final state, the last validation metrics, the best weights (if kept) and the
+    last training window's record (step, samples, lr and the mean losses), so that a caller
+    need not read the run's log back."""
 
     state: dict[str, Any]
     metrics: dict[str, float]
     best: dict[str, Any] | None
     stopped: bool = False
+    train: dict[str, float] = field(default_factory=dict)
 
 
 def _fresh_state(rows: int) -> dict[str, Any]:
@@ -168,6 +172,7 @@ def run_loop(
         record = {"kind": "train", "epoch": epoch + 1, "step": st["step"]}
         record.update({"samples": st["samples"], "lr": lr})
         record.update({k: v / n for k, v in st["window"].items()})
+        st["last_train"] = {k: v for k, v in record.items() if k not in ("kind", "epoch")}
         if writer:
             run.log(record)
         st["window"], st["window_steps"] = {}, 0
@@ -231,4 +236,17 @@ def run_loop(
                 trainer.after_checkpoint(run)
     finally:
         bar.close()
-    return LoopResult(st, last, best, stopped)
+    return LoopResult(st, last, best, stopped, _last_train(run, st))
+
+
+def _last_train(run: RunDir, st: dict[str, Any]) -> dict[str, float]:
+    """The last training window's record: kept in the state since this loop wrote it, read
+    from the log for a run whose checkpoint was written before."""
+    if "last_train" in st:
+        return dict(st["last_train"])
+    train: dict[str, float] = {}
+    for line in run.metric_lines():
+        record = json.loads(line)
+        if record.get("kind") == "train":
+            train = {k: v for k, v in record.items() if k not in ("kind", "epoch")}
+    return train

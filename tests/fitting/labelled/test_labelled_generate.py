@@ -24,7 +24,7 @@ from helpers import shared_file
 def shard(data: dict, index: int = 0) -> tuple[dict[str, np.ndarray], dict]:
     cfg = LabelledConfig.from_dict(data)
     gps = cfg.games_per_shard
-    return label_shard(LabelTask(index, cfg.shard_seed(index), index * gps, cfg.to_dict()))
+    return label_shard(LabelTask(index, cfg.shard_seed(index), index * gps, cfg))
 
 
 def board_at(a: dict[str, np.ndarray], i: int) -> Board:

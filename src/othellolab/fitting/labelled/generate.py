@@ -204,13 +204,14 @@ def play_game(
 
 @dataclass(frozen=True)
 class LabelTask:
-    """One shard to generate: shard ``index`` of a run with ``config`` (plain data), seeded by
-    ``seed``; its games are numbered from ``first_game`` across the run."""
+    """One shard to generate: shard ``index`` of a run with ``config`` (the object itself; only
+    a process boundary pickles it), seeded by ``seed``; its games are numbered from
+    ``first_game`` across the run."""
 
     index: int
     seed: int
     first_game: int
-    config: dict[str, Any]
+    config: LabelledConfig
 
 
 def label_shard(
@@ -218,7 +219,7 @@ def label_shard(
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Play and label one shard's games; returns its arrays (``ARRAYS``) and statistics
     (positions per phase, CPU seconds per part). ``progress`` hears the games done so far."""
-    cfg = LabelledConfig.from_dict(task.config)
+    cfg = task.config
     book = opening_book(cfg.openings)
     engine = _Engine.of(cfg)
     cpu = time.process_time()

@@ -120,9 +120,7 @@ def generate_labelled(
         done.add(index)
     gps = cfg.games_per_shard
     tasks = [
-        LabelTask(i, cfg.shard_seed(i), i * gps, cfg.to_dict())
-        for i in range(cfg.shards)
-        if i not in done
+        LabelTask(i, cfg.shard_seed(i), i * gps, cfg) for i in range(cfg.shards) if i not in done
     ]
     if tasks:
         wall, made, positions = time.perf_counter(), 0, 0
@@ -140,7 +138,7 @@ def generate_labelled(
                 label_shard,
                 tasks,
                 progress=lambda k: bar.advance(status[0], k),
-                units=lambda task, _: task.config["games_per_shard"],
+                units=lambda task, _: task.config.games_per_shard,
             ):
                 write_shard(
                     out / SHARDS_DIR / shard_name(task.index),

@@ -231,8 +231,11 @@ class SelfPlayRun:
         if not todo:
             return
         player = self.best(generation)
-        files = model_files(self.model_dir(player))
-        config = cfg.selfplay.to_dict()
+        executor = self._executors()
+        if executor.in_process:
+            model: Any = load_model(self.model_dir(player), device="cpu")[0]
+        else:
+            model = model_files(self.model_dir(player))
         tasks = [
             ShardTask(
                 name=shard_name(generation, k),
@@ -240,8 +243,8 @@ class SelfPlayRun:
                 index=k,
                 games=sizes[k],
                 seed=_seed(cfg.seed, generation, k),
-                config=config,
-                model=files,
+                config=cfg.selfplay,
+                model=model,
                 model_generation=player,
                 game=cfg.rules.name,
                 game_params=cfg.rules.params,
@@ -258,7 +261,6 @@ class SelfPlayRun:
             name=f"self-play {generation_name(generation)}",
             unit="games",
         )
-        executor = self._executors()
         try:
             for task, (records, stats) in play_shards(
                 executor, tasks, lambda k: bar.advance("", k)
@@ -349,15 +351,10 @@ class SelfPlayRun:
             progress=self.progress,
         )
         result = run_loop(sub, trainer, options)
-        losses = {}
-        for line in sub.metric_lines():
-            record = json.loads(line)
-            if record.get("kind") == "train":
-                losses = {k: v for k, v in record.items() if k not in ("kind", "epoch")}
         trainer.meta = {
             "run": cfg.name,
             "parent": generation,
-            "losses": losses,
+            "losses": result.train,
             "wall_seconds": time.perf_counter() - wall,
             "cpu_seconds": time.process_time() - cpu,
         }

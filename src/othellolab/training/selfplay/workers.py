@@ -1,8 +1,9 @@
 """Self-play shards as tasks for the executor (``othellolab.parallel``): in this process, in
 worker processes on this machine, or as tasks on a Ray cluster. Every place runs the same
-``play_shard`` on a ``ShardTask``;
-the network travels as the bytes of its model directory (a few hundred kB), so a remote
-worker needs no shared disk, and the head writes every shard.
+``play_shard`` on a ``ShardTask``. In this process the task holds the config and the loaded
+network as objects; only across a process or machine boundary does the network travel as the
+bytes of its model directory (a few hundred kB), so a remote worker needs no shared disk, and
+the head writes every shard.
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from othellolab.parallel import Executor
 from othellolab.training.selfplay.config import SelfPlayConfig
 from othellolab.training.selfplay.records import SelfPlayRecords
+
+if TYPE_CHECKING:
+    from othellolab.nn.model import PolicyValueNet
 
 __all__ = ["ShardTask", "model_files", "play_shard", "play_shards"]
 
@@ -25,8 +29,9 @@ __all__ = ["ShardTask", "model_files", "play_shard", "play_shards"]
 @dataclass(frozen=True)
 class ShardTask:
     """One shard to play: ``games`` games of ``game`` (a registered name, made with
-    ``game_params``: ``core.games.get_game(game, **game_params)``) by the model whose
-    directory's files are ``model`` (name -> bytes), with ``config`` seeded by ``seed``, the
+    ``game_params``: ``core.games.get_game(game, **game_params)``) by ``model`` (the network
+    itself in this process, the files of its directory, name -> bytes, for another process or
+    machine: ``model_files``), with ``config`` seeded by ``seed``, the
     network evaluated at ``precision`` (``nn.precision.PRECISIONS``) on ``device`` (``cpu``, or
     ``cuda``: every worker process sends its batches to the GPU)."""
 
@@ -35,8 +40,8 @@ class ShardTask:
     index: int
     games: int
     seed: int
-    config: dict[str, Any]
-    model: dict[str, bytes]
+    config: SelfPlayConfig
+    model: PolicyValueNet | dict[str, bytes]
     model_generation: int
     game: str = "othello"
     game_params: dict[str, int] = field(default_factory=dict)
@@ -45,7 +50,7 @@ class ShardTask:
 
 
 def model_files(directory: Path) -> dict[str, bytes]:
-    """The files of a model directory, to send to a worker."""
+    """The files of a model directory, to send to a worker in another process or machine."""
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
 
 
@@ -64,17 +69,15 @@ def play_shard(
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        config = replace(SelfPlayConfig.from_dict(task.config), seed=task.seed)
-        with tempfile.TemporaryDirectory(prefix="othellolab-model-") as tmp:
-            for name, data in task.model.items():
-                Path(tmp, name).write_bytes(data)
-            evaluator = NetworkEvaluator.from_dir(
-                tmp,
-                cache_size=0,
-                precision=task.precision,
-                device=task.device,
-                **config.utility(),
-            )
+        config = replace(task.config, seed=task.seed)
+        options = dict(cache_size=0, precision=task.precision, device=task.device)
+        if isinstance(task.model, dict):
+            with tempfile.TemporaryDirectory(prefix="othellolab-model-") as tmp:
+                for name, data in task.model.items():
+                    Path(tmp, name).write_bytes(data)
+                evaluator = NetworkEvaluator.from_dir(tmp, **options, **config.utility())
+        else:
+            evaluator = NetworkEvaluator(task.model, **options, **config.utility())
         game = get_game(task.game, **task.game_params)
         records = play_games(evaluator, task.games, game=game, config=config, progress=progress)
     finally:
