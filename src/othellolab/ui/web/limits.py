@@ -19,5 +19,6 @@ PLAYERS_PER_WORKER = 4
 """Players (with their tables) a search worker keeps for reuse, by spec."""
 
 MAX_GAMES = 10_000
-"""Most games a server may hold in memory (``--max-games``): a game is its record and settings
-(tens of KB with its evaluations), so 10,000 stay within a few hundred MB beside the workers."""
+"""Most games a server may hold in memory (``--max-games``): a game is its record and settings;
+measured, 100 games grew the server and its workers by 242 MB (2.5 MB a game, an upper bound
+that includes the workers' first allocations: docs/benchmarks.md)."""
