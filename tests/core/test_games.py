@@ -122,7 +122,8 @@ def test_the_search_forest_holds_animal_shogi() -> None:
     """The batched search runs on animal shogi through the protocol: its trees expand to the
     legal actions, and a blind search finds (and proves) the capture of the lion."""
     from othellolab.players import UniformEvaluator
-    from othellolab.training.selfplay import SelfPlayConfig, search_positions
+    from othellolab.players.mcts.batch import SearchConfig
+    from othellolab.training.selfplay import search_positions
 
     game = get_game("animal-shogi")
     # the first player's giraffe on b2 can take the lion on b1 (gote's lion, row 1)
@@ -133,7 +134,7 @@ def test_the_search_forest_holds_animal_shogi() -> None:
         np.array([p], np.uint64),
         np.array([o], np.uint64),
         game,
-        SelfPlayConfig(simulations=64, seed=0),
+        SearchConfig(simulations=64, seed=0),
     )
     assert pos.move_name(int(moves[0])) == "b2b1" and values[0] == 1.0
     assert targets[0, moves[0]] == 1.0  # the proven win is the whole target

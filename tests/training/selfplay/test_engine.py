@@ -360,7 +360,7 @@ def test_searches_solve_their_leaves_near_the_end() -> None:
             p,
             o,
             game,
-            config,
+            config.search,
             exact=ExactEndgame(game, config.solve_empties),
             leaf_values=leaf_solver(game, config),
         )

@@ -13,7 +13,7 @@ from othellolab.core.games import get_game
 from othellolab.players import UniformEvaluator
 from othellolab.players.mcts.batch import SearchConfig
 from othellolab.testing import random_game
-from othellolab.training.selfplay import BatchSearch, SelfPlayConfig, search_positions
+from othellolab.training.selfplay import BatchSearch, search_positions
 
 
 @functools.cache
@@ -40,9 +40,9 @@ def outright_wins(size: int, count: int) -> list[tuple[Board, int]]:
 
 
 CONFIGS = {
-    "puct": SelfPlayConfig(simulations=24, leaves=4),
-    "gumbel": SelfPlayConfig(simulations=16, leaves=4, variant="gumbel"),
-    "gumbel few actions": SelfPlayConfig(simulations=16, variant="gumbel", gumbel_actions=4),
+    "puct": SearchConfig(simulations=24, leaves=4),
+    "gumbel": SearchConfig(simulations=16, leaves=4, variant="gumbel"),
+    "gumbel few actions": SearchConfig(simulations=16, variant="gumbel", gumbel_actions=4),
 }
 
 
@@ -88,7 +88,7 @@ def test_a_search_spends_exactly_its_budget(variant: str, sims: int) -> None:
         *list(random_game(8, seed=3))[20:23],
     ]
     for board in boards:
-        config = SelfPlayConfig(simulations=sims, leaves=3, variant=variant, seed=0)
+        config = SearchConfig(simulations=sims, leaves=3, variant=variant, seed=0)
         search = BatchSearch(
             UniformEvaluator(),
             get_game("othello", size=board.size),
@@ -117,7 +117,7 @@ def test_a_search_spends_exactly_its_budget(variant: str, sims: int) -> None:
 
 def test_gumbel_visits_only_sampled_actions_and_halves_them() -> None:
     board = Board()  # 4 legal moves
-    config = SelfPlayConfig(simulations=40, variant="gumbel", gumbel_actions=2, seed=0)
+    config = SearchConfig(simulations=40, variant="gumbel", gumbel_actions=2, seed=0)
     search = BatchSearch(UniformEvaluator(), "othello8", 1, config, np.random.default_rng(5))
     search.forest.plant(
         np.array([0]), np.array([board.player], np.uint64), np.array([board.opponent], np.uint64)
@@ -137,7 +137,7 @@ def test_a_batch_of_searches_matches_searching_one_by_one() -> None:
     player = np.array([b.player for b in boards], np.uint64)
     opponent = np.array([b.opponent for b in boards], np.uint64)
     for variant in ("puct", "gumbel"):
-        config = SelfPlayConfig(simulations=30, leaves=4, variant=variant, parallel=4)
+        config = SearchConfig(simulations=30, leaves=4, variant=variant, parallel=4)
         together = search_positions(
             UniformEvaluator(), player, opponent, get_game("othello", size=6), config
         )
@@ -170,7 +170,7 @@ def test_forced_and_finished_positions() -> None:
 
 def test_dirichlet_noise_and_tree_reuse() -> None:
     board = Board.from_transcript("f5d6c3")
-    config = SelfPlayConfig(simulations=60, leaves=4, dirichlet_alpha=0.3, seed=0)
+    config = SearchConfig(simulations=60, leaves=4, dirichlet_alpha=0.3, seed=0)
     search = BatchSearch(UniformEvaluator(), "othello8", 2, config, np.random.default_rng(0))
     trees = np.arange(2)
     search.forest.plant(
@@ -200,7 +200,7 @@ def test_gumbel_plays_without_its_noise_at_temperature_zero() -> None:
     the action of highest Gumbel draw among the most visited, and without the noise the first
     of them (argmax takes the first of equal scores): the two differ for some seed."""
     board = Board()
-    config = SelfPlayConfig(simulations=8, variant="gumbel", gumbel_actions=4)
+    config = SearchConfig(simulations=8, variant="gumbel", gumbel_actions=4)
     differ = 0
     for seed in range(20):
         moves = []
