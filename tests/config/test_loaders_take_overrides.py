@@ -59,3 +59,17 @@ def test_tournament(tmp_path: Path) -> None:
     assert (cfg.games, cfg.workers, len(cfg.players)) == (4, 2, 3)
     with pytest.raises(ConfigError, match=r"option games: .*\(from an override of games\)"):
         load_tournament(path, {"games": 3})
+
+
+def test_a_year_key_takes_one_year_as_a_number(tmp_path: Path) -> None:
+    """``--set fit.years=2019`` is read by TOML as an integer: a years key takes it as the
+    text of that one year, and the held-out year is still refused by its own check."""
+    path = _file(tmp_path, ENGINE)
+    cfg, _ = load_engine_config(path, parse_overrides(["fit.years=2019", "probcut.years=2018"]))
+    assert (cfg.fit.years, cfg.probcut.years) == ("2019", "2018")
+    with pytest.raises(ConfigError, match=r"\[fit\]: option years: 2023 is the held-out year"):
+        load_engine_config(path, parse_overrides(["fit.years=2023"]))
+    with pytest.raises(ConfigError, match=r"option years: expected text, got True"):
+        load_engine_config(path, {"fit": {"years": True}})
+    labelled = load_labelled_config(_file(tmp_path, LABELLED), {"openings": {"years": 1990}})
+    assert labelled.openings.years == "1990"

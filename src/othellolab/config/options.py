@@ -69,6 +69,9 @@ class Option:
     path: bool = False
     shown: str = ""
     """The values as the docs' tables write them, where ``describe`` cannot (a list)."""
+    digits: bool = False
+    """A text option that also takes a whole number as its digits: WTHOR years, where
+    ``--set fit.years=2023`` and ``years = 2023`` mean the text ``"2023"``."""
 
     def describe(self) -> str:
         """The allowed values in a few words: ``int 1..60 or none``."""
@@ -108,6 +111,8 @@ class Option:
             return self._number(value, name)
         if self.switch and isinstance(value, bool):
             value = "on" if value else "off"
+        if self.digits and isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
         if not isinstance(value, str):
             raise ConfigError(f"expected {self.describe()}, got {value!r}", option=name)
         if len(value) > 1000:

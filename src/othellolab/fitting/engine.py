@@ -112,7 +112,7 @@ class FitConfig(CheckedTable):
     TABLE: ClassVar[str] = "[fit]"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "wthor": Option(str, help="WTHOR folder ('': none)"),
-        "years": Option(str, help="WTHOR years (never 2023)"),
+        "years": Option(str, digits=True, help="WTHOR years (never 2023)"),
         "wthor_target": Option(str, choices=("theoretical", "final"), help="WTHOR target"),
         "logistello": Option(str, help="Logistello's logbook.gam(.gz) ('': none)"),
         "label": Option(
@@ -157,7 +157,7 @@ class ProbCutConfig(CheckedTable):
     TABLE: ClassVar[str] = "[probcut]"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "wthor": Option(str, help="WTHOR folder the positions are drawn from"),
-        "years": Option(str, help="WTHOR years (never 2023)"),
+        "years": Option(str, digits=True, help="WTHOR years (never 2023)"),
         "positions": Option(int, 0, 1_000_000, help="positions searched (0: no fit)"),
         "max_depth": Option(int, 3, 20, help="deepest search fitted"),
         "seed": Option(int, 0, 2**63 - 1, help="seed of the draw"),

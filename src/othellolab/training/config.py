@@ -73,9 +73,9 @@ class DataConfig(CheckedTable):
         "max_rows": _count(0, "cap on the dataset's training rows (0: all)"),
         "max_val_rows": _count(0, "cap on the validation rows (0: all)"),
         "wthor_dir": Option(str, help="folder of the WTHOR files"),
-        "train_years": Option(str, help="WTHOR years trained on, e.g. 2001-2014"),
+        "train_years": Option(str, digits=True, help="WTHOR years trained on, e.g. 2001-2014"),
         "val_years": Option(
-            str, help="WTHOR years validated on ('': a fraction of the training games)"
+            str, digits=True, help="WTHOR years validated on ('': a fraction of the training games)"
         ),
         "val_fraction": Option(
             float, 0, 1, help="share of the training games held out to validate, in (0, 1)"

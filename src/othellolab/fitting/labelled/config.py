@@ -81,7 +81,7 @@ class OpeningsConfig(CheckedTable):
         "source": Option(str, choices=SOURCES, help="where games start"),
         "xot": Option(str, help="XOT opening list (one transcript a line)"),
         "wthor_dir": Option(str, help="folder of WTH_<year>.wtb files"),
-        "years": Option(str, help="WTHOR years, e.g. 1977-2022"),
+        "years": Option(str, digits=True, help="WTHOR years, e.g. 1977-2022"),
         "min_ply": Option(int, 0, 59, help="fewest WTHOR plies replayed"),
         "max_ply": Option(int, 0, 59, help="most WTHOR plies replayed"),
         "xot_share": Option(float, 0, 1, help="share of XOT openings when mixed"),

@@ -197,7 +197,9 @@ class SelfPlayTrainConfig(CheckedTable):
             str,
             help='expert games mixed into every batch: a dataset folder (its train split), a folder of WTHOR files (with `anchor_years`) or a game-record file, read relative to where the run starts (Othello only; "": none)',
         ),
-        "anchor_years": Option(str, help='the years of a WTHOR `anchor` folder, e.g. "1977-2021"'),
+        "anchor_years": Option(
+            str, digits=True, help='the years of a WTHOR `anchor` folder, e.g. "1977-2021"'
+        ),
         "anchor_share": Option(
             float,
             0,
