@@ -37,6 +37,8 @@ __all__ = [
 ]
 
 Chooser = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""A batch move chooser for grading: the player and opponent bitboards of many positions in,
+one action per position out, so that a network is graded on many positions in one call."""
 
 
 def policy_chooser(evaluator: Evaluator, size: int) -> Chooser:

@@ -79,6 +79,7 @@ workers does not change them; a generation graded later is graded as if on time)
 
 
 def generation_name(generation: int) -> str:
+    """The folder name of a generation (``gen0007``): zero-padded so that folders sort in order."""
     return f"gen{generation:04d}"
 
 

@@ -42,6 +42,8 @@ from othellolab.ui.web.errors import Gone, PlayerFailed, ServerBusy, Unprocessab
 from othellolab.ui.web.limits import PLAYERS_PER_WORKER
 
 ThinkKind = Literal["ai", "hint", "analysis"]
+"""What a search is for: the AI's move, a hint for the human, or the analysis of the moves
+played (each kind checks its own preconditions before it starts)."""
 
 __all__ = [
     "PlayerCache",
