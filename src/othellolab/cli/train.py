@@ -36,6 +36,13 @@ TIME_LIMIT_HELP = (
 )
 
 
+SELFPLAY_TIME_LIMIT_HELP = (
+    "Stop after this many seconds of wall clock, at the next boundary: no shard, gate, grade or "
+    "rating starts after it and training stops with a checkpoint; the newest model is the last "
+    "whole generation, and the next start goes on from there."
+)
+
+
 def _resumed(cfg: C, run: Path | None) -> C:
     """``cfg`` of ``RUN/run.toml`` living in ``RUN``'s folder (its ``runs_dir`` was relative to
     where the run started)."""
@@ -118,7 +125,7 @@ def supervised(
 @train_app.command(
     "selfplay",
     epilog=examples(
-        "othellolab train selfplay configs/alphazero-6x6.toml",
+        "othellolab train selfplay configs/alphazero-6x6-quick.toml --time-limit 300",
         "othellolab train selfplay configs/alphazero-6x6.toml --set loop.generations=3 "
         "--set name=az-6x6-short",
         "othellolab train selfplay runs/az-6x6 --ray local",
@@ -139,6 +146,7 @@ def selfplay(
             "here); needs pip install 'othellolab\\[distributed]'."
         ),
     ] = None,
+    time_limit: Annotated[float | None, typer.Option(help=SELFPLAY_TIME_LIMIT_HELP)] = None,
     quiet: QuietOption = False,
 ) -> None:
     """Run AlphaZero self-play (self-play, train, gate, grade) until the config's last
@@ -152,7 +160,12 @@ def selfplay(
     cfg = _resumed(cfg, run)
     _passive_threads(cfg.runtime.threads)
     summary = train_selfplay(
-        cfg, text=run_text(path, given), progress=not quiet, ray=ray, log=typer.echo
+        cfg,
+        text=run_text(path, given),
+        progress=not quiet,
+        ray=ray,
+        log=typer.echo,
+        time_limit_s=time_limit,
     )
     typer.echo(
         f"{cfg.name}: generation {summary.generation} (best {summary.best}), "

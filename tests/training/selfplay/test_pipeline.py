@@ -521,3 +521,52 @@ def test_training_beats_random_play_and_grades_better_than_generation_0(
     }
     share = {g: grades[g]["simulations"]["16"]["optimal_share"] for g in grades}
     assert share[GENERATIONS] >= share[0] + 0.08, share
+
+
+# ---- a time limit ---------------------------------------------------------------------------
+
+
+def test_time_limited_starts_end_byte_identical_to_an_uninterrupted_run(
+    reference: Reference, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``time_limit_s`` stops a start at the next boundary (a shard not started, a training
+    step, a grade not started). The clock is replaced by a count of the times the run asks it,
+    so each start stops at a known place whatever the machine's speed: starts of 60 questions
+    each reach the end, every one but the last says ``time_limit``, each leaves whole
+    generations only, and the run ends as the uninterrupted one, bytes for bytes."""
+    asked = [0]
+
+    def time_up(self: SelfPlayRun) -> bool:
+        asked[0] += 1
+        return asked[0] > 60
+
+    monkeypatch.setattr(SelfPlayRun, "time_up", time_up)
+    stops = []
+    for _ in range(40):
+        asked[0] = 0
+        summary = run_in(tmp_path, tiny(), time_limit_s=1e9)
+        stops.append(summary.stopped)
+        models = sorted(p.name for p in (tmp_path / RUN / "models").iterdir())
+        assert all(not name.endswith((".tmp", ".old")) for name in models), models
+        assert models[-1] == generation_name(summary.generation)
+        if summary.stopped == "generations":
+            break
+    assert stops[-1] == "generations" and len(stops) >= 3, stops
+    assert set(stops[:-1]) == {"time_limit"}, stops
+    for g in range(GENERATIONS + 1):
+        name = f"models/{generation_name(g)}/model.safetensors"
+        assert (tmp_path / RUN / name).read_bytes() == (reference.root / name).read_bytes(), name
+    for g in range(GENERATIONS):
+        assert_same_shards(tmp_path / RUN, reference.root, g)
+    ours = [untimed(r) for r in read_metrics(tmp_path / RUN) if r["kind"] != "rate"]
+    theirs = [untimed(r) for r in read_metrics(reference.root) if r["kind"] != "rate"]
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("seconds", [0.0, -5.0, float("nan"), float("inf")])
+def test_a_time_limit_must_be_a_finite_number_of_seconds_above_zero(
+    seconds: float, tmp_path: Path
+) -> None:
+    with pytest.raises(ConfigError, match="time limit") as e:
+        run_in(tmp_path, tiny(), time_limit_s=seconds)
+    assert e.value.option == "--time-limit"

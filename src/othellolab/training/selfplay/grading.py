@@ -145,9 +145,11 @@ def grade_evaluator(
     config: SelfPlayConfig | None = None,
     entries: list[ObfEntry] | None = None,
     solution: Solution4 | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[int, PositionGrade | Grade]:
     """Grades of a network for each number of ``simulations`` (0: its raw policy), on a game
-    the graders know (``game``: a ``Game`` or its name, such as ``othello6``)."""
+    the graders know (``game``: a ``Game`` or its name, such as ``othello6``); ``progress``
+    hears each simulation count as its grade is done."""
     size = board_size(game)
     if size == 6 and entries is None:
         entries = load_graded_set()
@@ -161,4 +163,6 @@ def grade_evaluator(
             else search_chooser(evaluator, size, sims, config)
         )
         out[sims] = grade_chooser(choose, size, entries=entries, solution=solution)
+        if progress is not None:
+            progress(sims)
     return out

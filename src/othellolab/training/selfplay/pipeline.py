@@ -22,6 +22,11 @@ One generation: ``selfplay`` (the best generation plays ``loop.games`` games int
 ``loop.shards`` shards, seeded per shard), ``train`` (the newest generation, trained on the
 window of the last ``loop.window`` generations' shards, becomes the next), then ``gate``,
 ``grade`` and ``rate`` as configured.
+
+A time limit (``train_selfplay(time_limit_s=)``, ``train selfplay --time-limit``) ends a start
+at the first boundary after it: no shard is started after it (the shards under way finish and
+are kept), training stops with a checkpoint at the next step, and no gate, grade or rating
+starts; the newest model is the last whole generation, and the next start goes on from there.
 """
 
 from __future__ import annotations
@@ -89,9 +94,14 @@ def _seed(*parts: int) -> int:
     )
 
 
+class TimeUp(Exception):
+    """The start's time limit passed: the stage stopped at a boundary it resumes from."""
+
+
 @dataclass
 class RunSummary:
-    """Where a call of ``train_selfplay`` left the run."""
+    """Where a call of ``train_selfplay`` left the run (``stopped``: ``generations``,
+    ``cpu_hours`` or ``time_limit``)."""
 
     root: Path
     generation: int
@@ -111,7 +121,14 @@ class SelfPlayRun:
         progress: bool = True,
         ray: str | None = None,
         log: Any = None,
+        time_limit_s: float | None = None,
     ) -> None:
+        if time_limit_s is not None and not (math.isfinite(time_limit_s) and time_limit_s > 0):
+            raise ConfigError(
+                f"time limit {time_limit_s!r}: give a finite number of seconds above 0",
+                option="--time-limit",
+            )
+        self.deadline = None if time_limit_s is None else time.monotonic() + time_limit_s
         self.cfg = cfg
         self.root = cfg.run_dir
         self.run = RunDir(self.root)
@@ -132,6 +149,14 @@ class SelfPlayRun:
         self.precision = "auto" if cfg.runtime.mixed_precision else "float32"
         """How self-play and grading evaluate the network (``nn.precision``): bfloat16 where
         the hardware is fast at it, unless ``[runtime] mixed_precision = false``."""
+
+    def time_up(self) -> bool:
+        """Whether this start's time limit has passed."""
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def _check_time(self) -> None:
+        if self.time_up():
+            raise TimeUp
 
     # ---- files -------------------------------------------------------------------------
 
@@ -262,9 +287,10 @@ class SelfPlayRun:
             name=f"self-play {generation_name(generation)}",
             unit="games",
         )
+        started = (task for task in tasks if not self.time_up())
         try:
             for task, (records, stats) in play_shards(
-                executor, tasks, lambda k: bar.advance("", k)
+                executor, started, lambda k: bar.advance("", k)
             ):
                 write_shard(
                     self.shards / task.name,
@@ -276,6 +302,7 @@ class SelfPlayRun:
                 )
         finally:
             bar.close()
+        self._check_time()
 
     def _executors(self) -> Executor:
         if self._executor is None:
@@ -350,8 +377,11 @@ class SelfPlayRun:
             epochs=1,
             checkpoint_every_steps=max(1, trainer.steps_per_epoch // 4),
             progress=self.progress,
+            stop=None if self.deadline is None else lambda step: self.time_up(),
         )
         result = run_loop(sub, trainer, options)
+        if result.stopped:
+            raise TimeUp
         trainer.meta = {
             "run": cfg.name,
             "parent": generation,
@@ -425,22 +455,47 @@ class SelfPlayRun:
         )
         entries = graded_entries(game, cfg.grade.positions)
         config = replace(cfg.selfplay, seed=0, solve_empties=0)
-        grades = grade_evaluator(
-            evaluator, game, simulations=cfg.grade.simulations, config=config, entries=entries
+        searched = tuple(s for s in cfg.grade.simulations if s > 0)
+        assisting = bool(cfg.selfplay.solve_empties)
+        where = f"{len(entries)} graded positions" if entries else "the whole solution"
+        bar = StepProgress(
+            self.progress,
+            total=len(cfg.grade.simulations) + (len(searched) if assisting else 0),
+            done=0,
+            name=f"grade {generation_name(generation)}",
+            unit="grades",
         )
-        out: dict[str, Any] = {"generation": generation, "simulations": _grade_rows(grades)}
-        if cfg.selfplay.solve_empties:
-            assisted = grade_evaluator(
+
+        def graded(sims: int, how: str = "") -> None:
+            bar.advance(f"{'raw policy' if sims == 0 else f'{sims} simulations'}{how}, {where}")
+
+        try:
+            grades = grade_evaluator(
                 evaluator,
                 game,
-                simulations=tuple(s for s in cfg.grade.simulations if s > 0),
-                config=replace(config, solve_empties=cfg.selfplay.solve_empties, solve_leaves=True),
+                simulations=cfg.grade.simulations,
+                config=config,
                 entries=entries,
+                progress=graded,
             )
-            out["exact_endgame"] = {
-                "empties": cfg.selfplay.solve_empties,
-                "simulations": _grade_rows(assisted),
-            }
+            out: dict[str, Any] = {"generation": generation, "simulations": _grade_rows(grades)}
+            if assisting:
+                assisted = grade_evaluator(
+                    evaluator,
+                    game,
+                    simulations=searched,
+                    config=replace(
+                        config, solve_empties=cfg.selfplay.solve_empties, solve_leaves=True
+                    ),
+                    entries=entries,
+                    progress=lambda sims: graded(sims, " with the exact endgame"),
+                )
+                out["exact_endgame"] = {
+                    "empties": cfg.selfplay.solve_empties,
+                    "simulations": _grade_rows(assisted),
+                }
+        finally:
+            bar.close()
         out["wall_seconds"] = time.perf_counter() - wall
         out["cpu_seconds"] = time.process_time() - cpu
         write_json(path, out)
@@ -527,9 +582,12 @@ class SelfPlayRun:
             while True:
                 done = self.generations()
                 latest = done[-1]
+                self._check_time()
                 self.gate(latest)
                 for g in done:
+                    self._check_time()
                     self.grade(g)
+                    self._check_time()
                     self.rate(g)
                 self.write_metrics()
                 if cfg.loop.generations and latest >= cfg.loop.generations:
@@ -537,10 +595,15 @@ class SelfPlayRun:
                 if cfg.loop.cpu_hours and self.learning_cpu_hours() >= cfg.loop.cpu_hours:
                     stopped = "cpu_hours"
                     break
+                self._check_time()
                 self.selfplay(latest)
                 self.write_metrics()
+                self._check_time()
                 self.train(latest)
                 self.log(f"{generation_name(latest + 1)} trained")
+        except TimeUp:
+            stopped = "time_limit"
+            self.write_metrics()
         finally:
             if self._executor is not None:
                 self._executor.close()
@@ -649,8 +712,14 @@ def train_selfplay(
     progress: bool = True,
     ray: str | None = None,
     log: Any = None,
+    time_limit_s: float | None = None,
 ) -> RunSummary:
-    """Start or resume the self-play run of ``cfg`` and run it to its end."""
+    """Start or resume the self-play run of ``cfg`` and run it to its end, or until
+    ``time_limit_s`` seconds of wall clock have passed (then it stops at the next stage
+    boundary, see the module docstring; the next start goes on)."""
     if cfg.runtime.threads >= 1:
         torch.set_num_threads(cfg.runtime.threads)
-    return SelfPlayRun(cfg, text=text, progress=progress, ray=ray, log=log).loop()
+    run = SelfPlayRun(
+        cfg, text=text, progress=progress, ray=ray, log=log, time_limit_s=time_limit_s
+    )
+    return run.loop()

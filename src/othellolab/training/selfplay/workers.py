@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -105,7 +105,7 @@ def play_shard(
 
 
 def play_shards(
-    executor: Executor, tasks: list[ShardTask], progress: Callable[[int], None]
+    executor: Executor, tasks: Iterable[ShardTask], progress: Callable[[int], None]
 ) -> Iterator[tuple[ShardTask, tuple[SelfPlayRecords, dict[str, Any]]]]:
     """Play ``tasks`` where ``executor`` runs them, yielding ``(task, (records, stats))`` as
     each finishes; ``progress`` hears games done (game by game in this process)."""
