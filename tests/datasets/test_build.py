@@ -403,10 +403,42 @@ def test_resume_cache_of_an_older_build_reads_its_no_score(tmp_path, monkeypatch
         build_dataset([games], tmp_path / "ds", progress=False)
     monkeypatch.setattr(build, "write_arrays", real)
     (cached,) = (tmp_path / "ds.partial").glob("sources/*/recorded_score.npy")
+    # the cache's first layout: a "done" file and no checksums
+    (cached.parent / "shard.json").unlink()
+    (cached.parent / "done").write_text("ok\n")
     np.save(cached, np.full(2, OLD_NO_SCORE, dtype=np.int16))
     report = build_dataset([games], tmp_path / "ds", progress=False)
     clean = build_dataset([games], tmp_path / "clean", progress=False)
     assert report.reused_sources == 1 and report.manifest["counts"]["games_score_mismatch"] == 0
+    assert report.manifest["counts"] == clean.manifest["counts"]
+
+
+def test_a_corrupt_cached_replay_is_replayed_again(tmp_path, monkeypatch) -> None:
+    """A cached source whose array no longer matches its checksum is not reused: the build
+    replays the source and gives the dataset of a clean build."""
+    from othellolab.datasets import build
+
+    games = games_to_arrays(
+        [GameRecord.from_moves(["f5", "d6", "c3"]), GameRecord.from_moves(["f5", "f6"])],
+        name="two",
+    )
+    real = build.write_arrays
+
+    def interrupted(folder, arrays):
+        if folder.parent.name == "ds.tmp":
+            raise KeyboardInterrupt
+        return real(folder, arrays)
+
+    monkeypatch.setattr(build, "write_arrays", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build_dataset([games], tmp_path / "ds", progress=False)
+    monkeypatch.setattr(build, "write_arrays", real)
+    (cached,) = (tmp_path / "ds.partial").glob("sources/*/p.npy")
+    p = np.load(cached)
+    np.save(cached, p[::-1].copy())
+    report = build_dataset([games], tmp_path / "ds", progress=False)
+    clean = build_dataset([games], tmp_path / "clean", progress=False)
+    assert report.reused_sources == 0
     assert report.manifest["counts"] == clean.manifest["counts"]
     for s in SPLITS:
         x, y = load(tmp_path / "ds", s), load(tmp_path / "clean", s)

@@ -42,7 +42,7 @@ def test_errors_name_the_path(tmp_path) -> None:
     with pytest.raises(DatasetFormatError, match="invalid JSON"):
         read_manifest(tmp_path)
     (tmp_path / "manifest.json").write_text(json.dumps({"format": FORMAT, "format_version": 99}))
-    with pytest.raises(DatasetFormatError, match="format version 99"):
+    with pytest.raises(DatasetFormatError, match="format_version 99 is not supported"):
         read_manifest(tmp_path)
     make(tmp_path, {"p": np.zeros(3, dtype=np.uint64)})
     np.save(tmp_path / "train" / "p.npy", np.zeros(4, dtype=np.uint64))

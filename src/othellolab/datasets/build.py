@@ -35,7 +35,9 @@ from othellolab.datasets.shards import (
     SPLITS,
     DatasetExistsError,
     DatasetFormatError,
+    load_replayed,
     read_manifest,
+    save_replayed,
     write_arrays,
 )
 from othellolab.datasets.sources import (
@@ -269,11 +271,8 @@ def _replay_source(games: GameArrays, strict: bool) -> dict[str, np.ndarray]:
 def _load_cached(folder: Path) -> dict[str, np.ndarray] | None:
     """A source's cached replay, its ``recorded_score`` in ``NO_SCORE`` even when the cache
     was written with ``OLD_NO_SCORE``."""
-    if not (folder / "done").is_file():
-        return None
-    try:
-        cached = {f.stem: np.load(f, allow_pickle=False) for f in folder.glob("*.npy")}
-    except (OSError, ValueError):
+    cached = load_replayed(folder)
+    if cached is None:
         return None
     recorded = cached.get("recorded_score")
     if recorded is not None:
@@ -282,9 +281,7 @@ def _load_cached(folder: Path) -> dict[str, np.ndarray] | None:
 
 
 def _save_cached(folder: Path, arrays: dict[str, np.ndarray]) -> None:
-    with replace_dir(folder, overwrite=True) as tmp:
-        write_arrays(tmp, arrays)
-        (tmp / "done").write_text("ok\n")
+    save_replayed(folder, arrays)
 
 
 # ----------------------------------------------------------------------------------------------

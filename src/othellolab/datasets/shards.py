@@ -1,21 +1,25 @@
-"""The on-disk dataset format: one folder per split of named ``.npy`` arrays, plus a manifest.
+"""The on-disk dataset format: one folder per split of named ``.npy`` arrays, plus a manifest;
+and the build's cache of replayed sources. Both are schemas of ``othellolab.shards``.
 
 A dataset folder holds ``manifest.json`` and ``train/``, ``val/``, ``test/``, each with one
 ``NAME.npy`` per array, all of the same length (the rows of that split) except the policy
-arrays of a deduplicated dataset. Arrays open memory-mapped; nothing is ever unpickled.
-Folders are written whole through ``core.files.replace_dir``, so a reader never sees a
-half-written dataset.
+arrays of a deduplicated dataset. Arrays open memory-mapped and are checked against the
+manifest's dtype and shape (a dataset is read every epoch: its sources' checksums, not its
+arrays', are what the manifest keeps); nothing is ever unpickled. Folders are written whole
+through ``core.files.replace_dir``, so a reader never sees a half-written dataset. A replayed
+source in the build's cache is a checksummed shard (``REPLAYED``): a corrupt one is replayed
+again, and a cache folder of the first layout (a ``done`` file, no checksums) still loads.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from othellolab.core import OthelloError
+from othellolab.shards import SHARD_FILE, ShardError, ShardFormat
 
 FORMAT = "othellolab.positions"
 FORMAT_VERSION = 1
@@ -23,8 +27,31 @@ MANIFEST = "manifest.json"
 SPLITS = ("train", "val", "test")
 
 
-class DatasetFormatError(OthelloError):
+class DatasetFormatError(ShardError):
     """A dataset folder that is missing, incomplete or of another format; names the path."""
+
+
+DATASET = ShardFormat(
+    name=FORMAT,
+    version=FORMAT_VERSION,
+    readable=(FORMAT_VERSION,),
+    pattern="|".join(SPLITS),
+    kind="dataset",
+    error=DatasetFormatError,
+    meta_file=MANIFEST,
+)
+"""A dataset folder: its manifest (format, version, options, sources and each split's
+arrays) at the root, a folder of arrays per split."""
+
+REPLAYED = ShardFormat(
+    name="othellolab.replayed",
+    version=1,
+    readable=(1,),
+    pattern=r"[0-9a-f]{32}-(?:strict|lenient)-v[0-9]+",
+    kind="replayed source",
+    error=DatasetFormatError,
+)
+"""One source's replay in a build's cache: its rows' arrays, checksummed."""
 
 
 class DatasetExistsError(DatasetFormatError, FileExistsError):
@@ -49,21 +76,39 @@ def write_arrays(folder: Path, arrays: dict[str, np.ndarray]) -> dict[str, dict[
 
 def read_manifest(root: str | Path) -> dict[str, Any]:
     """The manifest of a dataset folder, checked for format and version."""
-    path = Path(root) / MANIFEST
-    if not path.is_file():
-        raise DatasetFormatError(f"{root}: not a dataset folder (no {MANIFEST})")
+    if not (Path(root) / MANIFEST).is_file():
+        raise DatasetFormatError(f"not a dataset folder (no {MANIFEST})", where=str(root))
     try:
-        manifest = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise DatasetFormatError(f"{path}: invalid JSON: {e}") from None
-    if manifest.get("format") != FORMAT:
-        raise DatasetFormatError(f"{path}: format {manifest.get('format')!r}, expected {FORMAT!r}")
-    if manifest.get("format_version") != FORMAT_VERSION:
-        raise DatasetFormatError(
-            f"{path}: format version {manifest.get('format_version')!r}; this othellolab reads "
-            f"version {FORMAT_VERSION} (rebuild the dataset)"
-        )
-    return manifest
+        return DATASET.read_meta(root)
+    except DatasetFormatError as e:
+        if "format_version" in e.what:
+            raise DatasetFormatError(
+                f"{e.what}: this othellolab reads version {FORMAT_VERSION} (rebuild the dataset)",
+                where=e.where,
+            ) from None
+        raise
+
+
+def save_replayed(folder: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Cache one source's replay as a checksummed shard, swapped in whole."""
+    REPLAYED.write(folder, arrays, {"arrays": sorted(arrays)})
+
+
+def load_replayed(folder: Path) -> dict[str, np.ndarray] | None:
+    """A source's cached replay, or None when there is none or it does not check out (the
+    build replays the source again)."""
+    if (folder / SHARD_FILE).is_file():
+        try:
+            meta = REPLAYED.read_meta(folder)
+            return {name: REPLAYED.read_array(folder, name, meta) for name in meta["arrays"]}
+        except (ShardError, KeyError, TypeError):
+            return None
+    if not (folder / "done").is_file():
+        return None
+    try:
+        return {f.stem: np.load(f, allow_pickle=False) for f in folder.glob("*.npy")}
+    except (OSError, ValueError):
+        return None
 
 
 def open_arrays(root: str | Path, split: str, *, mmap: bool = True) -> dict[str, np.ndarray]:
