@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup chromium play play-terminal test test-fast test-experiments lint format bench bench-core clean
+.PHONY: setup chromium play play-terminal test test-fast test-experiments docs lint format bench bench-core clean
 
 AOT_STAMP := src/othellolab/core/.aot-built
 
@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml setup.py src/othellolab/core/_fastboard.c
 	@echo "           (the first time takes a few minutes: PyTorch alone is a large download)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,docs]'
 	@touch $(STAMP)
 
 # The scalar kernels compiled ahead of time (fast cold start); rebuilt when kernels.py changes.
@@ -69,6 +69,11 @@ test: setup chromium
 test-fast: setup
 	$(PY) -m pytest -q -m "not slow"
 
+## docs: the documentation site, built strictly (a broken link or any warning fails) into site/;
+## open site/index.html, offline (tests/test_site.py builds it too, in make test; about 40 s)
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
+
 ## test-experiments: the experiments' own checks of their scripts and kept records (experiments/)
 test-experiments: setup
 	$(PY) -m pytest -q experiments
@@ -101,5 +106,5 @@ bench-core: setup
 	$(PY) benchmarks/bench_core.py --write docs/benchmarks.md
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis site
 	find src -name __pycache__ -type d -exec rm -rf {} +
