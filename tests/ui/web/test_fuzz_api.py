@@ -144,6 +144,7 @@ def test_random_bytes_get_a_clear_answer(client, raw: bytes) -> None:
         (b'{"opponent": "policy:model=/nonexistent"}', 422, "is not one of this server's models"),
         (b'{"think_time": 60}', 422, "over this server's maximum"),
         (b'{"record": "(;GM[Othello]RE[+2]KM[inf]B[f5];)"}', 422, "KM[inf]"),
+        (b'{"record": "\xff"}', 422, "not UTF-8 text (byte 12 is 0xff)"),  # was a bare 400
     ],
 )
 def test_reproducers(client, body: bytes, status: int, says: str) -> None:

@@ -73,7 +73,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 RECORD_FORMATS = ["auto", "transcript", "ggf"]
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorResponse} for code in (404, 409, 413, 422, 500, 503)
+    code: {"model": ErrorResponse} for code in (404, 409, 413, 422, 429, 500, 503)
 }
 
 
@@ -156,7 +156,12 @@ def _is_json(scope: Scope) -> bool:
 
 def _json_problem(body: bytes) -> str | None:
     """What is wrong with a JSON body beyond its syntax (left to the app's own 422): a
-    repeated key, nesting over ``MAX_JSON_DEPTH``, a ``NaN``/``Infinity`` constant."""
+    repeated key, nesting over ``MAX_JSON_DEPTH``, a ``NaN``/``Infinity`` constant, bytes that
+    are not UTF-8 (which the app would answer with a bare 400)."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"not UTF-8 text (byte {e.start} is 0x{body[e.start]:02x})"
     depth = level = 0
     in_string = escaped = False
     for byte in body:
@@ -199,6 +204,29 @@ def _json_problem(body: bytes) -> str | None:
 
 class _JsonProblem(Exception):
     pass
+
+
+RETRY_AFTER = {
+    "description": "Whole seconds after which the request may succeed.",
+    "schema": {"type": "integer", "minimum": 1},
+}
+
+
+def _errors_as_json(schema: dict[str, Any]) -> dict[str, Any]:
+    """The app's OpenAPI schema with every error answer declared as the JSON ``ErrorResponse``
+    it is, also on routes whose success is plain text (FastAPI would give their errors the
+    route's media type), and the ``Retry-After`` header of the 429 and 503 answers."""
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            for code, response in operation.get("responses", {}).items():
+                if code.startswith("2"):
+                    continue
+                content = response.get("content")
+                if content:
+                    response["content"] = {"application/json": next(iter(content.values()))}
+                if code in ("429", "503"):
+                    response["headers"] = {"Retry-After": RETRY_AFTER}
+    return schema
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -316,6 +344,13 @@ def create_app(
     )
     app.state.store = store
     app.state.pool = pool
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = _errors_as_json(FastAPI.openapi(app))
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.add_middleware(BodyLimit, max_bytes=max_body)
 
     @app.exception_handler(WebError)
