@@ -43,18 +43,33 @@ def test_preset_with_overrides_clears_the_name_when_the_shape_changes() -> None:
 @pytest.mark.parametrize(
     ("data", "fragment"),
     [
-        ({"family": "resnet", "blocks": 2, "filters": 8, "dropout": 0.1}, "unknown key(s) dropout"),
-        ({"family": "transformer"}, "family='transformer'"),
-        ({"family": "resnet", "blocks": 0, "filters": 8}, "blocks=0"),
-        ({"family": "cnn", "layers": 2, "filters": 8, "size": 10}, "size=10"),
-        ({"family": "mlp", "hidden": []}, "at least one 'hidden'"),
+        (
+            {"family": "resnet", "blocks": 2, "filters": 8, "dropout": 0.1},
+            "option dropout: unknown key(s) dropout",
+        ),
+        (
+            {"family": "transformer"},
+            "option family: expected one of mlp, cnn, resnet, got 'transformer'",
+        ),
+        (
+            {"family": "resnet", "blocks": 0, "filters": 8},
+            "option blocks: a resnet needs at least 1, got 0",
+        ),
+        (
+            {"family": "cnn", "layers": 2, "filters": 8, "size": 10},
+            "option size: must be a whole number in 4..8, got 10",
+        ),
+        (
+            {"family": "mlp", "hidden": []},
+            "option hidden: an mlp needs at least one 'hidden' width",
+        ),
         (
             {"family": "cnn", "layers": 2, "filters": 8, "planes": ["opponent", "player"]},
-            "planes must start",
+            "option planes: planes must start",
         ),
         (
             {"family": "cnn", "layers": 2, "filters": 8, "planes": ["player", "opponent", "x"]},
-            "planes='x'",
+            "option planes: unknown plane 'x'",
         ),
         ({"blocks": 2}, "give 'preset'"),
     ],

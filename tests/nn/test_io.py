@@ -102,7 +102,7 @@ def test_bad_config_files(tmp_path: Path) -> None:
     with pytest.raises(ModelFileError, match=r"config\.json: format_version 99"):
         read_model_info(d)
     cfg.write_text(json.dumps({**meta, "model": {**meta["model"], "blocks": "two"}}))
-    with pytest.raises(ModelFileError, match=r"config\.json: model: .*blocks='two'"):
+    with pytest.raises(ModelFileError, match=r"config\.json: model: option blocks: .*, got 'two'"):
         read_model_info(d)
     cfg.write_text("{not json")
     with pytest.raises(ModelFileError, match=r"config\.json: not valid JSON"):

@@ -41,6 +41,12 @@ def _number(x: float) -> str:
     return str(int(x)) if isinstance(x, int) or abs(x) < 1e16 else f"{x:g}"
 
 
+def _shown(value: Any) -> str:
+    """A value in an error, at most 80 characters of its ``repr``."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 @dataclass(frozen=True)
 class Option:
     """One option: its ``kind`` (``int``, ``float``, ``bool``, ``str``), the closed range
@@ -72,10 +78,17 @@ class Option:
     digits: bool = False
     """A text option that also takes a whole number as its digits: WTHOR years, where
     ``--set fit.years=2023`` and ``years = 2023`` mean the text ``"2023"``."""
+    items: Option | None = None
+    """A list option: each item is checked by this option, the whole read as a tuple."""
+    max_items: int | None = None
+    """Most items a list option takes."""
 
     def describe(self) -> str:
         """The allowed values in a few words: ``int 1..60 or none``."""
-        if not self.spec:
+        if self.items is not None:
+            most = "" if self.max_items is None else f" (at most {self.max_items})"
+            text = f"list{most} of {self.items.describe()}"
+        elif not self.spec:
             text = "Python object"
         elif self.choices:
             text = "one of " + ", ".join(self.choices)
@@ -101,6 +114,8 @@ class Option:
             if self.optional:
                 return None
             raise ConfigError(f"needs a value ({self.describe()})", option=name)
+        if self.items is not None:
+            return self._list(value, name)
         if not self.spec and self.kind is object:
             return value
         if self.kind is bool:
@@ -126,7 +141,25 @@ class Option:
                 allowed=", ".join(self.choices),
             )
         value = value.lower() if self.choices else value
-        return self.check(value) if self.check is not None else value
+        if self.check is None:
+            return value
+        try:
+            return self.check(value)
+        except ConfigError as e:
+            if e.option is not None:
+                raise
+            raise ConfigError(e.what, where=e.where, option=name, allowed=e.allowed) from None
+
+    def _list(self, value: Any, name: str) -> tuple[Any, ...]:
+        """A list or tuple whose every item ``items`` converts, as a tuple."""
+        assert self.items is not None
+        if not isinstance(value, list | tuple):
+            raise ConfigError(
+                f"expected a list, got {type(value).__name__} {_shown(value)}", option=name
+            )
+        if self.max_items is not None and len(value) > self.max_items:
+            raise ConfigError(f"{len(value)} items; at most {self.max_items}", option=name)
+        return tuple(self.items.convert(item, name) for item in value)
 
     def _number(self, value: Any, name: str) -> int | float:
         ranged = self.describe().removesuffix(" or none").split(" ", 1)
@@ -141,6 +174,7 @@ class Option:
                 raise ConfigError(f"must be {noun}{bounds}, got {value!r}", option=name)
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"must be {noun}{bounds}, got {value!r}", option=name)
+        given = value
         if self.kind is int:
             if isinstance(value, float):
                 if not value.is_integer():
@@ -152,7 +186,7 @@ class Option:
             self.high is not None and value > self.high
         ):
             raise ConfigError(
-                f"must be {noun}{bounds}, got {_number(value)}",
+                f"must be {noun}{bounds}, got {_number(given)}",
                 option=name,
                 allowed=self.describe(),
             )
@@ -223,6 +257,8 @@ class CheckedTable:
 
     OPTIONS: ClassVar[dict[str, Option]] = {}
     TABLE: ClassVar[str] = ""
+    ERROR: ClassVar[type[ConfigError]] = ConfigError
+    """The error a bad value raises: ``ConfigError`` or a subclass of it (``ModelConfigError``)."""
     SECTIONS: ClassVar[dict[str, type]] = {}
     """Fields that hold another ``CheckedTable`` whose keys this table reads flat, beside its
     own (self-play's ``search``): composed, not copied."""
@@ -266,7 +302,7 @@ class CheckedTable:
             try:
                 value = self.OPTIONS[f.name].convert(getattr(self, f.name), f.name)
             except ConfigError as e:
-                raise ConfigError(
+                raise self.ERROR(
                     e.what, where=self.TABLE, option=e.option, allowed=e.allowed
                 ) from None
             object.__setattr__(self, f.name, value)

@@ -14,12 +14,12 @@ model. Named sizes follow KataGo's habit of short names that say the shape:
 from __future__ import annotations
 
 import contextlib
-import operator
 import re
-from dataclasses import MISSING, asdict, dataclass, fields, replace
-from typing import Any, NoReturn
+from dataclasses import MISSING, dataclass, fields, replace
+from typing import Any, ClassVar, NoReturn
 
-from othellolab.core import ConfigError, OthelloError
+from othellolab.config import CheckedTable, Option
+from othellolab.core import ConfigError
 from othellolab.core.games import Game, game_for, game_names
 from othellolab.core.parsing import NumberError, clip, parse_int
 
@@ -56,16 +56,27 @@ the config alone, before any tensor is allocated."""
 
 
 class ModelConfigError(ConfigError):
-    """A model config that is malformed; ``option`` names the key at fault, when there is one.
+    """A model config that is malformed; ``option`` names the key at fault, when there is one
+    (``model config: option filters: must be a whole number in 0..1024, got 1025``)."""
 
-    The message is ``where: key=value; what was expected``."""
 
-    def _message(self) -> str:
-        return OthelloError._message(self)
+def _game_name(value: str) -> str:
+    """``value`` if it names a registered game (``core.games``), else a ``ConfigError``."""
+    if value not in game_names():
+        raise ConfigError(
+            f"expected one of {', '.join(game_names())}, got {value!r}",
+            allowed=", ".join(game_names()),
+        )
+    return value
+
+
+def _size(key: str, low: int, help: str) -> Option:
+    """A whole-number size from ``low`` up to its ``LIMITS`` entry."""
+    return Option(int, low, LIMITS[key], help=help)
 
 
 @dataclass(frozen=True)
-class ModelConfig:
+class ModelConfig(CheckedTable):
     """One policy/value network's shape.
 
     ``layers`` is the depth of a ``cnn`` (3x3 convolutions), ``blocks`` the residual blocks of
@@ -86,6 +97,10 @@ class ModelConfig:
     biases computed from the mean and maximum over the board of a quarter of its channels
     (``pool_channels``), KataGo's global pooling; the bias layer starts at zero, so a block
     starts as the plain block it extends.
+
+    Each key is declared in ``OPTIONS`` (type and range; sizes up to ``LIMITS``); the checks
+    across keys follow: the family's own sizes at least 1, the planes the game reads, the heads
+    the game has, and at most ``MAX_PARAMETERS`` parameters in all.
     """
 
     family: str
@@ -109,89 +124,96 @@ class ModelConfig:
     opponent_policy_head: bool = False
     global_pool_every: int = 0
 
+    TABLE: ClassVar[str] = "model config"
+    ERROR: ClassVar[type[ConfigError]] = ModelConfigError
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "family": Option(str, choices=FAMILIES, help="the model family"),
+        "size": Option(int, min(SIZES), max(SIZES), help="Othello's board size: 8, 6 or 4"),
+        "planes": Option(
+            tuple,
+            items=Option(str),
+            max_items=len(PLANE_NAMES) * 8,
+            shown="list of plane names",
+            help="the input planes, player and opponent first (`PLANE_NAMES`)",
+        ),
+        "layers": _size("layers", 0, "cnn: 3x3 convolutions (at least 1 for a cnn)"),
+        "blocks": _size("blocks", 0, "resnet: residual blocks (at least 1 for a resnet)"),
+        "filters": _size("filters", 0, "cnn, resnet: channels of the trunk (at least 1)"),
+        "hidden": Option(
+            tuple,
+            items=_size("hidden", 1, "a hidden width"),
+            max_items=LIMITS["hidden layers"],
+            help="mlp: the hidden widths (at least one)",
+        ),
+        "mlp_input": Option(str, choices=MLP_INPUTS, help="mlp: planes, or one value a square"),
+        "batch_norm": Option(bool, help="batch normalisation after each convolution"),
+        "policy_channels": _size("policy_channels", 1, "channels of the policy head"),
+        "value_channels": _size("value_channels", 1, "channels of the value head"),
+        "value_hidden": _size("value_hidden", 1, "width of the value head's hidden layer"),
+        "score_head": Option(bool, help="a head for the final disc difference"),
+        "name": Option(str, help="the named size it was made from ('': none)"),
+        "game": Option(str, check=_game_name, help="the game (`core.games`)"),
+        "mask_illegal": Option(bool, help="mask illegal actions' logits (needs `legal`)"),
+        "ownership_head": Option(bool, help="a head for each cell's final owner"),
+        "score_distribution": Option(bool, help="a head of logits over the final scores"),
+        "opponent_policy_head": Option(bool, help="a head for the opponent's reply"),
+        "global_pool_every": _size(
+            "global_pool_every", 0, "resnet: every K-th block pools the board (0: none)"
+        ),
+    }
+
     def __post_init__(self) -> None:
-        object.__setattr__(self, "planes", _sequence("planes", self.planes))
-        if self.game in game_names() and self.planes == ("player", "opponent"):
+        super().__post_init__()
+        if self.planes == ("player", "opponent"):
             # a game whose planes are not Othello's reads all of its own
             with contextlib.suppress(ConfigError, ValueError):
                 object.__setattr__(self, "planes", self.rules.check_planes(None))
-        hidden = _sequence("hidden", self.hidden)
-        object.__setattr__(self, "hidden", tuple(_as_int(h) for h in hidden))
-        self.validate()
+        self._check_across_keys()
 
-    def validate(self) -> None:
-        """Raise ``ModelConfigError`` naming the first bad field: a wrong type, a name not
-        allowed, a size outside ``LIMITS`` (the family's own sizes at least 1, the others at
-        least 0), or more than ``MAX_PARAMETERS`` parameters in all."""
-        _choice("family", self.family, FAMILIES)
-        _choice("game", self.game, game_names())
-        if not _is_int(self.size) or self.size not in SIZES:
-            _fail("size", self.size, f"expected one of {list(SIZES)}")
+    def _fail(self, key: str | None, what: str) -> NoReturn:
+        raise ModelConfigError(what, where=self.TABLE, option=key)
+
+    def _check_across_keys(self) -> None:
+        """The checks that read more than one key: a ``ModelConfigError`` naming the first
+        key at fault."""
+        if self.size not in SIZES:
+            self._fail("size", f"expected one of {', '.join(map(str, SIZES))}, got {self.size}")
         rules = self.rules
         try:
             rules.check_planes(self.planes)
         except (ConfigError, ValueError) as e:
             known = getattr(rules, "plane_choices", rules.plane_names)
             for plane in self.planes:
-                _choice("planes", plane, known)
-            raise ModelConfigError(
-                f"{getattr(e, 'what', str(e))}; got {clip(list(self.planes), 80)}",
-                where="model config",
-                option="planes",
-            ) from None
-        if (
-            self.family == "mlp"
-            and self.mlp_input == "board"
-            and rules.plane_names[:2]
-            != (
-                "player",
-                "opponent",
-            )
-        ):
-            _fail("mlp_input", self.mlp_input, "'board' reads two-colour boards")
+                if plane not in known:
+                    self._fail(
+                        "planes", f"unknown plane {clip(plane)!r}; expected one of {list(known)}"
+                    )
+            self._fail("planes", f"{getattr(e, 'what', str(e))}; got {clip(list(self.planes), 80)}")
+        two_colours = rules.plane_names[:2] == ("player", "opponent")
+        if self.family == "mlp" and self.mlp_input == "board" and not two_colours:
+            self._fail("mlp_input", "'board' reads two-colour boards")
         if len(set(self.planes)) != len(self.planes):
-            raise ModelConfigError(
-                f"planes repeat a name: {list(self.planes)}", where="model config", option="planes"
-            )
-        if self.mask_illegal is True and "legal" not in self.planes:
-            _fail("mask_illegal", True, "needs a model with the 'legal' plane")
-        for key in (*AUX_HEADS, "batch_norm", "score_head", "mask_illegal"):
-            if not isinstance(getattr(self, key), bool):
-                _fail(key, getattr(self, key), "expected true or false")
-        if not isinstance(self.name, str):
-            _fail("name", self.name, "expected a string")
+            self._fail("planes", f"planes repeat a name: {list(self.planes)}")
+        if self.mask_illegal and "legal" not in self.planes:
+            self._fail("mask_illegal", "needs a model with the 'legal' plane")
         own = {"mlp": ("hidden",), "cnn": ("layers", "filters"), "resnet": ("blocks", "filters")}
-        for key in ("layers", "blocks", "filters", "policy_channels", "value_channels"):
-            needed = key in own[self.family] or key.endswith("_channels")
-            _bounded(key, getattr(self, key), 1 if needed else 0)
-        _bounded("value_hidden", self.value_hidden, 1)
-        _bounded("global_pool_every", self.global_pool_every, 0)
+        for key in ("layers", "blocks", "filters"):
+            if key in own[self.family] and getattr(self, key) < 1:
+                self._fail(key, f"a {self.family} needs at least 1, got {getattr(self, key)}")
         if self.global_pool_every and self.family != "resnet":
-            _fail("global_pool_every", self.global_pool_every, "global pooling needs a resnet")
+            self._fail("global_pool_every", "global pooling needs a resnet")
         if self.ownership_head and not rules.has_ownership:
-            _fail("ownership_head", True, f"{rules.label} has no ownership of its cells")
+            self._fail("ownership_head", f"{rules.label} has no ownership of its cells")
         if self.score_distribution and rules.score_range is None:
-            _fail("score_distribution", True, f"{rules.label} has no whole-number score range")
+            self._fail("score_distribution", f"{rules.label} has no whole-number score range")
         if self.family == "mlp" and not self.hidden:
-            raise ModelConfigError(
-                "an mlp needs at least one 'hidden' width", where="model config", option="hidden"
-            )
-        if len(self.hidden) > LIMITS["hidden layers"]:
-            raise ModelConfigError(
-                f"{len(self.hidden)} hidden widths; at most {LIMITS['hidden layers']}",
-                where="model config",
-                option="hidden",
-            )
-        for h in self.hidden:
-            _bounded("hidden", h, 1)
-        if self.family == "mlp":
-            _choice("mlp_input", self.mlp_input, MLP_INPUTS)
+            self._fail("hidden", "an mlp needs at least one 'hidden' width")
         n = parameter_count(self)
         if n > MAX_PARAMETERS:
-            raise ModelConfigError(
+            self._fail(
+                None,
                 f"this network would have {n:,} parameters; at most {MAX_PARAMETERS:,} are "
                 "allowed (see nn.config.LIMITS)",
-                where="model config",
             )
 
     @property
@@ -257,33 +279,32 @@ class ModelConfig:
             if f.default is not MISSING
         }
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready data (tuples become lists)."""
-        d = asdict(self)
-        d["planes"] = list(self.planes)
-        d["hidden"] = list(self.hidden)
-        return d
-
     @classmethod
-    def from_dict(cls, data: dict[str, Any], *, where: str = "model config") -> ModelConfig:
+    def from_dict(cls, data: Any, *, where: str | None = None) -> ModelConfig:
         """Build from a dict, rejecting unknown keys; a ``preset`` key (a named size) supplies
-        defaults that the other keys override."""
+        defaults that the other keys override. Errors are located at ``where``."""
+        where = cls.TABLE if where is None else where
         if not isinstance(data, dict):
             raise ModelConfigError(
-                f"{where}: expected a table of options, got {type(data).__name__}"
+                f"expected a table of options, got {type(data).__name__}", where=where
             )
         data = dict(data)
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known - {"preset"})
+        known = [f.name for f in fields(cls)]
+        unknown = sorted(map(str, set(data) - set(known) - {"preset"}))
         if unknown:
             raise ModelConfigError(
-                f"{where}: unknown key(s) {', '.join(unknown)}; known: preset, {', '.join(sorted(known))}"
+                f"unknown key(s) {', '.join(unknown)}; known: preset, {', '.join(sorted(known))}",
+                where=where,
+                option=unknown[0],
             )
         preset = data.pop("preset", None)
         try:
             if preset is not None:
                 if not isinstance(preset, str):
-                    _fail("preset", preset, f"expected a named size: {', '.join(PRESETS)}")
+                    raise ModelConfigError(
+                        f"expected a named size ({', '.join(PRESETS)}), got {clip(repr(preset))}",
+                        option="preset",
+                    )
                 base = model_config(preset)
                 if set(data) & _SHAPE_KEYS and "name" not in data:
                     data["name"] = ""
@@ -293,8 +314,6 @@ class ModelConfig:
             return cls(**data)
         except ModelConfigError as e:  # located at ``where`` instead of "model config"
             raise ModelConfigError(e.what, where=where, option=e.option) from None
-        except TypeError as e:
-            raise ModelConfigError(str(e), where=where) from None
 
 
 def parameter_count(config: ModelConfig) -> int:
@@ -339,42 +358,6 @@ def parameter_count(config: ModelConfig) -> int:
 
 AUX_HEADS = ("ownership_head", "score_distribution", "opponent_policy_head")
 """The auxiliary heads' switches (``ModelConfig``)."""
-
-
-def _fail(key: str, value: Any, expected: str) -> NoReturn:
-    shown = clip(repr(value) if isinstance(value, str) else value)
-    raise ModelConfigError(f"{key}={shown}; {expected}", where="model config", option=key)
-
-
-def _choice(key: str, value: Any, allowed: tuple[Any, ...]) -> None:
-    if not isinstance(value, str) or value not in allowed:
-        _fail(key, value, f"expected one of {list(allowed)}")
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _bounded(key: str, value: Any, lo: int) -> None:
-    """``value`` must be an integer in ``lo..LIMITS[key]``."""
-    if not _is_int(value) or not lo <= value <= LIMITS[key]:
-        _fail(key, value, f"expected an integer in {lo}..{LIMITS[key]}")
-
-
-def _sequence(key: str, value: Any) -> tuple[Any, ...]:
-    if not isinstance(value, list | tuple):
-        _fail(key, value, "expected a list")
-    return tuple(value)
-
-
-def _as_int(value: Any) -> Any:
-    """An integer-like value (a numpy integer) as an int; anything else unchanged."""
-    if isinstance(value, bool | str):
-        return value
-    try:
-        return operator.index(value)
-    except TypeError:
-        return value
 
 
 _SHAPE_KEYS = frozenset({"family", "layers", "blocks", "filters", "hidden", "mlp_input"})

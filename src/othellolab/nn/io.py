@@ -125,7 +125,8 @@ def read_model_info(directory: str | Path) -> ModelInfo:
         cfg = ModelConfig.from_dict(meta.get("model"), where=f"{path}: model")
     except ModelConfigError as e:
         key = f"model.{e.option}" if e.option else "model"
-        raise ModelFileError(e.what, where=e.where, key=key) from None
+        what = f"option {e.option}: {e.what}" if e.option else e.what
+        raise ModelFileError(what, where=e.where, key=key) from None
     training = meta.get("training") or {}
     if not isinstance(training, dict):
         raise ModelFileError(
