@@ -31,6 +31,7 @@ from othellolab.config.options import CheckedTable, Option
 from othellolab.core import ConfigError
 from othellolab.core.files import write_json
 from othellolab.fitting.labelled.config import LabelledConfig, differences, load_labelled_config
+from othellolab.records.download import check_data_value, config_path
 
 __all__ = ["EngineConfig", "FitConfig", "MeasureConfig", "ProbCutConfig", "RoundConfig"]
 
@@ -97,7 +98,7 @@ class FitConfig(CheckedTable):
     (comma-separated, or ``all``), the phase window ``overlap``, the ridge ``l2`` and the
     conjugate-gradient ``iterations``."""
 
-    wthor: str = "../shared/data/wthor"
+    wthor: str = "data:wthor"
     years: str = "1977-2022"
     wthor_target: str = "theoretical"
     logistello: str = ""
@@ -111,7 +112,11 @@ class FitConfig(CheckedTable):
 
     TABLE: ClassVar[str] = "[fit]"
     OPTIONS: ClassVar[dict[str, Option]] = {
-        "wthor": Option(str, help="WTHOR folder ('': none)"),
+        "wthor": Option(
+            str,
+            check=check_data_value,
+            help="WTHOR folder ('': none); data:wthor: the data folder's copy (`othellolab data path wthor`)",
+        ),
         "years": Option(str, digits=True, help="WTHOR years (never 2023)"),
         "wthor_target": Option(str, choices=("theoretical", "final"), help="WTHOR target"),
         "logistello": Option(str, help="Logistello's logbook.gam(.gz) ('': none)"),
@@ -134,6 +139,11 @@ class FitConfig(CheckedTable):
         except ValueError as e:
             raise ConfigError(str(e), where=self.TABLE, option="terms") from None
 
+    def wthor_path(self) -> Path | None:
+        """The WTHOR folder ``wthor`` names (``data:wthor`` found in the data folder), or None
+        for ""; a missing data folder copy is a ``ConfigError`` naming the key."""
+        return config_path(self.wthor, where=self.TABLE, option="wthor") if self.wthor else None
+
     def term_names(self) -> tuple[str, ...]:
         """The extra terms, checked (``ValueError`` naming a bad one)."""
         from othellolab.players.search.patterns import TERMS, check_terms
@@ -148,7 +158,7 @@ class ProbCutConfig(CheckedTable):
     from the WTHOR ``years`` of ``wthor`` (0 positions: no fit, the players fall back to the
     shipped one), searched to ``max_depth`` plies, drawn with ``seed``."""
 
-    wthor: str = "../shared/data/wthor"
+    wthor: str = "data:wthor"
     years: str = "2015-2022"
     positions: int = 2000
     max_depth: int = 10
@@ -156,7 +166,11 @@ class ProbCutConfig(CheckedTable):
 
     TABLE: ClassVar[str] = "[probcut]"
     OPTIONS: ClassVar[dict[str, Option]] = {
-        "wthor": Option(str, help="WTHOR folder the positions are drawn from"),
+        "wthor": Option(
+            str,
+            check=check_data_value,
+            help="WTHOR folder the positions are drawn from; data:wthor: the data folder's copy (`othellolab data path wthor`)",
+        ),
         "years": Option(str, digits=True, help="WTHOR years (never 2023)"),
         "positions": Option(int, 0, 1_000_000, help="positions searched (0: no fit)"),
         "max_depth": Option(int, 3, 20, help="deepest search fitted"),
@@ -172,6 +186,11 @@ class ProbCutConfig(CheckedTable):
                 where=self.TABLE,
                 option="positions",
             )
+
+    def wthor_path(self) -> Path:
+        """The WTHOR folder ``wthor`` names (``data:wthor`` found in the data folder); a
+        missing data folder copy is a ``ConfigError`` naming the key."""
+        return config_path(self.wthor, where=self.TABLE, option="wthor")
 
 
 @dataclass(frozen=True)
@@ -304,7 +323,7 @@ def _fit(cfg: EngineConfig, dest: Path, data: list[tuple[Path, int]], progress: 
 
     f = cfg.fit
     options = PatternTrainOptions(
-        wthor_dir=Path(f.wthor) if f.wthor else None,
+        wthor_dir=f.wthor_path(),
         years=f.years,
         extra_sources=(Path(f.logistello),) if f.logistello else (),
         wthor_target=f.wthor_target,
@@ -348,12 +367,17 @@ def _check_sources(cfg: EngineConfig) -> None:
     compares, must exist before hours of data generation start."""
     from othellolab.players.search.patterns import pattern_weights_dir
 
+    try:
+        wthor = cfg.fit.wthor_path()
+        probcut = cfg.probcut.wthor_path() if cfg.probcut.positions else None
+    except ConfigError as e:
+        raise ConfigError(e.what, where=f"{WHERE}: {e.where}", option=e.option) from None
     paths = [
-        (cfg.fit.wthor, FitConfig.TABLE, "wthor"),
+        (str(wthor or ""), FitConfig.TABLE, "wthor"),
         (cfg.fit.logistello, FitConfig.TABLE, "logistello"),
     ]
-    if cfg.probcut.positions:
-        paths.append((cfg.probcut.wthor, ProbCutConfig.TABLE, "wthor"))
+    if probcut is not None:
+        paths.append((str(probcut), ProbCutConfig.TABLE, "wthor"))
     for path, table, option in paths:
         if path and not Path(path).exists():
             raise ConfigError(
@@ -424,7 +448,7 @@ def train_engine(
             fit_probcut(
                 dest / "probcut.json",
                 ProbCutOptions(
-                    wthor_dir=p.wthor,
+                    wthor_dir=str(p.wthor_path()),
                     years=p.years,
                     positions=p.positions,
                     max_depth=p.max_depth,

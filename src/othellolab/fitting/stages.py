@@ -125,7 +125,7 @@ class FitStageConfig:
 
         f, s = self.fit, self.sources
         return PatternTrainOptions(
-            wthor_dir=Path(f.wthor) if f.wthor else None,
+            wthor_dir=f.wthor_path(),
             years=f.years,
             extra_sources=(Path(f.logistello),) if f.logistello else (),
             positions_files=tuple(Path(p) for p in _names(s.positions)),
@@ -187,7 +187,7 @@ class ProbCutStageConfig:
 
         p = self.probcut
         return ProbCutOptions(
-            wthor_dir=p.wthor,
+            wthor_dir=str(p.wthor_path()),
             years=p.years,
             positions=p.positions,
             max_depth=p.max_depth,

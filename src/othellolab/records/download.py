@@ -11,7 +11,7 @@ The data folder is ``$OTHELLOLAB_DATA`` when set, else ``$XDG_DATA_HOME/othellol
 systems, ``~/Library/Application Support/othellolab/data`` on macOS and
 ``%LOCALAPPDATA%\\othellolab\\data`` on Windows. Each data set has a folder of its name there
 (``wthor/``, ``ffo/``, ``xot/``), laid out like the repository's shared test data, so a folder
-of those files (``OTHELLOLAB_DATA=../shared/data``) serves as well.
+of those files (``OTHELLOLAB_DATA=/path/to/data``) serves as well.
 
 A data set's base URL is overridable, for a mirror or a test server: ``base_url=`` here,
 ``--base-url`` on the command line, or the environment variable ``OTHELLOLAB_<NAME>_URL``
@@ -42,13 +42,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from othellolab.core import OthelloError
+from othellolab.core import ConfigError, OthelloError
 from othellolab.core.files import sha256_file, write_bytes
 from othellolab.core.progress import StepProgress
 
 __all__ = [
     "BUNDLED",
     "DATA_ENV",
+    "DATA_PREFIX",
     "SOURCES",
     "ChecksumError",
     "DataFile",
@@ -56,6 +57,8 @@ __all__ = [
     "DataSource",
     "DownloadError",
     "base_url_of",
+    "check_data_value",
+    "config_path",
     "data_home",
     "data_path",
     "dataset_files",
@@ -323,6 +326,52 @@ def data_path(name: str, *, dest: str | Path | None = None) -> Path:
         downloaded = data_home(dest) / dataset / file
         return downloaded if downloaded.is_file() else packaged
     return data_home(dest) / _source(key).name
+
+
+DATA_PREFIX = "data:"
+"""A config value ``data:NAME`` (``data:wthor``) names the data folder's copy of data set
+``NAME``, the folder ``othellolab data path NAME`` prints, found when the value is used: the
+default of every WTHOR folder key, so that a config works wherever ``othellolab data
+download wthor`` has filled the data folder."""
+
+
+def check_data_value(value: str) -> str:
+    """``value`` unchanged, unless it is a ``data:NAME`` whose ``NAME`` is no data set or
+    named file (a ``ConfigError`` listing them): an ``Option.check`` of path keys."""
+    text = value.strip()
+    if text.lower().startswith(DATA_PREFIX):
+        name = text[len(DATA_PREFIX) :].strip().lower()
+        if name not in SOURCES and name not in BUNDLED:
+            raise ConfigError(
+                f"{value!r} names no data set; the data sets are "
+                f"{', '.join(DATA_PREFIX + n for n in sorted(SOURCES) + sorted(BUNDLED))}"
+            )
+    return value
+
+
+def config_path(value: str, *, where: str, option: str) -> Path:
+    """The file or folder a config key names: for ``data:NAME`` the data folder's copy
+    (``data_path``), which must exist, else a ``ConfigError`` naming the key and the
+    ``othellolab data download`` command that fetches it; any other value as the path it is."""
+    text = value.strip()
+    if not text.lower().startswith(DATA_PREFIX):
+        return Path(value)
+    name = text[len(DATA_PREFIX) :].strip().lower()
+    try:
+        check_data_value(text)
+    except ConfigError as e:
+        raise ConfigError(e.what, where=where, option=option) from None
+    path = data_path(name)
+    if not path.exists():
+        dataset = BUNDLED[name][0] if name in BUNDLED else name
+        raise ConfigError(
+            f"{value}: the data folder has no {dataset} data ({path} is missing); run "
+            f"`othellolab data download {dataset}`, set {DATA_ENV} to a folder that has it, "
+            "or give the path",
+            where=where,
+            option=option,
+        )
+    return path
 
 
 def _source(name: str) -> DataSource:

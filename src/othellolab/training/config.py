@@ -22,6 +22,7 @@ from othellolab.config import (
 )
 from othellolab.core import ConfigError
 from othellolab.nn.config import ModelConfig, ModelConfigError, model_config
+from othellolab.records.download import check_data_value
 
 __all__ = [
     "ConfigError",
@@ -55,7 +56,7 @@ class DataConfig(CheckedTable):
     val_split: str = "val"
     max_rows: int = 0
     max_val_rows: int = 0
-    wthor_dir: str = "../shared/data/wthor"
+    wthor_dir: str = "data:wthor"
     train_years: str = "2001-2014"
     val_years: str = ""
     val_fraction: float = 0.05
@@ -72,7 +73,11 @@ class DataConfig(CheckedTable):
         ),
         "max_rows": _count(0, "cap on the dataset's training rows (0: all)"),
         "max_val_rows": _count(0, "cap on the validation rows (0: all)"),
-        "wthor_dir": Option(str, help="folder of the WTHOR files"),
+        "wthor_dir": Option(
+            str,
+            check=check_data_value,
+            help="folder of the WTHOR files; data:wthor: the data folder's copy (`othellolab data path wthor`)",
+        ),
         "train_years": Option(str, digits=True, help="WTHOR years trained on, e.g. 2001-2014"),
         "val_years": Option(
             str, digits=True, help="WTHOR years validated on ('': a fraction of the training games)"

@@ -41,6 +41,7 @@ from othellolab.nn.config import ModelConfig
 from othellolab.nn.io import ModelFileError, load_state, save_model, state_tensors
 from othellolab.nn.models import PolicyValueNet, build_model
 from othellolab.nn.precision import fast_bfloat16, training_layout
+from othellolab.records.download import config_path
 from othellolab.training.config import _TABLES, ConfigError, OptimConfig, SupervisedConfig
 from othellolab.training.distributed import (
     Part,
@@ -128,14 +129,15 @@ def build_wthor_sources(cfg: SupervisedConfig) -> tuple[ArraySource, ArraySource
     """Training and validation sources from the WTHOR years of ``cfg.data``."""
     d = cfg.data
     max_games = d.max_games or None
+    wthor = config_path(d.wthor_dir, where=d.TABLE, option="wthor_dir")
     train = positions_from_wthor(
-        wthor_paths(d.wthor_dir, parse_years(d.train_years)),
+        wthor_paths(wthor, parse_years(d.train_years)),
         max_games=max_games,
         include_passes=d.include_passes,
     )
     if d.val_years.strip():
         val = positions_from_wthor(
-            wthor_paths(d.wthor_dir, parse_years(d.val_years)),
+            wthor_paths(wthor, parse_years(d.val_years)),
             max_games=d.max_val_games or None,
             include_passes=d.include_passes,
             first_game=int(train.game.max()) + 1 if len(train) else 0,

@@ -31,6 +31,7 @@ from othellolab.core import ConfigError
 from othellolab.datasets.feeds import parse_years
 from othellolab.players.search.evaluation import check_evaluation_source
 from othellolab.players.search.midgame import MAX_DEPTH
+from othellolab.records.download import check_data_value
 
 __all__ = [
     "GENERATOR_VERSION",
@@ -69,8 +70,8 @@ class OpeningsConfig(CheckedTable):
     ``xot_share`` [0.5], else WTHOR) or ``start``. Paths are relative to the working folder."""
 
     source: str = "xot"
-    xot: str = "../shared/data/xot/openingslarge.txt"
-    wthor_dir: str = "../shared/data/wthor"
+    xot: str = "xot-large"
+    wthor_dir: str = "data:wthor"
     years: str = "1977-2022"
     min_ply: int = 10
     max_ply: int = 30
@@ -79,8 +80,16 @@ class OpeningsConfig(CheckedTable):
     TABLE: ClassVar[str] = "[openings]"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "source": Option(str, choices=SOURCES, help="where games start"),
-        "xot": Option(str, help="XOT opening list (one transcript a line)"),
-        "wthor_dir": Option(str, help="folder of WTH_<year>.wtb files"),
+        "xot": Option(
+            str,
+            check=check_data_value,
+            help="XOT opening list (one transcript a line), or a shipped list: xot-large, xot-small",
+        ),
+        "wthor_dir": Option(
+            str,
+            check=check_data_value,
+            help="folder of WTH_<year>.wtb files; data:wthor: the data folder's copy (`othellolab data path wthor`)",
+        ),
         "years": Option(str, digits=True, help="WTHOR years, e.g. 1977-2022"),
         "min_ply": Option(int, 0, 59, help="fewest WTHOR plies replayed"),
         "max_ply": Option(int, 0, 59, help="most WTHOR plies replayed"),

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import numpy as np
 
-from othellolab.arena.openings import read_openings
+from othellolab.arena.openings import opening_list_path, read_openings
 from othellolab.core import Board, ConfigError, OthelloError
 from othellolab.core.files import sha256_file
 from othellolab.datasets.feeds import parse_years, wthor_paths
 from othellolab.datasets.sources import read_wtb_arrays
 from othellolab.fitting.labelled.config import OpeningsConfig
+from othellolab.records.download import config_path
 
 __all__ = ["OpeningBook", "draw_opening", "opening_book", "opening_files"]
 
@@ -30,14 +31,21 @@ class OpeningBook:
     wthor_length: np.ndarray
 
 
+def xot_path(cfg: OpeningsConfig) -> Path:
+    """The XOT list ``cfg.xot`` names: a file, a shipped list (``xot-large``: a downloaded
+    copy first, else the packaged one) or ``data:NAME``."""
+    return opening_list_path(config_path(cfg.xot, where=cfg.TABLE, option="xot"))
+
+
 def opening_files(cfg: OpeningsConfig) -> list[Path]:
     """The data files ``cfg`` reads (for the run's record of its sources)."""
     files = []
     if cfg.source in ("xot", "mixed"):
-        files.append(Path(cfg.xot))
+        files.append(xot_path(cfg))
     if cfg.source in ("wthor", "mixed"):
+        wthor = config_path(cfg.wthor_dir, where=cfg.TABLE, option="wthor_dir")
         try:
-            files += wthor_paths(cfg.wthor_dir, parse_years(cfg.years))
+            files += wthor_paths(wthor, parse_years(cfg.years))
         except OthelloError as e:
             raise ConfigError(str(e), where="[openings]", option="wthor_dir") from None
     return files
@@ -59,7 +67,7 @@ def opening_book(cfg: OpeningsConfig) -> OpeningBook:
     xot: tuple[tuple[int, ...], ...] = ()
     rows = np.zeros((0, 60), dtype=np.int16)
     if cfg.source in ("xot", "mixed"):
-        path = Path(cfg.xot)
+        path = xot_path(cfg)
         if not path.is_file():
             raise ConfigError(f"{path}: no such opening list", where="[openings]", option="xot")
         try:
