@@ -2,7 +2,8 @@
 that a key's default, range and meaning are written once, in the code.
 
 A doc marks each generated table with ``<!-- NAME -->`` and ``<!-- /NAME -->``; ``BLOCKS``
-says which config class each one renders. ``python -m othellolab.config.reference --write``
+says which config class each one renders (one table), or which classes (a list: one table of
+them all, its first column naming each class's ``TABLE``). ``python -m othellolab.config.reference --write``
 rewrites them; ``--check`` (and ``tests/config/test_reference.py``) fails when one differs.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import re
 import sys
 from dataclasses import MISSING, fields
@@ -18,9 +20,9 @@ from typing import Any
 
 from othellolab.config.options import Option
 
-__all__ = ["BLOCKS", "reference_table", "render_doc", "stale_blocks"]
+__all__ = ["BLOCKS", "reference_table", "render_doc", "stale_blocks", "tables_reference"]
 
-BLOCKS: dict[str, dict[str, str]] = {
+BLOCKS: dict[str, dict[str, str | list[str]]] = {
     "docs/selfplay.md": {
         "selfplay:loop": "othellolab.training.selfplay.runconfig:LoopConfig",
         "selfplay:train": "othellolab.training.selfplay.runconfig:SelfPlayTrainConfig",
@@ -29,13 +31,42 @@ BLOCKS: dict[str, dict[str, str]] = {
         "selfplay:rate": "othellolab.training.selfplay.runconfig:RateConfig",
         "selfplay:config": "othellolab.training.selfplay.config:SelfPlayConfig",
     },
+    "docs/engine-training.md": {
+        "engine:labelled": [
+            "othellolab.fitting.labelled.config:OpeningsConfig",
+            "othellolab.fitting.labelled.config:RandomiseConfig",
+            "othellolab.fitting.labelled.config:LabelSearchConfig",
+            "othellolab.fitting.labelled.config:LabelsConfig",
+        ],
+        "engine:config": [
+            "othellolab.fitting.engine:RoundConfig",
+            "othellolab.fitting.engine:FitConfig",
+            "othellolab.fitting.engine:ProbCutConfig",
+            "othellolab.fitting.engine:MeasureConfig",
+        ],
+        "engine:sources": "othellolab.fitting.stages:FitSourcesConfig",
+    },
+    "docs/supervised.md": {
+        "supervised:config": [
+            "othellolab.training.config:DataConfig",
+            "othellolab.training.config:OptimConfig",
+            "othellolab.training.config:ScheduleConfig",
+            "othellolab.training.config:TrainConfig",
+            "othellolab.training.config:RuntimeConfig",
+            "othellolab.training.config:DistributedConfig",
+        ],
+        "supervised:model": "othellolab.nn.config:ModelConfig",
+    },
 }
 """Each doc's generated blocks: marker name -> ``module:Class`` (named, not imported, so that
 this module stays below the packages whose configs it renders)."""
 
 
 def _default(value: Any) -> str:
-    """A default as the tables write it: ``none``, ``true``, ``""``, ``[0, 32]``, ``1.0``."""
+    """A default as the tables write it: ``none``, ``true``, ``""``, ``[0, 32]``, ``1.0``,
+    ``(required)`` for a key without one."""
+    if value is MISSING:
+        return "(required)"
     if value is None:
         return "none"
     if isinstance(value, bool):
@@ -43,7 +74,7 @@ def _default(value: Any) -> str:
     if isinstance(value, str):
         return value if value else '""'
     if isinstance(value, tuple | list):
-        return str(list(value))
+        return json.dumps(list(value))
     return str(value)
 
 
@@ -70,23 +101,43 @@ def reference_table(klass: type) -> str:
     return "\n".join(lines) + "\n"
 
 
+def tables_reference(classes: list[type]) -> str:
+    """One Markdown table of several ``CheckedTable``s (a run config's tables): each class's
+    ``TABLE`` in the first column of its first row, then key, default, values and meaning."""
+    lines = ["| table | key | default | values | meaning |", "|---|---|---|---|---|"]
+    for klass in classes:
+        table = f"`{klass.TABLE}`"  # type: ignore[attr-defined]
+        for key, default, option in _rows(klass):
+            values = option.shown or option.describe()
+            lines.append(f"| {table} | `{key}` | {_default(default)} | {values} | {option.help} |")
+            table = ""
+    return "\n".join(lines) + "\n"
+
+
 def _class(target: str) -> type:
     module, name = target.split(":")
     return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+
+
+def _render(target: str | list[str]) -> str:
+    """The generated text of a block: one class's table, or a list's table of tables."""
+    if isinstance(target, list):
+        return tables_reference([_class(t) for t in target])
+    return reference_table(_class(target))
 
 
 def _block(name: str) -> re.Pattern[str]:
     return re.compile(rf"(<!-- {re.escape(name)} -->\n)(.*?)(<!-- /{re.escape(name)} -->)", re.S)
 
 
-def render_doc(text: str, blocks: dict[str, str], where: str = "doc") -> str:
+def render_doc(text: str, blocks: dict[str, str | list[str]], where: str = "doc") -> str:
     """``text`` with each marked block replaced by its generated table; a missing marker is a
     ``ValueError`` naming it."""
     for name, target in blocks.items():
         pattern = _block(name)
         if not pattern.search(text):
             raise ValueError(f"{where}: no <!-- {name} --> ... <!-- /{name} --> block")
-        table = reference_table(_class(target))
+        table = _render(target)
         text = pattern.sub(lambda m, t=table: m.group(1) + t + m.group(3), text)
     return text
 
@@ -98,7 +149,7 @@ def stale_blocks(root: Path) -> list[str]:
         text = (root / doc).read_text()
         for name, target in blocks.items():
             m = _block(name).search(text)
-            if m is None or m.group(2) != reference_table(_class(target)):
+            if m is None or m.group(2) != _render(target):
                 stale.append(f"{doc}: {name}")
     return stale
 

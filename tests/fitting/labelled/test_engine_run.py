@@ -174,18 +174,3 @@ def test_the_fit_takes_a_shard_count_per_run_and_refuses_a_mismatch() -> None:
         PatternTrainOptions(labelled=runs, labelled_shards=(3,)).checked()
     with pytest.raises(ConfigError, match="labelled_shards"):
         PatternTrainOptions(labelled=runs, labelled_shards=(3, -1)).checked()
-
-
-def test_the_reference_lists_every_key_with_its_default() -> None:
-    import dataclasses
-
-    from othellolab.fitting.engine import FitConfig, MeasureConfig, ProbCutConfig, RoundConfig
-
-    doc = (Path(__file__).parents[3] / "docs" / "engine-training.md").read_text()
-    table = doc.split("<!-- engine:config -->", 1)[1].split("<!-- /engine:config -->", 1)[0]
-    for klass in (RoundConfig, FitConfig, ProbCutConfig, MeasureConfig):
-        assert f"`{klass.TABLE}`" in table, klass.TABLE
-        for f in dataclasses.fields(klass):
-            shown = ["(required)"] if f.name == "data" else [f"[{f.default}]", f"[`{f.default}`"]
-            assert any(f"`{f.name}` {s}" in table for s in shown), (klass.TABLE, f.name)
-    assert "`workers` [1]" in table
