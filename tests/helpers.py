@@ -52,3 +52,28 @@ def tiny_selfplay_config(name: str, **tables: dict[str, Any]) -> dict[str, Any]:
     for table, options in tables.items():
         data.setdefault(table, {}).update(options)
     return data
+
+
+def parse_cli(words: list[str]) -> dict[str, Any]:
+    """The parameters that the command line ``othellolab WORDS...`` gives its command, read by
+    that command's real parser: an unknown command or option, a missing argument or a value of
+    the wrong type raises. A ``--help`` anywhere is accepted as it exits."""
+    import typer
+
+    from othellolab.cli import app
+
+    assert words and words[0] == "othellolab", words
+    command: Any = typer.main.get_command(app)
+    path, rest = ["othellolab"], list(words[1:])
+    while getattr(command, "commands", None) and rest and rest[0] in command.commands:
+        path.append(rest[0])
+        command = command.commands[rest.pop(0)]
+    if getattr(command, "commands", None):
+        words_left = [word for word in rest if not word.startswith("-")]
+        assert not words_left, f"{' '.join(path)} has no command {words_left[0]!r}"
+    try:
+        with command.make_context(" ".join(path), list(rest)) as ctx:
+            return dict(ctx.params)
+    except typer.Exit as stop:  # --help printed the help
+        assert stop.exit_code == 0 and "--help" in rest, (words, stop.exit_code)
+        return {"help": True}

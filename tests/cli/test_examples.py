@@ -14,6 +14,8 @@ from typer.testing import CliRunner
 
 from othellolab.cli import app
 
+from helpers import parse_cli
+
 REPO = Path(__file__).resolve().parents[2]
 
 runner = CliRunner()
@@ -59,11 +61,7 @@ def test_every_command_has_one_to_three_examples() -> None:
 def test_example_parses(path: list[str], line: str) -> None:
     words = shlex.split(line)
     assert words[: 1 + len(path)] == ["othellolab", *path], "the example names its command"
-    command: Any = typer.main.get_command(app)
-    for name in path:
-        command = command.commands[name]
-    with command.make_context(" ".join(path), words[1 + len(path) :]) as ctx:
-        assert ctx.params is not None
+    assert parse_cli(words) is not None
 
 
 def test_a_wrong_option_in_an_example_would_fail() -> None:
