@@ -39,8 +39,12 @@ $(WARM_STAMP): $(NUMBA_STAMP) $(AOT_STAMP)
 	$(VENV)/bin/othellolab warm-up
 	@touch $@
 
+# How to reach what setup installed: othellolab is on no PATH until the environment is active.
+NEXT := echo "next: source $(VENV)/bin/activate, then othellolab --help (or call $(VENV)/bin/othellolab)"
+
 setup: $(STAMP) $(AOT_STAMP) $(NUMBA_STAMP) $(WARM_STAMP)
 	@echo "setup: done ($(VENV) is ready; later runs skip every step whose inputs did not change)"
+	@$(NEXT)
 
 ## play: the board in the browser against the strongest available player (prints the URL)
 play: setup
@@ -65,6 +69,7 @@ chromium:
 test: setup chromium
 	$(VENV)/bin/ruff check src tests benchmarks examples experiments
 	$(PY) -m pytest -q
+	@$(NEXT)
 
 test-fast: setup
 	$(PY) -m pytest -q -m "not slow"
