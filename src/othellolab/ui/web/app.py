@@ -35,6 +35,7 @@ from othellolab.core.parsing import clip, parse_int
 from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players import available_players
 from othellolab.players.registry import PlayerEntry, describe_options, spec_defaults
+from othellolab.ui.web.clients import ClientLimits, RateLimiter, client_key
 from othellolab.ui.web.errors import (
     EXTERNAL_PLAYERS,
     Gone,
@@ -43,12 +44,14 @@ from othellolab.ui.web.errors import (
 )
 from othellolab.ui.web.gamedb import MEMORY, GameDB
 from othellolab.ui.web.games import WebGame
+from othellolab.ui.web.headers import SecurityHeaders
 from othellolab.ui.web.limits import (
     MAX_ANALYSIS_TIME,
     MAX_NODES,
     MAX_QUEUE,
     MAX_THINK_TIME,
     MAX_WAIT,
+    RATE_BURST,
 )
 from othellolab.ui.web.models import (
     AnalyseRequest,
@@ -255,6 +258,9 @@ def create_app(
     max_queue: int = MAX_QUEUE,
     max_wait: float = MAX_WAIT,
     db: GameDB | str | Path = MEMORY,
+    max_games_per_client: int | None = None,
+    rate_limit: float | None = None,
+    rate_burst: int = RATE_BURST,
 ) -> FastAPI:
     """The web board app. ``opponent`` and ``hint`` are player specs for the games they play
     (default, and for the other games: each game's strongest shipped player); idle games
@@ -268,7 +274,12 @@ def create_app(
     own with ``search_processes`` (``othellolab serve``), else in a thread of this process
     (which sees players registered at run time, as tests do); at most ``max_queue`` more wait,
     each at most ``max_wait`` seconds. Games are kept in ``db`` (a ``GameDB`` or its file;
-    default: in memory)."""
+    default: in memory).
+
+    Per client address (``clients.client_key``): at most ``max_games_per_client`` open games
+    and ``rate_limit`` requests a second in bursts of ``rate_burst``, more refused with 429
+    and ``Retry-After``; ``None`` leaves that bound off (``othellolab serve`` sets both, to the
+    defaults of ``limits``)."""
     workers = default_workers() if search_workers is None else search_workers
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 256:
         raise ConfigError(
@@ -299,7 +310,9 @@ def create_app(
         max_analysis_time=max_analysis_time,
         models=models,
         db=db,
+        max_games_per_client=max_games_per_client,
     )
+    limiter = None if rate_limit is None else RateLimiter(rate_limit, rate_burst)
     pool = SearchPool(
         workers,
         processes=search_processes,
@@ -352,6 +365,9 @@ def create_app(
 
     app.openapi = openapi  # type: ignore[method-assign]
     app.add_middleware(BodyLimit, max_bytes=max_body)
+    if limiter is not None:
+        app.add_middleware(ClientLimits, limiter=limiter)
+    app.add_middleware(SecurityHeaders)
 
     @app.exception_handler(WebError)
     async def _web_error(request: Request, exc: WebError) -> JSONResponse:
@@ -414,9 +430,10 @@ def create_app(
         )
 
     @app.post("/api/games", response_model=GameState, status_code=201)
-    def new_game(request: NewGame) -> GameState:
-        """Start a game, or load one from a record to replay or continue."""
-        game = store.create(request)
+    def new_game(request: NewGame, http: Request) -> GameState:
+        """Start a game, or load one from a record to replay or continue. 429 with
+        ``Retry-After`` when this client holds its most open games."""
+        game = store.create(request, client=client_key(http.scope))
         with game.lock:
             return state(game)
 

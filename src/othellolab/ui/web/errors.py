@@ -11,6 +11,7 @@ __all__ = [
     "PlayerFailed",
     "ServerBusy",
     "TooManyGames",
+    "TooManyRequests",
     "Unprocessable",
     "WebError",
 ]
@@ -68,6 +69,18 @@ class ServerBusy(WebError):
     header)."""
 
     status = 503
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.headers = {"Retry-After": str(retry_after)}
+
+
+class TooManyRequests(WebError):
+    """One client is over a per-client limit (its open games, or its request rate): it may try
+    again after ``retry_after`` seconds (the ``Retry-After`` header)."""
+
+    status = 429
 
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)

@@ -89,6 +89,7 @@ class WebGame:
         self.line = 0  # grows when the record is entered elsewhere than where the AI left it
         self.clock = clock
         self.last_access = clock()
+        self.client: str | None = None  # the address that opened it here (not kept on disk)
 
     # ------------------------------------------------------------------------------------------
     # Facts

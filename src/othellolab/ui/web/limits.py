@@ -22,3 +22,13 @@ MAX_GAMES = 10_000
 """Most games a server may hold in memory (``--max-games``): a game is its record and settings;
 measured, 100 games grew the server and its workers by 242 MB (2.5 MB a game, an upper bound
 that includes the workers' first allocations: docs/benchmarks.md)."""
+
+MAX_GAMES_PER_CLIENT = 20
+"""Open games (held in memory, not over) one client address may have (``othellolab serve``);
+one more is refused with a 429 and ``Retry-After``."""
+
+RATE_LIMIT = 10.0
+"""Requests a second one client address may send on average (``othellolab serve``)."""
+
+RATE_BURST = 50
+"""Requests one client address may send at once (loading the page takes about a dozen)."""

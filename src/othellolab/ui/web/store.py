@@ -27,6 +27,7 @@ from othellolab.ui.web.errors import (
     EXTERNAL_PLAYERS,
     GameNotFound,
     TooManyGames,
+    TooManyRequests,
     Unprocessable,
 )
 from othellolab.ui.web.gamedb import MEMORY, GameDB
@@ -60,6 +61,7 @@ class GameStore:
         max_analysis_time: float = MAX_ANALYSIS_TIME,
         models: ModelCatalog | None = None,
         db: GameDB | str | Any = MEMORY,
+        max_games_per_client: int | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         _check_positive("ttl", ttl)
@@ -69,6 +71,16 @@ class GameStore:
             raise ConfigError(
                 f"must be in 1..{MAX_GAMES} (games held in memory), got {max_games!r}",
                 option="max_games",
+            )
+        if max_games_per_client is not None and (
+            isinstance(max_games_per_client, bool)
+            or not isinstance(max_games_per_client, int)
+            or not 1 <= max_games_per_client <= MAX_GAMES
+        ):
+            raise ConfigError(
+                f"must be in 1..{MAX_GAMES} (open games of one client), got "
+                f"{max_games_per_client!r}",
+                option="max_games_per_client",
             )
         if not isinstance(max_nodes, int) or max_nodes < 1:
             raise ConfigError(f"must be at least 1, got {max_nodes!r}", option="max_nodes")
@@ -83,6 +95,7 @@ class GameStore:
         self.hint_spec = hint_spec
         self.ttl = ttl
         self.max_games = max_games
+        self.max_games_per_client = max_games_per_client
         self.think_time = think_time
         self.max_think_time = float(max_think_time)
         self.max_nodes = max_nodes
@@ -181,8 +194,10 @@ class GameStore:
         except OthelloError as e:
             raise Unprocessable(f"record ({fmt}): {e}") from None
 
-    def create(self, request: NewGame) -> WebGame:
-        """A new game from a validated request; bad specs and records raise ``Unprocessable``."""
+    def create(self, request: NewGame, *, client: str | None = None) -> WebGame:
+        """A new game from a validated request, opened by ``client`` (its address); bad specs
+        and records raise ``Unprocessable``, a client with ``max_games_per_client`` open games
+        ``TooManyRequests``."""
         self.expire()
         rules = self.game_of(request)
         spec = (request.opponent or self.opponent_for(rules)).strip()
@@ -210,6 +225,7 @@ class GameStore:
             max_analysis_time=self.max_analysis_time,
             clock=self.clock,
         )
+        game.client = client
         self._admit(game)
         with game.lock:
             self.save(game)
@@ -232,8 +248,10 @@ class GameStore:
 
     def _admit(self, game: WebGame) -> None:
         """Hold ``game`` in memory, dropping the least recently used idle game (kept in the
-        database) when ``max_games`` are held; refused when every one held is thinking."""
+        database) when ``max_games`` are held; refused when every one held is thinking, or
+        when the client that opens it holds its most open games."""
         with self._lock:
+            self._check_client(game.client)
             if game.id not in self._games and len(self._games) >= self.max_games:
                 idle = [g for g in self._games.values() if g.busy is None]
                 if not idle:
@@ -243,6 +261,26 @@ class GameStore:
                     )
                 del self._games[min(idle, key=lambda g: g.last_access).id]
             self._games[game.id] = game
+
+    def _check_client(self, client: str | None) -> None:
+        """Refuse a new game of ``client`` when it holds ``max_games_per_client`` open games
+        (in memory and not over); it may retry when the least recently used one expires."""
+        limit = self.max_games_per_client
+        if client is None or limit is None:
+            return
+        mine = [
+            g for g in self._games.values() if g.client == client and not g.board.is_game_over()
+        ]
+        if len(mine) < limit:
+            return
+        idle = self.clock() - min(g.last_access for g in mine)
+        retry = max(1, math.ceil(self.ttl - idle))
+        raise TooManyRequests(
+            f"{client} has {len(mine)} open games, the most one client may have "
+            f"({limit}: othellolab serve --max-games-per-client); finish or delete one, or "
+            f"try again in {retry} s when the least recently used one expires",
+            retry_after=retry,
+        )
 
     def save(self, game: WebGame) -> None:
         """Keep ``game`` as it stands in the database (call with its lock held)."""
