@@ -11,15 +11,14 @@ they make (``schedule``), each identified by its pairing, its round and who play
 
 from __future__ import annotations
 
-import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from othellolab.arena.openings import is_opening_list, opening_set
-from othellolab.config import load_with_overrides
+from othellolab.config import CheckedTable, Option, load_with_overrides, refuse_unknown
 from othellolab.core import (
     ConfigError,
     Limit,
@@ -56,14 +55,43 @@ class Entrant:
 
 
 @dataclass(frozen=True)
-class TournamentConfig:
+class LimitTable(CheckedTable):
+    """A tournament's per-move ``limit`` table (``limit = {time = 0.5}``): each key optional,
+    declared with its range; ``parse_limit`` makes the ``Limit``."""
+
+    time: float | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    simulations: int | None = None
+    clock: float | None = None
+
+    TABLE: ClassVar[str] = "limit"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "time": Option(float, 0.001, 3600, optional=True, unit="seconds", help="time a move"),
+        "depth": Option(int, 1, 60, optional=True, help="plies searched a move"),
+        "nodes": Option(int, 1, 10**12, optional=True, help="nodes searched a move"),
+        "simulations": Option(int, 1, 10**9, optional=True, help="MCTS simulations a move"),
+        "clock": Option(
+            float,
+            0.01,
+            36000,
+            optional=True,
+            unit="seconds",
+            help="a game clock: all of a side's moves in a game",
+        ),
+    }
+
+
+@dataclass(frozen=True)
+class TournamentConfig(CheckedTable):
     """What to play: entrants, ``mode`` (``round-robin``: every pair; ``gauntlet``: each label
     of ``gauntlet`` against every other entrant, and against each other when ``mutual``),
     ``games`` per pairing (even: colour-swapped
     pairs, one opening per pair), ``openings`` (a list file, ``random:N`` or ``none``, see
     ``opening_set``), the ``game`` (``othello`` or ``animal-shogi``, see ``core.games``),
     Othello's board ``size``, a per-move ``limit`` passed to every player (``None``: each
-    player's own settings) and ``workers`` (processes playing games at once)."""
+    player's own settings) and ``workers`` (processes playing games at once). Each key is
+    declared in ``OPTIONS``; the checks across keys follow in ``__post_init__``."""
 
     players: tuple[Entrant, ...]
     games: int = 2
@@ -78,8 +106,58 @@ class TournamentConfig:
     workers: int = 1
     name: str = "tournament"
 
+    TABLE: ClassVar[str] = "tournament config"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "players": Option(
+            object,
+            spec=False,
+            shown='table of LABEL = "SPEC"',
+            help="labels name players in results and ratings (quote a label that holds a dot: "
+            '`"ab-0.3s" = "..."`)',
+        ),
+        "games": Option(int, 2, MAX_GAMES, help="games per pairing, even (colour-swapped pairs)"),
+        "mode": Option(str, choices=MODES, help="`round-robin` (every pair) or `gauntlet` (below)"),
+        "gauntlet": Option(
+            tuple,
+            items=Option(str),
+            help="`gauntlet` mode: labels of the players under test (one or a list); each "
+            "plays every other entrant",
+        ),
+        "mutual": Option(bool, help="`gauntlet` mode: the players under test also play each other"),
+        "openings": Option(
+            str,
+            help="a file of openings (one transcript a line, the XOT format) or a shipped list "
+            "(`xot-small`, `xot-large`), `random:N` (N random legal plies, 0-20), or `none` "
+            "(the start position)",
+        ),
+        "seed": Option(
+            int,
+            0,
+            2**63 - 1,
+            help="which openings are drawn (the first `games/2` of a seeded shuffle, so more "
+            "games keep the earlier openings)",
+        ),
+        "game": Option(str, help="`othello` or `animal-shogi` (see [Animal shogi](#animal-shogi))"),
+        "size": Option(int, help="Othello's board size: 8, 6 or 4 (leave it out for animal shogi)"),
+        "limit": Option(
+            object,
+            spec=False,
+            optional=True,
+            shown="table: `{time = 0.5}`, `{clock = 10}` (below)",
+            help="per-move limit for every player (none: each player's own settings)",
+        ),
+        "workers": Option(
+            int, 1, MAX_WORKERS, help="games played at once, in processes (`--workers` overrides)"
+        ),
+        "name": Option(str, help="the default output folder is `arena/NAME`"),
+    }
+
     def __post_init__(self) -> None:
         where = f"tournament {self.name!r}"
+        try:
+            super().__post_init__()
+        except ConfigError as e:
+            raise ConfigError(e.what, where=where, option=e.option, allowed=e.allowed) from None
         labels = [e.label for e in self.players]
         if len(labels) < 2:
             raise ConfigError("needs at least two players", where=where, option="players")
@@ -91,16 +169,11 @@ class TournamentConfig:
         dupes = sorted({x for x in labels if labels.count(x) > 1})
         if dupes:
             raise ConfigError(f"duplicate labels {dupes}", where=where, option="players")
-        check_int(self.games, 2, MAX_GAMES, where, "games")
         if self.games % 2:
             raise ConfigError(
                 f"{self.games} is odd; games are played in colour-swapped pairs",
                 where=where,
                 option="games",
-            )
-        if self.mode not in MODES:
-            raise ConfigError(
-                f"{self.mode!r}", where=where, option="mode", allowed=" or ".join(MODES)
             )
         if self.mode == "gauntlet":
             unknown = sorted(set(self.gauntlet) - set(labels))
@@ -116,7 +189,7 @@ class TournamentConfig:
         elif self.gauntlet or self.mutual:
             option = "gauntlet" if self.gauntlet else "mutual"
             raise ConfigError("is only for mode = 'gauntlet'", where=where, option=option)
-        if not isinstance(self.game, str) or self.game not in _games.game_names():
+        if self.game not in _games.game_names():
             raise ConfigError(
                 f"unknown game {self.game!r}",
                 where=where,
@@ -149,8 +222,6 @@ class TournamentConfig:
                 option="openings",
                 allowed="random:N or none",
             )
-        check_int(self.workers, 1, MAX_WORKERS, where, "workers")
-        check_int(self.seed, 0, 2**63 - 1, where, "seed")
 
     @property
     def labels(self) -> list[str]:
@@ -192,12 +263,7 @@ class TournamentConfig:
         cls, data: dict[str, Any], *, where: str = "tournament config"
     ) -> TournamentConfig:
         """A config from TOML/JSON data; unknown keys are rejected."""
-        known = {f for f in cls.__dataclass_fields__}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ConfigError(
-                f"unknown keys {unknown}", where=where, allowed=", ".join(sorted(known))
-            )
+        refuse_unknown(data, cls.keys(), where)
         values = dict(data)
         players = values.pop("players", None)
         if not isinstance(players, dict):
@@ -218,22 +284,18 @@ class TournamentConfig:
         gauntlet = values.pop("gauntlet", ())
         if isinstance(gauntlet, str):
             gauntlet = (gauntlet,)
-        for key, kind in (("games", int), ("seed", int), ("size", int), ("workers", int)):
-            if key in values and (type(values[key]) is not kind):
-                raise ConfigError(f"{values[key]!r} is not an integer", where=where, option=key)
-        if "mutual" in values and type(values["mutual"]) is not bool:
-            raise ConfigError(
-                f"{values['mutual']!r} is not true or false", where=where, option="mutual"
+        try:
+            return cls(
+                players=tuple(entrants),
+                gauntlet=gauntlet,
+                limit=parse_limit(limit, where),
+                **values,
             )
-        for key in ("mode", "openings", "name", "game"):
-            if key in values and not isinstance(values[key], str):
-                raise ConfigError(f"{values[key]!r} is not a string", where=where, option=key)
-        return cls(
-            players=tuple(entrants),
-            gauntlet=tuple(str(g) for g in gauntlet),
-            limit=parse_limit(limit, where),
-            **values,
-        )
+        except ConfigError as e:
+            if e.where is not None and e.where.startswith(where):
+                raise
+            located = where if e.where is None else f"{where}: {e.where}"
+            raise ConfigError(e.what, where=located, option=e.option, allowed=e.allowed) from None
 
 
 def check_int(value: Any, lo: int, hi: int, where: str, option: str) -> None:
@@ -243,47 +305,26 @@ def check_int(value: Any, lo: int, hi: int, where: str, option: str) -> None:
         )
 
 
-_LIMIT_RANGES: dict[str, tuple[float, float, type]] = {
-    "time": (0.001, 3600.0, float),
-    "depth": (1, 60, int),
-    "nodes": (1, 10**12, int),
-    "simulations": (1, 10**9, int),
-    "clock": (0.01, 36000.0, float),
-}
-
-
 def parse_limit(data: Any, where: str) -> Limit | None:
-    """A per-move ``Limit`` from a table like ``{time = 0.5}``; every value range-checked."""
+    """A per-move ``Limit`` from a table like ``{time = 0.5}``, each key checked by
+    ``LimitTable``'s declaration; errors name ``limit.KEY``."""
     if data is None or data == {}:
         return None
     if not isinstance(data, dict):
         raise ConfigError("expected a table like {time = 0.5}", where=where, option="limit")
-    unknown = sorted(set(data) - set(_LIMIT_RANGES))
-    if unknown:
-        raise ConfigError(
-            f"unknown keys {unknown}", where=where, option="limit", allowed=", ".join(_LIMIT_RANGES)
-        )
-    values: dict[str, Any] = {}
-    for key, value in data.items():
-        lo, hi, kind = _LIMIT_RANGES[key]
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        ok = ok and math.isfinite(value) and lo <= value <= hi
-        if kind is int:
-            ok = ok and float(value).is_integer()
-        if not ok:
-            raise ConfigError(
-                f"{value!r} is not a finite number in [{lo}, {hi}]",
-                where=where,
-                option=f"limit.{key}",
-            )
-        values[key] = kind(value)
-    return Limit(**values)
+    try:
+        refuse_unknown(data, LimitTable.keys(), where)
+        table = LimitTable(**data)
+    except ConfigError as e:
+        option = "limit" if e.option is None else f"limit.{e.option}"
+        raise ConfigError(e.what, where=where, option=option, allowed=e.allowed) from None
+    return Limit(**{k: v for k, v in table.to_dict().items() if v is not None})
 
 
 def limit_dict(limit: Limit | None) -> dict[str, Any] | None:
     if limit is None:
         return None
-    return {k: getattr(limit, k) for k in _LIMIT_RANGES if getattr(limit, k) is not None}
+    return {k: getattr(limit, k) for k in LimitTable.OPTIONS if getattr(limit, k) is not None}
 
 
 def load_config(

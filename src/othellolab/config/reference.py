@@ -46,6 +46,10 @@ BLOCKS: dict[str, dict[str, str | list[str]]] = {
         ],
         "engine:sources": "othellolab.fitting.stages:FitSourcesConfig",
     },
+    "docs/arena.md": {
+        "arena:config": "othellolab.arena.tournament_config:TournamentConfig",
+        "arena:limit": "othellolab.arena.tournament_config:LimitTable",
+    },
     "docs/supervised.md": {
         "supervised:config": [
             "othellolab.training.config:DataConfig",
