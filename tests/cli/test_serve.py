@@ -46,8 +46,8 @@ def test_serve_rejects_unknown_opponents_before_starting() -> None:
 
 @contextmanager
 def served(*args: str, cwd: Path | None = None) -> Iterator[tuple[str, str]]:
-    """``othellolab serve --port 0 ARGS`` in a subprocess: yields its URL and the line that
-    printed it; stopped with Ctrl+C."""
+    """``othellolab serve --port 0 ARGS`` in a subprocess: yields its URL and what it printed
+    up to it (the URL's line last); stopped with Ctrl+C."""
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -67,11 +67,11 @@ def served(*args: str, cwd: Path | None = None) -> Iterator[tuple[str, str]]:
     try:
         assert proc.stdout is not None
         deadline = time.monotonic() + 120
-        line = ""
-        while "http://" not in line:
-            assert time.monotonic() < deadline and proc.poll() is None, line
-            line = proc.stdout.readline()
-        yield line.split()[3], line
+        lines = [""]
+        while "http://" not in lines[-1]:
+            assert time.monotonic() < deadline and proc.poll() is None, "".join(lines)
+            lines.append(proc.stdout.readline())
+        yield lines[-1].split()[3], "".join(lines)
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
@@ -80,9 +80,43 @@ def served(*args: str, cwd: Path | None = None) -> Iterator[tuple[str, str]]:
 def test_serve_prints_the_url_and_answers_on_it() -> None:
     with served("--opponent", "greedy") as (url, line):
         assert url.startswith("http://127.0.0.1:") and "opponent greedy" in line
+        assert "warning" not in line  # 127.0.0.1, the default host, serves this machine only
         players = httpx.get(url + "api/players", timeout=30).json()
         assert players["default_opponent"] == "greedy"
         assert 'id="board"' in httpx.get(url, timeout=30).text
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "says"),
+    [
+        (["--host", "999.1.1.1"], "--host", "neither an IP address nor a host name"),
+        (["--host", "not a host"], "--host", "neither an IP address nor a host name"),
+        (["--rate-limit", "0"], "--rate-limit", "greater than or equal to 0.01"),
+        (["--rate-limit", "nan"], "--rate-limit", "Invalid value"),
+        (["--rate-limit", "1e9"], "--rate-limit", "less than or equal to 10000"),
+        (["--rate-burst", "0"], "--rate-burst", "greater than or equal to 1"),
+        (["--max-games-per-client", "0"], "--max-games-per-client", "greater than or equal"),
+    ],
+)
+def test_serve_checks_its_host_and_per_client_limits(args: list[str], option: str, says: str):
+    result = runner.invoke(app, ["serve", *args])
+    assert result.exit_code == 2, result.output
+    assert option in said(result.output) and says in said(result.output), result.output
+
+
+def test_serve_beyond_localhost_warns_and_bounds_each_client() -> None:
+    args = ["--host", "0.0.0.0", "--opponent", "greedy", "--rate-limit", "0.01", "--rate-burst"]
+    with served(*args, "3") as (url, printed):
+        assert url.startswith("http://127.0.0.1:")
+        assert "warning: --host 0.0.0.0 serves the board beyond this machine" in printed
+        assert "0.01 requests a second, bursts of 3" in printed
+        page = httpx.get(url, timeout=30)
+        assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
+        assert [httpx.get(url + "api/players", timeout=30).status_code for _ in range(3)] == [
+            200,
+            200,
+            429,
+        ]
 
 
 def fake_run(root: Path) -> Path:

@@ -1,4 +1,5 @@
-"""``othellolab serve``: the web board on 127.0.0.1, against any registered player."""
+"""``othellolab serve``: the web board on 127.0.0.1 (or any address ``--host`` names, with a
+warning), against any registered player."""
 
 from __future__ import annotations
 
@@ -14,7 +15,15 @@ from typing import Annotated, Any
 import typer
 
 from othellolab.core import OthelloError
-from othellolab.ui.web.limits import MAX_NODES, MAX_QUEUE, MAX_THINK_TIME, MAX_WAIT
+from othellolab.ui.web.limits import (
+    MAX_GAMES_PER_CLIENT,
+    MAX_NODES,
+    MAX_QUEUE,
+    MAX_THINK_TIME,
+    MAX_WAIT,
+    RATE_BURST,
+    RATE_LIMIT,
+)
 
 
 def _can_open_browser() -> bool:
@@ -25,7 +34,14 @@ def _can_open_browser() -> bool:
 
 
 def serve(
-    port: Annotated[int, typer.Option(help="TCP port on 127.0.0.1.", min=0, max=65535)] = 8000,
+    port: Annotated[int, typer.Option(help="TCP port to listen on.", min=0, max=65535)] = 8000,
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Address to listen on: 127.0.0.1 serves this machine only; another address "
+            "(0.0.0.0 or :: for every interface) serves other machines too, with a warning.",
+        ),
+    ] = "127.0.0.1",
     opponent: Annotated[
         str | None,
         typer.Option(help="Default opponent spec, e.g. 'greedy:seed=1' (default: the strongest)."),
@@ -106,6 +122,26 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    max_games_per_client: Annotated[
+        int,
+        typer.Option(
+            help="Open games (held, not over) one client address may have; more get a 429.",
+            min=1,
+            max=10_000,
+        ),
+    ] = MAX_GAMES_PER_CLIENT,
+    rate_limit: Annotated[
+        float,
+        typer.Option(
+            help="Requests a second one client address may send on average; more get a 429.",
+            min=0.01,
+            max=10_000,
+        ),
+    ] = RATE_LIMIT,
+    rate_burst: Annotated[
+        int,
+        typer.Option(help="Requests one client address may send at once.", min=1, max=100_000),
+    ] = RATE_BURST,
 ) -> None:
     """Play in the browser: serve the web board locally and print its URL."""
     try:
@@ -115,6 +151,7 @@ def serve(
         from othellolab.players import strongest_player_spec
         from othellolab.players.warmup import warm_up
         from othellolab.ui.web import create_app
+        from othellolab.ui.web.clients import check_host
         from othellolab.ui.web.errors import WebError
         from othellolab.ui.web.gamedb import GameDB, default_db_path
     except ImportError as e:
@@ -126,6 +163,10 @@ def serve(
             f"{think_time:g} s is over --max-think-time ({max_think_time:g} s)",
             param_hint="--think-time",
         )
+    try:
+        address, local = check_host(host)
+    except OthelloError as e:
+        raise typer.BadParameter(e.what, param_hint="--host") from None
     try:
         catalog = ModelCatalog(models or (), allow_paths=False)
     except OthelloError as e:
@@ -148,6 +189,9 @@ def serve(
         max_queue=max_queue,
         max_wait=max_wait,
         db=games_db,
+        max_games_per_client=max_games_per_client,
+        rate_limit=rate_limit,
+        rate_burst=rate_burst,
     )
     # The specs are checked as a new game's opponent is built, model names and all: after the
     # models are registered, through the same code as POST /api/games.
@@ -157,7 +201,15 @@ def serve(
                 app.state.store.check_player(spec, what)
             except (OthelloError, WebError) as e:
                 raise typer.BadParameter(str(e), param_hint=name) from None
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    if not local:
+        typer.echo(
+            f"warning: --host {address} serves the board beyond this machine: whoever reaches "
+            "this port can play and spend its CPU on searches (no login; per client address "
+            f"at most {max_games_per_client} open games and {rate_limit:g} requests a second, "
+            f"bursts of {rate_burst})",
+            err=True,
+        )
+    config = uvicorn.Config(app, host=address, port=port, log_level="warning")
     server = _Server(config)
     server.on_exit = app.state.store.stop_searches
     spec = opponent or strongest_player_spec()
@@ -171,7 +223,7 @@ def serve(
         for s in server.servers:
             for sock in s.sockets:
                 bound = sock.getsockname()[1]
-        url = f"http://127.0.0.1:{bound}/"
+        url = f"http://{_url_host(address)}:{bound}/"
         typer.echo(
             f"othellolab web board: {url}  (opponent {spec}; each move at most "
             f"{max_think_time:g} s; Ctrl+C to stop)"
@@ -187,6 +239,13 @@ def serve(
     # already did) rather than in the middle of the first game.
     threading.Thread(target=warm_up, daemon=True).start()
     server.run()
+
+
+def _url_host(address: str) -> str:
+    """How a URL names ``address``: this machine for "every interface", brackets for IPv6."""
+    if address in ("0.0.0.0", "::"):
+        return "127.0.0.1" if address == "0.0.0.0" else "[::1]"
+    return f"[{address}]" if ":" in address else address
 
 
 class _Server:
