@@ -6,6 +6,10 @@ name with ``os.replace``, so a reader sees the old file or the new one, never ha
 and a run killed at any point can resume. A folder is filled under ``NAME.tmp`` and swapped
 in whole. Appending lines to a log (``metrics.jsonl``, a tournament's ``results.jsonl``) is
 not a whole-file write and does not come here.
+
+A write that fails (a full disk: ``ENOSPC``, which the system reports without a file name)
+raises an ``OSError`` that names the file it was writing, and leaves the old file or folder as
+it was.
 """
 
 from __future__ import annotations
@@ -25,11 +29,13 @@ import numpy as np
 __all__ = [
     "AtomicFile",
     "atomic_writer",
+    "named_write",
     "recover_dir",
     "replace_dir",
     "replacing",
     "save_array",
     "sha256_file",
+    "sync_file",
     "write_array_dir",
     "write_bytes",
     "write_json",
@@ -41,12 +47,26 @@ def _temporary(path: Path, keep_suffix: bool) -> Path:
     return path.with_name(path.name + ".tmp" + (path.suffix if keep_suffix else ""))
 
 
-def _sync(path: Path) -> None:
+def sync_file(path: Path) -> None:
+    """Flush a written file's bytes to the disk."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+@contextmanager
+def named_write(path: str | Path) -> Iterator[None]:
+    """Name ``path`` in an ``OSError`` raised without a file name while writing it (a full
+    disk's ``ENOSPC`` comes from ``write`` or ``fsync`` with none), so the user sees which
+    file could not be written."""
+    try:
+        yield
+    except OSError as e:
+        if e.filename is not None:
+            raise
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from e
 
 
 @contextmanager
@@ -59,8 +79,9 @@ def replacing(path: str | Path, *, keep_suffix: bool = False) -> Iterator[Path]:
     target = Path(path)
     tmp = _temporary(target, keep_suffix)
     try:
-        yield tmp
-        _sync(tmp)
+        with named_write(target):
+            yield tmp
+            sync_file(tmp)
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -107,7 +128,8 @@ class AtomicFile:
         self._f: Any = None
 
     def __enter__(self) -> Any:
-        self._raw = self.tmp.open("wb")
+        with named_write(self.path):
+            self._raw = self.tmp.open("wb")
         stream: IO[bytes] = self._raw
         if self.path.suffix == ".gz":
             stream = gzip.GzipFile(fileobj=self._raw, mode="wb", mtime=0)  # type: ignore[assignment]
@@ -118,6 +140,12 @@ class AtomicFile:
         return self._f
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        with named_write(self.path):
+            self._close(exc_type)
+        if isinstance(exc, OSError) and exc.filename is None:
+            raise OSError(exc.errno, exc.strerror or str(exc), str(self.path)) from exc
+
+    def _close(self, exc_type: Any) -> None:
         try:
             if not self.binary:
                 self._f.flush()
@@ -148,7 +176,8 @@ def replace_dir(target: str | Path, *, overwrite: bool = False) -> Iterator[Path
     tmp = target.with_name(target.name + ".tmp")
     tmp.mkdir(parents=True)
     try:
-        yield tmp
+        with named_write(target):
+            yield tmp
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -198,7 +227,10 @@ def write_array_dir(
         checksums = {}
         for name, a in arrays.items():
             path = tmp / f"{name}.npy"
-            np.save(path, np.ascontiguousarray(a), allow_pickle=False)
+            with named_write(folder / path.name):
+                np.save(path, np.ascontiguousarray(a), allow_pickle=False)
             checksums[name] = sha256_file(path)
-        (tmp / meta_file).write_text(json.dumps({**meta, "sha256": checksums}, indent=1) + "\n")
+        with named_write(folder / meta_file):
+            text = json.dumps({**meta, "sha256": checksums}, indent=1) + "\n"
+            (tmp / meta_file).write_text(text)
     return folder
