@@ -49,7 +49,7 @@ def browser():
 
 def settle(page) -> None:
     """Wait until the page has no request in flight (the AI's reply included)."""
-    page.wait_for_function("document.body.dataset.pending === '0'", timeout=60_000)
+    page.wait_for_function("() => document.body.dataset.pending === '0'", timeout=60_000)
 
 
 def server_state(url: str, page) -> dict:
@@ -70,7 +70,9 @@ def start_game(page, *, size: int, human: str = "black", seed: int = 1) -> None:
     page.select_option("#new-opponent", "greedy")
     page.fill("input[name=opt-seed]", str(seed))
     page.click("#btn-new")
-    page.wait_for_function(f"document.querySelectorAll('#board .sq').length === {size * size}")
+    page.wait_for_function(
+        f"() => document.querySelectorAll('#board .sq').length === {size * size}"
+    )
     settle(page)
 
 
@@ -115,8 +117,15 @@ def test_a_whole_4x4_game_and_some_8x8_moves_by_clicking(browser, serve) -> None
         page.set_default_timeout(60_000)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(url)
-        page.wait_for_function("document.querySelectorAll('#board .sq').length === 64")
+        # Chromium reports what the Content-Security-Policy refuses as console errors.
+        refused: list[str] = []
+        page.on(
+            "console",
+            lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None,
+        )
+        answer = page.goto(url)
+        assert "script-src 'self'" in answer.headers["content-security-policy"]
+        page.wait_for_function("() => document.querySelectorAll('#board .sq').length === 64")
         settle(page)
 
         # A whole 4x4 game as white, so the AI opens and the page must ask it by itself.
@@ -186,6 +195,7 @@ def test_a_whole_4x4_game_and_some_8x8_moves_by_clicking(browser, serve) -> None
         assert page.locator("#board .disc").count() == 6
         assert page.input_value("#transcript") == "f5d6"
         assert errors == []
+        assert refused == []  # the page runs whole under its CSP
         page.close()
 
 
@@ -246,7 +256,7 @@ def test_a_whole_animal_shogi_game_by_clicking(browser, serve) -> None:
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(url)
-        page.wait_for_function("document.querySelectorAll('#board .sq').length === 64")
+        page.wait_for_function("() => document.querySelectorAll('#board .sq').length === 64")
         settle(page)
         page.select_option("#new-game", "animal-shogi")
         settle(page)
@@ -259,7 +269,7 @@ def test_a_whole_animal_shogi_game_by_clicking(browser, serve) -> None:
         page.select_option("#new-opponent", "random")
         page.fill("input[name=opt-seed]", "1")
         page.click("#btn-new")
-        page.wait_for_function("document.querySelectorAll('#board .sq').length === 12")
+        page.wait_for_function("() => document.querySelectorAll('#board .sq').length === 12")
         settle(page)
         assert page.locator("#board svg.piece").count() == 8
         assert page.input_value("#position") == AnimalShogi().sfen()
@@ -310,7 +320,7 @@ def test_a_whole_6x6_game_with_the_heat_map_and_the_analysis(browser, serve) -> 
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(url)
-        page.wait_for_function("document.querySelectorAll('#board .sq').length === 64")
+        page.wait_for_function("() => document.querySelectorAll('#board .sq').length === 64")
         settle(page)
         # The 6x6 default opponent is its strongest (the trained network), with fewer
         # simulations so that the test takes seconds.
@@ -320,7 +330,7 @@ def test_a_whole_6x6_game_with_the_heat_map_and_the_analysis(browser, serve) -> 
         page.fill("input[name=opt-sims]", "8")
         page.fill("input[name=opt-seed]", "1")
         page.click("#btn-new")
-        page.wait_for_function("document.querySelectorAll('#board .sq').length === 36")
+        page.wait_for_function("() => document.querySelectorAll('#board .sq').length === 36")
         settle(page)
         page.locator("#board .sq.legal").first.click()
         settle(page)
