@@ -113,3 +113,10 @@ bench-core: setup
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis site
 	find src -name __pycache__ -type d -exec rm -rf {} +
+
+## faults: every long job killed 20 times at seeded random moments and resumed, each finished
+## run compared with an uninterrupted one (tests/faults; OTHELLOLAB_FAULT_KILLS sets the count,
+## OTHELLOLAB_FAULT_SEED the moments); make test runs the same with 2 kills a job
+.PHONY: faults
+faults: setup
+	OTHELLOLAB_FAULT_KILLS=$${OTHELLOLAB_FAULT_KILLS:-20} $(PY) -m pytest -q -s -p no:cacheprovider tests/faults
