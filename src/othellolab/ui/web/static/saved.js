@@ -1,5 +1,7 @@
-// The games the server keeps (GET /api/games), loaded last: each listed with its opponent,
+// The games the server keeps (GET /api/games): each listed with its opponent,
 // moves and result, to resume, review from the start, export (GGF, transcript) or delete.
+// Loaded before app.js (which starts the page): it only wires the panel's buttons, and calls
+// app.js's functions when they are pressed.
 "use strict";
 
 function savedLine(g) {
