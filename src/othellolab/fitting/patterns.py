@@ -92,7 +92,9 @@ class PatternTrainOptions:
     ``phase_width``
     empties per phase (``phases`` rows, 0 for enough to cover 60 empties), the extra ``terms``
     (of ``players.search.patterns.TERMS``), the ridge ``l2``, the phase window ``overlap`` and
-    the conjugate-gradient ``iterations``."""
+    the conjugate-gradient ``iterations``. Internal plumbing, not a config table: a user sets
+    these keys in ``[fit]`` and ``[sources]`` (``fitting.engine.FitConfig``,
+    ``fitting.stages``), checked there, which build this."""
 
     wthor_dir: Path | None = None
     years: str = "1977-2022"

@@ -32,7 +32,9 @@ __all__ = ["ProbCutOptions", "fit_probcut", "fit_rows"]
 
 @dataclass(frozen=True)
 class ProbCutOptions:
-    """Where the positions come from, how many, and how deep they are searched."""
+    """Where the positions come from, how many, and how deep they are searched. Internal
+    plumbing, not a config table: a user sets these keys in the engine config's ``[probcut]``
+    (``fitting.engine.ProbCutConfig``, checked there), which builds this."""
 
     wthor_dir: str
     years: str = "2015-2022"

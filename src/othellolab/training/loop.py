@@ -80,7 +80,9 @@ class LoopOptions:
     ``writer``: whether this process writes the run directory; the other processes of a
     distributed run (``training.distributed``) keep the same state and write nothing.
     ``stop``: asked after every step with the step count; ``True`` ends this start there with a
-    checkpoint (a time limit: the next start resumes from that step as if never stopped)."""
+    checkpoint (a time limit: the next start resumes from that step as if never stopped).
+    Internal plumbing, not a config table: each trainer builds it from its checked run config
+    (``[train]``, ``[loop]``)."""
 
     name: str
     epochs: int
