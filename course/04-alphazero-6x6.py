@@ -63,11 +63,14 @@ torch.set_num_threads(1)
 # 61.5% at generation 250, the shipped `az-6x6`.
 
 # %%
-GRADE_POSITIONS = 0 if FULL else 300
+GRADE_POSITIONS = 300  # the first run's config grades on the same 300 positions
 if FULL:
-    cfg, _ = load_run_config(
-        Path("configs/alphazero-6x6-quick.toml"), {"": {"runs_dir": str(OUT / "runs")}}
-    )
+    quick = next(
+        root / "configs" / "alphazero-6x6-quick.toml"
+        for root in (Path.cwd(), *Path.cwd().parents)
+        if (root / "configs" / "alphazero-6x6-quick.toml").is_file()
+    )  # the checkout's config, from course/ (a notebook) or the checkout's root (a script)
+    cfg, _ = load_run_config(quick, {"runs_dir": str(OUT / "runs")})
 else:
     cfg = SelfPlayRunConfig.from_dict(
         {
@@ -88,7 +91,7 @@ print(summary)
 grades = [m for m in read_metrics(Path(cfg.runs_dir) / cfg.name) if m.get("kind") == "grade"]
 share = {g["generation"]: g["simulations"]["0"]["optimal_share"] for g in grades}
 for gen, s in share.items():
-    print(f"generation {gen}: raw policy optimal on {s:.1%} of {GRADE_POSITIONS or 2478} positions")
+    print(f"generation {gen}: raw policy optimal on {s:.1%} of {GRADE_POSITIONS} positions")
 random_share = share[0]
 
 # %% [markdown]
@@ -98,7 +101,7 @@ random_share = share[0]
 # positions, its raw policy (the network alone) and with 32 simulations of search.
 
 # %%
-entries = load_graded_set()[:GRADE_POSITIONS] if GRADE_POSITIONS else None
+entries = load_graded_set()[:GRADE_POSITIONS]
 shipped = NetworkEvaluator.from_dir(resolve("az-6x6"))
 shipped_grades = grade_evaluator(shipped, "othello6", simulations=(0, 32), entries=entries)
 for sims, g in shipped_grades.items():
