@@ -67,7 +67,7 @@ chromium:
 
 ## test: lint, then the whole suite (README doctest included)
 test: setup chromium
-	$(VENV)/bin/ruff check src tests benchmarks examples experiments
+	$(VENV)/bin/ruff check src tests benchmarks examples experiments course
 	$(PY) -m pytest -q
 	@$(NEXT)
 
@@ -84,12 +84,12 @@ test-experiments: setup
 	$(PY) -m pytest -q experiments
 
 lint: setup
-	$(VENV)/bin/ruff check src tests benchmarks examples experiments
-	$(VENV)/bin/ruff format --check src tests benchmarks experiments
+	$(VENV)/bin/ruff check src tests benchmarks examples experiments course
+	$(VENV)/bin/ruff format --check src tests benchmarks experiments course
 
 format: setup
-	$(VENV)/bin/ruff format src tests benchmarks experiments
-	$(VENV)/bin/ruff check --fix src tests benchmarks experiments
+	$(VENV)/bin/ruff format src tests benchmarks experiments course
+	$(VENV)/bin/ruff check --fix src tests benchmarks experiments course
 
 ## bench: speed figures, written to docs/benchmarks.md
 ## bench: every speed benchmark (about 15 minutes); bench-core: the rules alone
