@@ -322,8 +322,10 @@ def test_recorded_scores(tmp_path, small_wtb) -> None:
 
 
 def test_option_validation() -> None:
-    with pytest.raises(ValueError, match="keep='loser'"):
+    with pytest.raises(ValueError, match="option keep: expected one of all, winner, black, white"):
         BuildOptions(keep="loser")
+    with pytest.raises(ValueError, match=r"option val_fraction: must be a finite number in 0\.\.1"):
+        BuildOptions(val_fraction=1.5)
     with pytest.raises(ValueError, match="needs split_years"):
         BuildOptions(split="year")
     with pytest.raises(ValueError, match="overlap"):

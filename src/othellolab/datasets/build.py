@@ -18,10 +18,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from othellolab.config import CheckedTable, Option
 from othellolab.core import ConfigError
 from othellolab.core.features import symmetry_table, transform_bitboards
 from othellolab.core.files import replace_dir, sha256_file, write_json
@@ -100,7 +101,7 @@ def parse_split_years(text: str) -> tuple[tuple[str, int, int], ...]:
 
 
 @dataclass(frozen=True)
-class BuildOptions:
+class BuildOptions(CheckedTable):
     """What a dataset holds; saved in its manifest (a rebuild with other options is refused
     unless ``overwrite``).
 
@@ -119,6 +120,22 @@ class BuildOptions:
       and counted.
     """
 
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "keep": Option(str, choices=KEEP_CHOICES, help="whose moves become rows"),
+        "passes": Option(bool, help="include forced-pass rows"),
+        "dedup": Option(bool, help="merge identical positions of a split into one row"),
+        "symmetries": Option(bool, help="store all 8 symmetric images of every row"),
+        "split": Option(str, choices=SPLIT_CHOICES, help="how games are split"),
+        "val_fraction": Option(float, 0.0, 1.0, help="share of the games in val (split hash)"),
+        "test_fraction": Option(float, 0.0, 1.0, help="share of the games in test (split hash)"),
+        "seed": Option(int, 0, 2**63 - 1, help="seed of the hash split"),
+        "split_years": Option(object, spec=False, help="(split, first, last) year ranges"),
+        "years": Option(object, spec=False, optional=True, help="keep only these years"),
+        "score": Option(str, choices=SCORE_CHOICES, help="the final result: replay or recorded"),
+        "strict": Option(bool, help="a bad game stops the build"),
+    }
+    TABLE: ClassVar[str] = "dataset build"
+
     keep: str = "all"
     passes: bool = True
     dedup: bool = False
@@ -133,19 +150,10 @@ class BuildOptions:
     strict: bool = True
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         object.__setattr__(self, "split_years", tuple(tuple(r) for r in self.split_years))
         if self.years is not None:
             object.__setattr__(self, "years", tuple(self.years))
-        if self.keep not in KEEP_CHOICES:
-            raise ConfigError(f"keep={self.keep!r}: expected one of {KEEP_CHOICES}")
-        if self.split not in SPLIT_CHOICES:
-            raise ConfigError(f"split={self.split!r}: expected one of {SPLIT_CHOICES}")
-        if self.score not in SCORE_CHOICES:
-            raise ConfigError(f"score={self.score!r}: expected one of {SCORE_CHOICES}")
-        for name in ("val_fraction", "test_fraction"):
-            v = getattr(self, name)
-            if not 0.0 <= v <= 1.0:
-                raise ConfigError(f"{name}={v!r}: expected a fraction in [0, 1]")
         if self.val_fraction + self.test_fraction > 1.0:
             raise ConfigError("val_fraction + test_fraction exceeds 1")
         if self.split == "year":

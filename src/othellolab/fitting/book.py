@@ -20,12 +20,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numba
 import numpy as np
 
-from othellolab.config import whole_number
+from othellolab.config import CheckedTable, Option
 from othellolab.core import Board, ConfigError
 from othellolab.core import kernels as _k
 from othellolab.core.files import atomic_writer
@@ -46,8 +46,26 @@ MAX_DEPTH = 30
 
 
 @dataclass(frozen=True)
-class BookOptions:
-    """What a book is built from and how deep its values are searched."""
+class BookOptions(CheckedTable):
+    """What a book is built from and how deep its values are searched (``othellolab book
+    build``'s options, each checked by its ``Option``)."""
+
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "wthor_dir": Option(str, optional=True, path=True, help="folder of WTHOR files"),
+        "years": Option(str, digits=True, help="WTHOR years (never 2023, the held-out year)"),
+        "sources": Option(
+            str, items=Option(str, path=True), help="more record files (GGF, Logistello's book)"
+        ),
+        "max_plies": Option(int, 1, MAX_PLIES, help="deepest ply of a book position"),
+        "min_count": Option(int, 1, 10**9, help="games that must reach a position to keep it"),
+        "depth": Option(int, 1, MAX_DEPTH, help="search depth behind each move out of the book"),
+        "evaluation": Option(str, help="evaluation of those searches"),
+        "max_games": Option(int, 0, 10**9, help="games per source (0: all), for trials"),
+        "name": Option(str, help="the book's name"),
+        "progress": Option(bool, help="show a progress bar"),
+        "notes": Option(object, spec=False, help="what the book's config records beside"),
+    }
+    TABLE: ClassVar[str] = "book"
 
     wthor_dir: str | None = None
     years: str = "1977-2022"
@@ -62,24 +80,7 @@ class BookOptions:
     notes: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not whole_number(self.max_plies) or not 1 <= self.max_plies <= MAX_PLIES:
-            raise ConfigError(
-                f"max_plies must be an integer 1..{MAX_PLIES}, got {self.max_plies!r}",
-                option="max_plies",
-            )
-        if not whole_number(self.min_count) or not 1 <= self.min_count <= 10**9:
-            raise ConfigError(
-                f"min_count must be a positive integer, got {self.min_count!r}", option="min_count"
-            )
-        if not whole_number(self.depth) or not 1 <= self.depth <= MAX_DEPTH:
-            raise ConfigError(
-                f"depth must be an integer 1..{MAX_DEPTH}, got {self.depth!r}", option="depth"
-            )
-        if not whole_number(self.max_games) or self.max_games < 0:
-            raise ConfigError(
-                f"max_games must be 0 (all) or a positive integer, got {self.max_games!r}",
-                option="max_games",
-            )
+        super().__post_init__()
         if self.wthor_dir is None and not self.sources:
             raise ConfigError("no games: give a WTHOR folder or record files", option="sources")
 
