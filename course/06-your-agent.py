@@ -134,7 +134,9 @@ else:
     from sb3_contrib import MaskablePPO
 
     ppo_env = gym.make("othellolab/Othello6x6-v0", opponent="random", player_color="random")
-    model = MaskablePPO("MultiInputPolicy", ppo_env, n_steps=256, batch_size=64, seed=0)
+    model = MaskablePPO(
+        "MultiInputPolicy", ppo_env, n_steps=256, batch_size=64, seed=0, verbose=0, device="cpu"
+    )
     model.learn(20_000 if FULL else 1_024)
     print("MaskablePPO trained", model.num_timesteps, "steps")
 
