@@ -30,25 +30,19 @@ class MonteCarloAgent(EpsilonGreedyAgent):
     def __init__(self, n_actions: int, **options: object) -> None:
         super().__init__(n_actions, **options)  # type: ignore[arg-type]
         self._trajectory: list[tuple[StateKey, int, float]] = []
-        self._pending: tuple[StateKey, int] | None = None
 
     def act(self, state: StateKey, mask: np.ndarray) -> int:
-        action = super().act(state, mask)
-        self._pending = (state, action)
-        return action
+        return self._played(state, super().act(state, mask))
 
     def observe(
         self, reward: float, next_state: StateKey, next_mask: np.ndarray, terminated: bool
     ) -> None:
-        assert self._pending is not None, "observe() before act()"
-        self._trajectory.append((*self._pending, reward))
-        self._pending = None
+        self._trajectory.append((*self._take_last(), reward))
 
     def end_episode(self) -> None:
         g = 0.0
         for state, action, reward in reversed(self._trajectory):
             g = reward + self.gamma * g
-            row = self.q.data[self.q.index[state]]
-            row[action] += self.eta * (g - row[action])
+            self._move_towards(state, action, g)
         self._trajectory.clear()
         super().end_episode()

@@ -42,7 +42,6 @@ class PolicyGradientAgent(TabularAgent):
         self.gamma = check_number(gamma, "gamma", where=self.name, low=0.0, high=1.0)
         self.theta = StateTable(n_actions, init=0.0, rng=self.rng)
         self._trajectory: list[tuple[StateKey, int, float]] = []
-        self._pending: tuple[StateKey, int] | None = None
 
     def probabilities(self, state: StateKey, mask: np.ndarray) -> np.ndarray:
         """``pi(. | state)``: the softmax of ``beta * theta`` over the legal actions, 0 elsewhere."""
@@ -58,16 +57,12 @@ class PolicyGradientAgent(TabularAgent):
 
     def act(self, state: StateKey, mask: np.ndarray) -> int:
         pi = self.probabilities(state, mask)
-        action = int(self.rng.choice(self.n_actions, p=pi))
-        self._pending = (state, action)
-        return action
+        return self._played(state, int(self.rng.choice(self.n_actions, p=pi)))
 
     def observe(
         self, reward: float, next_state: StateKey, next_mask: np.ndarray, terminated: bool
     ) -> None:
-        assert self._pending is not None, "observe() before act()"
-        self._trajectory.append((*self._pending, reward))
-        self._pending = None
+        self._trajectory.append((*self._take_last(), reward))
 
     def end_episode(self) -> None:
         steps = len(self._trajectory)

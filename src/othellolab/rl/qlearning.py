@@ -14,29 +14,17 @@ from typing import ClassVar
 
 import numpy as np
 
-from othellolab.rl.tabular import EpsilonGreedyAgent, StateKey
+from othellolab.rl.tabular import StateKey, TemporalDifferenceAgent
 
 
-class QLearningAgent(EpsilonGreedyAgent):
+class QLearningAgent(TemporalDifferenceAgent):
     """Tabular Q-learning with the tutorial's defaults: eta 0.1, gamma 0.9, epsilon 0.5
     halved every episode, Q starting uniform in [0, 1)."""
 
     name: ClassVar[str] = "q-learning"
-    _last: tuple[StateKey, int] | None = None
 
     def act(self, state: StateKey, mask: np.ndarray) -> int:
-        action = super().act(state, mask)
-        self._last = (state, action)
-        return action
+        return self._played(state, super().act(state, mask))
 
-    def observe(
-        self, reward: float, next_state: StateKey, next_mask: np.ndarray, terminated: bool
-    ) -> None:
-        assert self._last is not None, "observe() before act()"
-        state, action = self._last
-        target = reward
-        if not terminated:
-            target += self.gamma * self.best_value(next_state, next_mask)
-        row = self.q.data[self.q.index[state]]
-        row[action] += self.eta * (target - row[action])
-        self._last = None
+    def _next_value(self, state: StateKey, mask: np.ndarray) -> float:
+        return self.best_value(state, mask)

@@ -14,15 +14,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from othellolab.rl.tabular import EpsilonGreedyAgent, StateKey
+from othellolab.rl.tabular import StateKey, TemporalDifferenceAgent
 
 
-class SarsaAgent(EpsilonGreedyAgent):
+class SarsaAgent(TemporalDifferenceAgent):
     """Tabular SARSA with the tutorial's defaults (eta 0.1, gamma 0.9, epsilon 0.5 halved every
     episode). The next action is chosen when the transition is observed, and then played."""
 
     name: ClassVar[str] = "sarsa"
-    _last: tuple[StateKey, int] | None = None
     _next: tuple[StateKey, int] | None = None
 
     def act(self, state: StateKey, mask: np.ndarray) -> int:
@@ -31,22 +30,12 @@ class SarsaAgent(EpsilonGreedyAgent):
         else:
             action = super().act(state, mask)
         self._next = None
-        self._last = (state, action)
-        return action
+        return self._played(state, action)
 
-    def observe(
-        self, reward: float, next_state: StateKey, next_mask: np.ndarray, terminated: bool
-    ) -> None:
-        assert self._last is not None, "observe() before act()"
-        state, action = self._last
-        target = reward
-        if not terminated:
-            next_action = super().act(next_state, next_mask)
-            self._next = (next_state, next_action)
-            target += self.gamma * self.q.data[self.q.index[next_state], next_action]
-        row = self.q.data[self.q.index[state]]
-        row[action] += self.eta * (target - row[action])
-        self._last = None
+    def _next_value(self, state: StateKey, mask: np.ndarray) -> float:
+        next_action = super().act(state, mask)
+        self._next = (state, next_action)
+        return float(self.q.data[self.q.index[state], next_action])
 
     def end_episode(self) -> None:
         self._next = None

@@ -91,6 +91,7 @@ class TabularAgent:
     checks every option goes through (a ``ConfigError`` names a bad one)."""
 
     name: ClassVar[str] = "tabular"
+    _last: tuple[StateKey, int] | None = None
 
     def __init__(self, n_actions: int, *, seed: int | None = None) -> None:
         self.n_actions = check_count(n_actions, "n_actions", where=self.name)
@@ -121,6 +122,17 @@ class TabularAgent:
     def _random_legal(self, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)
         return int(legal[self.rng.integers(legal.size)])
+
+    def _played(self, state: StateKey, action: int) -> int:
+        """Remember ``action`` in ``state`` until ``observe`` says what it earned; returns it."""
+        self._last = (state, action)
+        return action
+
+    def _take_last(self) -> tuple[StateKey, int]:
+        """The state and action that ``observe`` is about, forgotten once taken."""
+        assert self._last is not None, "observe() before act()"
+        last, self._last = self._last, None
+        return last
 
 
 class EpsilonGreedyAgent(TabularAgent):
@@ -169,6 +181,30 @@ class EpsilonGreedyAgent(TabularAgent):
         i = self.q.row(state, mask)  # first: a new row may reallocate the table
         row = self.q.data[i]
         return float(row[np.flatnonzero(mask)].max())
+
+    def _move_towards(self, state: StateKey, action: int, target: float) -> None:
+        """``Q[state, action]`` moves the fraction ``eta`` of the way to ``target``."""
+        row = self.q.data[self.q.index[state]]
+        row[action] += self.eta * (target - row[action])
+
+
+class TemporalDifferenceAgent(EpsilonGreedyAgent):
+    """One-step temporal difference: ``observe`` moves ``Q[s, a]`` towards
+    ``r + gamma * next_value(s')`` (``r`` alone at the end). SARSA and Q-learning differ only
+    in ``_next_value``."""
+
+    def observe(
+        self, reward: float, next_state: StateKey, next_mask: np.ndarray, terminated: bool
+    ) -> None:
+        state, action = self._take_last()
+        target = reward
+        if not terminated:
+            target += self.gamma * self._next_value(next_state, next_mask)
+        self._move_towards(state, action, target)
+
+    def _next_value(self, state: StateKey, mask: np.ndarray) -> float:
+        """What the next state is worth in the target."""
+        raise NotImplementedError
 
 
 @dataclass
