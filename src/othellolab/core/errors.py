@@ -68,17 +68,9 @@ class IllegalMoveError(MoveError):
     """A well-formed move that the rules forbid in the given position; ``legal`` names the
     legal moves there."""
 
-    def __init__(
-        self,
-        what: str,
-        *,
-        where: str | None = None,
-        move: str | None = None,
-        number: int | None = None,
-        legal: tuple[str, ...] = (),
-    ) -> None:
+    def __init__(self, what: str, *, legal: tuple[str, ...] = (), **located: Any) -> None:
         self.legal = tuple(legal)
-        super().__init__(what, where=where, move=move, number=number)
+        super().__init__(what, **located)
 
 
 class InvalidPositionError(OthelloError):
