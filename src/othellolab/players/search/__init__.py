@@ -13,8 +13,11 @@ One module per concern, each importing only those listed before it:
   ``players/search/data``);
 - ``evaluation``: every evaluation behind one signature (``evaluate(kind, weights, p, o, n)``,
   ``Evaluation``, ``named_evaluation``);
+- ``incremental``: the pattern evaluation from pattern indices kept move by move (the
+  midgame search's);
 - ``table``: the transposition table;
 - ``probcut``: multi-ProbCut's fitted table for the midgame search (``data/probcut.json``);
+- ``priors``: move priors of a few positions that order the midgame search's moves;
 - ``lastempties``: the exact search's last few empties;
 - ``ordering``: the exact search's move ordering (fastest first, table probes, shallow
   searches);

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -22,9 +21,23 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from othellolab.core import Board, ConfigError, Stop
+from othellolab.core.jit import hot_kernel
 from othellolab.core.kernels import ONE, U64, ZERO, _flips, hash_position, popcount
-from othellolab.players.search.evaluation import Evaluation, evaluate
+from othellolab.players.search.evaluation import (
+    EVAL_PATTERN_TERMS,
+    EVAL_PATTERNS,
+    Evaluation,
+    evaluate,
+)
 from othellolab.players.search.geometry import CORNERS, MAX_MOVES, final_score, gen_moves, pick_best
+from othellolab.players.search.incremental import (
+    indexed_value,
+    new_indices,
+    pass_indices,
+    play_indices,
+    set_indices,
+)
+from othellolab.players.search.priors import MovePriors, _prior_arrays, _prior_row
 from othellolab.players.search.probcut import MIN_DEPTH as PROBCUT_MIN_DEPTH
 from othellolab.players.search.probcut import shipped_probcut
 from othellolab.players.search.state import (
@@ -32,6 +45,7 @@ from othellolab.players.search.state import (
     CHECK_EVERY,
     NODE_LIMIT,
     NODES,
+    PLY,
     STATS_SIZE,
     count_node,
     ready_clock,
@@ -81,8 +95,14 @@ class AlphaBetaState(NamedTuple):
     neighbouring slots), a small random score per square that breaks ties between equal moves,
     the statistics, the deadline (a
     ``perf_counter`` time; 0 for none), the evaluation (its ``kind`` and ``weights``), and
-    multi-ProbCut's table (``probcut``) and confidence (``mpc_t``, 0 for none), and the move
-    priors of some positions (``prior_keys``, ``priors``: ``MovePriors``; empty for none)."""
+    multi-ProbCut's table (``probcut``) and confidence (``mpc_t``, 0 for none), the move
+    priors of some positions (``prior_keys``, ``priors``: ``MovePriors``; empty for none), and
+    a row of moves and their ordering keys per ply (``buf_sq``, ``buf_key``, ``BUFFER_ROWS``
+    rows), so that no node allocates: the kernels then run without reference counting
+    (``core.jit.hot_kernel``), which took a fifth of the search's time. With a pattern
+    evaluation on 8x8, ``idx`` holds each ply's pattern indices (``search.incremental``; no
+    rows otherwise), made from the parent's with each move instead of from the bitboards at
+    each evaluation."""
 
     n: int
     keys: np.ndarray
@@ -96,69 +116,31 @@ class AlphaBetaState(NamedTuple):
     mpc_t: float
     prior_keys: np.ndarray
     priors: np.ndarray
+    buf_sq: np.ndarray
+    buf_key: np.ndarray
+    idx: np.ndarray
 
 
-@dataclass(frozen=True)
-class MovePriors:
-    """Move priors (a policy network's, say) of a few positions, for the search to order
-    their moves by: an open-addressed table of position hashes (``keys``, 0 for an empty
-    slot, a power of two long) and a row of priors per slot (``priors``, one per square)."""
+BUFFER_ROWS = 2 * MAX_DEPTH + 4
+"""Rows of the move buffers (``AlphaBetaState.buf_sq``/``buf_key``), one per ply from the
+root: a line of ``MAX_DEPTH`` moves has at most a pass after each."""
 
-    keys: np.ndarray
-    priors: np.ndarray
-
-    @classmethod
-    def empty(cls, squares: int) -> MovePriors:
-        """No positions: every node orders its moves the usual way."""
-        return cls(np.zeros(0, dtype=np.uint64), np.zeros((0, squares), dtype=np.float64))
-
-    @classmethod
-    def build(cls, boards: Sequence[Board], priors: np.ndarray) -> MovePriors:
-        """The table of ``boards`` with their priors (``(len(boards), n*n)``, any scale where
-        higher is better), at most half full so that probes stay short."""
-        priors = np.asarray(priors, dtype=np.float64)
-        if not boards:
-            return cls.empty(priors.shape[1] if priors.ndim == 2 else 0)
-        squares = boards[0].size ** 2
-        if priors.shape != (len(boards), squares) or not np.all(np.isfinite(priors)):
-            raise ValueError(
-                f"MovePriors: expected finite priors of shape ({len(boards)}, {squares}), "
-                f"got shape {priors.shape}"
-            )
-        slots = 1 << max(4, (2 * len(boards) - 1).bit_length())
-        keys = np.zeros(slots, dtype=np.uint64)
-        rows = np.zeros((slots, squares), dtype=np.float64)
-        for board, row in zip(boards, priors, strict=True):
-            h = U64(hash_position(U64(board.player), U64(board.opponent)))
-            slot = int(h) & (slots - 1)
-            while keys[slot] != 0 and keys[slot] != h:
-                slot = (slot + 1) & (slots - 1)
-            keys[slot] = h
-            rows[slot] = row
-        return cls(keys, rows)
-
-    def __len__(self) -> int:
-        return int(np.count_nonzero(self.keys))
+INCREMENTAL = True
+"""Keep the pattern indices move by move (``AlphaBetaState.idx``); False gathers them from the
+bitboards at each evaluation, the reference that tests compare node counts and scores with."""
 
 
-def _prior_arrays(priors: MovePriors | None, squares: int) -> tuple[np.ndarray, np.ndarray]:
-    """The search state's ``prior_keys`` and ``priors`` (empty ones for no priors)."""
-    if priors is None or not len(priors):
-        priors = MovePriors.empty(squares)
-    if priors.priors.shape[1] != squares:
-        raise ValueError(
-            f"MovePriors: priors over {priors.priors.shape[1]} squares for a board of {squares}"
-        )
-    return priors.keys, priors.priors
-
-
-@numba.njit(cache=True, nogil=True)
+@hot_kernel(nogil=True)
 def _ab(
     p: int, o: int, alpha: float, beta: float, depth: int, st: AlphaBetaState
 ) -> tuple[float, int]:
-    """Fail-soft PVS to ``depth`` plies (passes are free): the score and the best move."""
+    """Fail-soft PVS to ``depth`` plies (passes are free): the score and the best move. The
+    node's ply from the root is ``stats[PLY]``, which the caller sets (its row of the move
+    buffers and pattern indices; a ProbCut search of the node uses them first). A ply argument
+    instead crashed the kernel once loaded from Numba's cache (numba 0.68)."""
     n = st.n
     stats = st.stats
+    ply = stats[PLY]
     keys = st.keys
     bounds = st.bounds
     if count_node(stats, st.deadline):
@@ -167,10 +149,13 @@ def _ab(
     if moves == ZERO:
         if gen_moves(o, p, n) == ZERO:
             return float(final_score(p, o, n)), -1
+        if st.idx.shape[0]:
+            pass_indices(st.idx, ply)
+        stats[PLY] = ply + 1
         s, _ = _ab(o, p, -beta, -alpha, depth, st)
         return -s, n * n
     if depth <= 0:
-        return evaluate(st.ev_kind, st.ev_w, p, o, n), -1
+        return _value(p, o, ply, st, moves), -1
     if st.mpc_t > 0.0 and depth >= PROBCUT_MIN_DEPTH:
         empties = n * n - popcount(p | o)
         if depth < empties:  # a search that reaches the end is exact: never cut it
@@ -181,6 +166,7 @@ def _ab(
                 shift = st.mpc[empties, depth, 2]
                 if beta < _BIG:
                     bound = (beta + margin - shift) / slope
+                    stats[PLY] = ply
                     s, _ = _ab(p, o, bound - 1e-6, bound, shallow, st)
                     if stats[ABORTED]:
                         return 0.0, -1
@@ -188,6 +174,7 @@ def _ab(
                         return beta, -1
                 if alpha > -_BIG:
                     bound = (alpha - margin - shift) / slope
+                    stats[PLY] = ply
                     s, _ = _ab(p, o, bound, bound + 1e-6, shallow, st)
                     if stats[ABORTED]:
                         return 0.0, -1
@@ -206,25 +193,28 @@ def _ab(
                 return float(lo), hash_move
             if hi <= alpha:
                 return float(hi), hash_move
-    sqs = np.empty((1, MAX_MOVES), dtype=np.int64)
-    order = np.empty((1, MAX_MOVES), dtype=np.float64)
-    count = _order_moves(p, o, moves, depth, hash_move, st, sqs, order, h)
+    count = _order_moves(p, o, moves, depth, hash_move, st, ply, h)
     best = -_BIG
     best_move = -1
     a = alpha
     for i in range(count):
-        sq = pick_best(sqs, order, 0, i, count)
+        sq = pick_best(st.buf_sq, st.buf_key, ply, i, count)
         bit = ONE << U64(sq)
         f = _flips(p, o, sq, n)
         np_ = o & ~f
         no = p | f | bit
+        if st.idx.shape[0]:
+            play_indices(st.idx, ply, sq, f)
         if i == 0:
+            stats[PLY] = ply + 1
             s, _ = _ab(np_, no, -beta, -a, depth - 1, st)
             s = -s
         else:
+            stats[PLY] = ply + 1
             s, _ = _ab(np_, no, -a - 1e-6, -a, depth - 1, st)
             s = -s
             if a < s < beta:
+                stats[PLY] = ply + 1
                 s, _ = _ab(np_, no, -beta, -s, depth - 1, st)
                 s = -s
         if stats[ABORTED]:
@@ -240,7 +230,7 @@ def _ab(
     return best, best_move
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@hot_kernel(nogil=True, inline="always")
 def _order_moves(
     p: int,
     o: int,
@@ -248,11 +238,11 @@ def _order_moves(
     depth: int,
     first: int,
     st: AlphaBetaState,
-    sqs: np.ndarray,
-    order: np.ndarray,
+    row_out: int,
     h: int,
 ) -> int:
-    """Fill row 0 of ``sqs``/``order`` with the moves and their ordering keys (higher first):
+    """Fill row ``row_out`` of the move buffers with the moves and their ordering keys (higher
+    first):
     the position's move priors where ``st`` has them (``MovePriors``), else the evaluation of
     each child with ``_SORT_DEPTH`` plies or more left, else fewest replies (corners twice);
     ``first`` (the hash move, ``h`` being the position's hash) goes first. Return the
@@ -271,7 +261,9 @@ def _order_moves(
         if row >= 0:
             k = st.priors[row, sq]
         elif depth >= _SORT_DEPTH:
-            k = -evaluate(st.ev_kind, st.ev_w, np_, no, n)
+            if st.idx.shape[0]:
+                play_indices(st.idx, row_out, sq, f)
+            k = -_value(np_, no, row_out + 1, st, ZERO)
         else:
             reply = gen_moves(np_, no, n)
             k = -float(popcount(reply) + popcount(reply & corners))
@@ -279,25 +271,23 @@ def _order_moves(
                 k += 0.5
         if sq == first:
             k = _BIG
-        sqs[0, count] = sq
-        order[0, count] = k + st.tiebreak[sq]
+        st.buf_sq[row_out, count] = sq
+        st.buf_key[row_out, count] = k + st.tiebreak[sq]
         count += 1
     return count
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _prior_row(keys: np.ndarray, h: int) -> int:
-    """The slot of ``MovePriors`` holding position hash ``h``, or -1."""
-    mask = keys.shape[0] - 1
-    slot = np.int64(h & U64(mask))
-    while keys[slot] != ZERO:
-        if keys[slot] == h:
-            return slot
-        slot = (slot + 1) & mask
-    return -1
+@hot_kernel(nogil=True, inline="always")
+def _value(p: int, o: int, ply: int, st: AlphaBetaState, moves: int) -> float:
+    """The evaluation of ``(p, o)``, the position at ``ply``: from its row of pattern indices
+    when the search keeps them (``st.idx`` has rows), else from the bitboards; ``moves`` (the
+    side to move's, or 0) spares the mobility term generating them again."""
+    if st.idx.shape[0]:
+        return indexed_value(st.ev_kind, st.ev_w, p, o, st.n, st.idx, ply, moves)
+    return evaluate(st.ev_kind, st.ev_w, p, o, st.n)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@hot_kernel(nogil=True, inline="always")
 def _find(keys: np.ndarray, h: int) -> int:
     """The slot of position ``h``'s entry (one of the two slots ``i``, ``i ^ 1`` it may use), or
     -1."""
@@ -309,7 +299,7 @@ def _find(keys: np.ndarray, h: int) -> int:
     return -1
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@hot_kernel(nogil=True, inline="always")
 def _store(
     h: int,
     alpha: float,
@@ -368,28 +358,31 @@ def _root(
     slot = _find(st.keys, h)
     if first < 0 and slot >= 0:
         first = midgame_move(st.keys[slot])
-    sqs = np.empty((1, MAX_MOVES), dtype=np.int64)
-    order = np.empty((1, MAX_MOVES), dtype=np.float64)
-    count = _order_moves(p, o, moves, depth, first, st, sqs, order, h)
+    count = _order_moves(p, o, moves, depth, first, st, 0, h)
     best = -_BIG
     best_move = -1
     a = alpha
     for i in range(count):
-        sq = pick_best(sqs, order, 0, i, count)
+        sq = pick_best(st.buf_sq, st.buf_key, 0, i, count)
         bit = ONE << U64(sq)
         f = _flips(p, o, sq, n)
         np_ = o & ~f
         no = p | f | bit
+        if st.idx.shape[0]:
+            play_indices(st.idx, 0, sq, f)
         if i == 0:
+            stats[PLY] = 1
             s, _ = _ab(np_, no, -beta, -a, depth - 1, st)
             s = -s
         else:
+            stats[PLY] = 1
             s, _ = _ab(np_, no, -a - 1e-6, -a, depth - 1, st)
             s = -s
             if a < s and not stats[ABORTED]:
                 found[0] = sq  # proved better than every move before it
                 found[1] = s
                 if s < beta:
+                    stats[PLY] = 1
                     s, _ = _ab(np_, no, -beta, -s, depth - 1, st)
                     s = -s
         if stats[ABORTED]:
@@ -502,6 +495,7 @@ def search(
             option="probcut",
         )
     mpc = probcut_table if probcut_table is not None else shipped_probcut()
+    inc = INCREMENTAL and n == 8 and evaluation.kind in (EVAL_PATTERNS, EVAL_PATTERN_TERMS)
     state = AlphaBetaState(
         n,
         table.keys,
@@ -514,7 +508,12 @@ def search(
         mpc,
         float(probcut) if n == 8 else 0.0,
         *_prior_arrays(priors, n * n),
+        np.zeros((BUFFER_ROWS, MAX_MOVES), dtype=np.int64),
+        np.zeros((BUFFER_ROWS, MAX_MOVES), dtype=np.float64),
+        new_indices(BUFFER_ROWS + 1 if inc else 0),
     )
+    if inc:
+        set_indices(state.idx, 0, U64(board.player), U64(board.opponent))
     p, o = U64(board.player), U64(board.opponent)
     legal = board.legal_actions()
     best: tuple[float, int, int] = (0.0, legal[0], 0)
@@ -534,6 +533,7 @@ def search(
                 stats[NODE_LIMIT] = max_nodes
             found[0] = -1.0
             if legal[0] == n * n:  # the root passes: nothing to order or to keep
+                stats[PLY] = 0
                 score, move = _ab(p, o, -_BIG, _BIG, d, state)
             else:
                 score, move = _iteration(p, o, d, best if d > 1 else None, state, found)

@@ -28,7 +28,9 @@ SELECT = 5  # the pre-search margin in discs; 0 in an exact search
 
 CHECK_EVERY = 6  # nodes between two looks at the limits; 0 for ``TIME_CHECK``
 
-STATS_SIZE = 7
+PLY = 7  # the midgame search's node's ply from the root, set by its caller
+
+STATS_SIZE = 8
 
 
 @numba.njit(cache=True)

@@ -1,0 +1,173 @@
+"""The pattern evaluation from pattern indices kept up to date move by move (as Edax and
+Egaroucid do): a search keeps one row of indices per ply, sets the root's from the bitboards,
+and derives each child's from its parent's with the placed and flipped squares alone, instead
+of gathering all 46 instances from the bitboards at every evaluation.
+
+A row holds two index vectors: ``[0]`` with the side to move's discs as digit 1 and the
+opponent's as 2 (``pattern_sum``'s convention), and ``[1]`` with the colours the other way
+round, which is the child's ``[0]`` once the move is made. The sum runs over the instances in
+``pattern_sum``'s order, so ``indexed_value`` equals ``evaluation.evaluate`` to the last bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from othellolab.core.jit import hot_kernel
+from othellolab.core.kernels import ONE, U64, popcount
+from othellolab.players.search._pattern_kernel import clamp64
+from othellolab.players.search._pattern_tables import (
+    INSTANCE_OFFSET,
+    INSTANCES,
+    N_INSTANCES,
+    phase_of,
+    phase_row,
+)
+from othellolab.players.search.evaluation import EVAL_PATTERN_TERMS, EVAL_PATTERNS, evaluate
+from othellolab.players.search.geometry import gen_moves
+from othellolab.players.search.patterns import (
+    _MOB,
+    _PAR,
+    _POT,
+    _QUADRANTS,
+    HEADER_TERMS,
+    HEADER_WIDTH,
+    MOBILITY_ENTRIES,
+    POTENTIAL_ENTRIES,
+    _around,
+)
+
+
+def _square_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each square: how many instances hold it, which, and its digit's weight ``3**j`` in
+    each."""
+    holders: list[list[tuple[int, int]]] = [[] for _ in range(64)]
+    for i, (_, squares) in enumerate(INSTANCES):
+        for j, sq in enumerate(squares):
+            holders[sq].append((i, 3**j))
+    width = max(len(h) for h in holders)
+    count = np.array([len(h) for h in holders], dtype=np.int64)
+    inst = np.zeros((64, width), dtype=np.int64)
+    power = np.zeros((64, width), dtype=np.int64)
+    for sq, h in enumerate(holders):
+        for k, (i, pw) in enumerate(h):
+            inst[sq, k], power[sq, k] = i, pw
+    return count, inst, power
+
+
+SQ_COUNT, SQ_INSTANCE, SQ_POWER = _square_tables()
+
+
+def new_indices(rows: int) -> np.ndarray:
+    """Index rows for a search of ``rows`` plies (``(2 * rows, N_INSTANCES)`` int32, half
+    the bytes a move copies of int64: row ``2 * ply`` is a ply's ``[0]``, ``2 * ply + 1`` its
+    ``[1]``)."""
+    return np.zeros((2 * rows, N_INSTANCES), dtype=np.int32)
+
+
+@hot_kernel(nogil=True)
+def set_indices(idx: np.ndarray, row: int, p: int, o: int) -> None:
+    """Row ``row`` of ``idx`` from the bitboards (the root's)."""
+    for j in range(N_INSTANCES):
+        idx[2 * row, j] = 0
+        idx[2 * row + 1, j] = 0
+    for sq in range(64):
+        bit = ONE << U64(sq)
+        if U64(p) & bit:
+            mine, theirs = 1, 2
+        elif U64(o) & bit:
+            mine, theirs = 2, 1
+        else:
+            continue
+        for k in range(SQ_COUNT[sq]):
+            i = SQ_INSTANCE[sq, k]
+            idx[2 * row, i] += mine * SQ_POWER[sq, k]
+            idx[2 * row + 1, i] += theirs * SQ_POWER[sq, k]
+
+
+@hot_kernel(nogil=True)
+def play_indices(idx: np.ndarray, row: int, sq: int, flips: int) -> None:
+    """Row ``row + 1`` for the child where the side to move of row ``row`` plays ``sq``,
+    flipping ``flips``: that side's discs are the child's opponent's (digit 2 in the child's
+    ``[0]``, 1 in its ``[1]``)."""
+    for j in range(N_INSTANCES):
+        idx[2 * row + 2, j] = idx[2 * row + 1, j]
+        idx[2 * row + 3, j] = idx[2 * row, j]
+    for k in range(SQ_COUNT[sq]):
+        i = SQ_INSTANCE[sq, k]
+        idx[2 * row + 2, i] += 2 * SQ_POWER[sq, k]
+        idx[2 * row + 3, i] += SQ_POWER[sq, k]
+    f = U64(flips)
+    while f:
+        s = np.int64(trailing_zeros(f))
+        f &= f - ONE
+        for k in range(SQ_COUNT[s]):
+            i = SQ_INSTANCE[s, k]
+            idx[2 * row + 2, i] += SQ_POWER[s, k]
+            idx[2 * row + 3, i] -= SQ_POWER[s, k]
+
+
+@hot_kernel(nogil=True)
+def pass_indices(idx: np.ndarray, row: int) -> None:
+    """Row ``row + 1`` for the child where the side to move of row ``row`` passes."""
+    for j in range(N_INSTANCES):
+        idx[2 * row + 2, j] = idx[2 * row + 1, j]
+        idx[2 * row + 3, j] = idx[2 * row, j]
+
+
+@hot_kernel(nogil=True)
+def indexed_sum(idx: np.ndarray, row: int, w: np.ndarray) -> float:
+    """``pattern_sum`` of row ``row``'s position in the weight row ``w``, unclamped."""
+    v = 0.0
+    for j in range(N_INSTANCES):
+        v += w[INSTANCE_OFFSET[j] + idx[2 * row, j]]
+    return v
+
+
+@hot_kernel(nogil=True, inline="always")
+def _terms(p: int, o: int, w: np.ndarray, moves: int) -> float:
+    """``patterns._terms_sum`` (the same sum in the same order) with the side to move's moves
+    given (``moves``, or 0 to generate them): the search has them at its leaves."""
+    mask = int(w[HEADER_TERMS])
+    empty = ~(p | o)
+    v = 0.0
+    if mask & 1:
+        mine = moves if moves else gen_moves(p, o, 8)
+        mp = min(popcount(mine), MOBILITY_ENTRIES - 1)
+        mo = min(popcount(gen_moves(o, p, 8)), MOBILITY_ENTRIES - 1)
+        v += w[_MOB + mp] + w[_MOB + MOBILITY_ENTRIES + mo]
+    if mask & 2:
+        pp = popcount(_around(o) & empty)
+        po = popcount(_around(p) & empty)
+        v += w[_POT + pp] + w[_POT + POTENTIAL_ENTRIES + po]
+    if mask & 4:
+        odd = 0
+        for q in _QUADRANTS:
+            odd += popcount(empty & q) & 1
+        v += w[_PAR + odd]
+    return v
+
+
+@hot_kernel(nogil=True)
+def indexed_value(
+    kind: int,
+    weights: np.ndarray,
+    p: int,
+    o: int,
+    n: int,
+    idx: np.ndarray,
+    row: int,
+    moves: int = 0,
+) -> float:
+    """``evaluate(kind, weights, p, o, n)`` with the pattern part from row ``row`` of ``idx``
+    (which must hold ``(p, o)``'s indices) for the pattern kinds on 8x8 (``moves``: the side to
+    move's moves where the caller has them, else 0); other kinds as ``evaluate``."""
+    if n == 8 and kind == EVAL_PATTERNS:
+        w = weights[phase_of(64 - popcount(U64(p) | U64(o)), weights.shape[0])]
+        return clamp64(indexed_sum(idx, row, w))
+    if n == 8 and kind == EVAL_PATTERN_TERMS:
+        empties = 64 - popcount(U64(p) | U64(o))
+        w = weights[phase_row(empties, int(weights[0, HEADER_WIDTH]), weights.shape[0])]
+        return clamp64(indexed_sum(idx, row, w) + _terms(U64(p), U64(o), w, U64(moves)))
+    return evaluate(kind, weights, p, o, n)

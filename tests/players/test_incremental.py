@@ -1,0 +1,87 @@
+"""Pattern indices kept move by move (``search.incremental``): the evaluation they give is the
+bitboard evaluation to the last bit along whole games, and the midgame search with them visits
+the same nodes and finds the same scores and moves as with the bitboard evaluation (issue 61,
+part 1: the speedup must be speed, not pruning)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from othellolab import Board
+from othellolab.core.kernels import U64, _flips
+from othellolab.players.search import midgame
+from othellolab.players.search.evaluation import evaluate, weights_evaluation
+from othellolab.players.search.incremental import (
+    indexed_value,
+    new_indices,
+    pass_indices,
+    play_indices,
+    set_indices,
+)
+from othellolab.players.search.midgame import search
+from othellolab.players.search.table import TranspositionTable
+
+from helpers import FIXTURES, obf_scores
+
+# patterns-r1 has extra terms (EVAL_PATTERN_TERMS), patterns-wthor is plain (EVAL_PATTERNS)
+WEIGHTS = ["patterns-r1", "patterns-wthor"]
+
+
+@pytest.mark.parametrize("weights", WEIGHTS)
+def test_indices_kept_move_by_move_evaluate_exactly_as_the_bitboards(weights: str) -> None:
+    ev = weights_evaluation(weights)
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(20):
+        board, row = Board(), 0
+        idx = new_indices(130)
+        set_indices(idx, 0, U64(board.player), U64(board.opponent))
+        while not board.is_game_over():
+            p, o = U64(board.player), U64(board.opponent)
+            want = evaluate(ev.kind, ev.weights, p, o, 8)
+            assert indexed_value(ev.kind, ev.weights, p, o, 8, idx, row) == want
+            move = rng.choice(board.legal_actions())
+            if move == 64:
+                pass_indices(idx, row)
+            else:
+                play_indices(idx, row, move, _flips(p, o, move, 8))
+            board, row = board.play(move), row + 1
+            checked += 1
+    assert checked > 1000
+
+
+def _positions() -> list[Board]:
+    lines = (FIXTURES / "fforum-1-19.obf").read_text().splitlines()
+    games = ["f5d6c3d3c4f4c5b3c2e6c6b4b5d2e3a6c1b1", "f5f6e6f4e3c5c4e7f7d3c3d6"]
+    return [Board.from_transcript(g) for g in games] + [obf_scores(x)[0] for x in lines[:4]]
+
+
+@pytest.mark.parametrize(("probcut", "depth"), [(0.0, 6), (1.5, 9)])
+def test_the_search_with_kept_indices_visits_the_reference_nodes(
+    probcut: float, depth: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ev = weights_evaluation("patterns-r1")
+    runs = {}
+    for incremental in (False, True):
+        monkeypatch.setattr(midgame, "INCREMENTAL", incremental)
+        runs[incremental] = [
+            search(b, depth=depth, evaluation=ev, table=TranspositionTable(16), probcut=probcut)
+            for b in _positions()
+        ]
+    for ref, new in zip(runs[False], runs[True], strict=True):
+        assert (new.nodes, new.score, new.best_move, new.pv) == (
+            ref.nodes,
+            ref.score,
+            ref.best_move,
+            ref.pv,
+        )
+
+
+@pytest.mark.parametrize("number", [1, 3])
+def test_the_search_with_kept_indices_finds_the_published_exact_score(number: int) -> None:
+    board, scores = obf_scores((FIXTURES / "fforum-1-19.obf").read_text().splitlines()[number - 1])
+    ev = weights_evaluation("patterns-r1")
+    result = search(board, depth=board.num_empties, evaluation=ev)
+    assert result.exact and result.score == scores[0][1]
