@@ -56,6 +56,31 @@ def _flips_n(p: int, o: int, sq: int, size: int) -> int:
 
 
 @kernel
+def _emit(
+    fill: bool,
+    out: tuple[np.ndarray, ...],
+    row: int,
+    p: int,
+    o: int,
+    color: int,
+    move: int,
+    number: int,
+    game: int,
+) -> int:
+    """The next row after ``row``; when filling, row ``row`` of ``out`` (``_replay``'s
+    ``out_p`` to ``out_game``) gets the position before ``move``, its colour, number and game."""
+    if not fill:
+        return row
+    out[0][row] = p
+    out[1][row] = o
+    out[2][row] = color
+    out[3][row] = move
+    out[4][row] = number
+    out[5][row] = game
+    return row + 1
+
+
+@kernel
 def _replay(
     moves: np.ndarray,
     start_p: np.ndarray,
@@ -78,6 +103,7 @@ def _replay(
     error_move: np.ndarray,
 ) -> None:
     npass = size * size
+    out = (out_p, out_o, out_color, out_move, out_number, out_game)
     for g in range(moves.shape[0]):
         p = U64(start_p[g])
         o = U64(start_o[g])
@@ -95,55 +121,30 @@ def _replay(
                 error_move[g] = j
                 break
             legal = _legal_n(p, o, size)
-            if m == npass:
-                if legal != ZERO or _legal_n(o, p, size) == ZERO:
-                    err = ILLEGAL_PASS
+            if m == npass or legal == ZERO:  # a pass: written, or left out of the record
+                why = OK
+                if m == npass and legal != ZERO:
+                    why = ILLEGAL_PASS
+                elif _legal_n(o, p, size) == ZERO:
+                    why = ILLEGAL_PASS if m == npass else AFTER_END
+                if why != OK:
+                    err = why
                     error_move[g] = j
                     break
-                if fill:
-                    out_p[row] = p
-                    out_o[row] = o
-                    out_color[row] = color
-                    out_move[row] = npass
-                    out_number[row] = n + 1
-                    out_game[row] = g
-                    row += 1
+                row = _emit(fill, out, row, p, o, color, npass, n + 1, g)
                 n += 1
                 passes += 1
                 p, o = o, p
                 color = 1 - color
-                continue
-            if legal == ZERO:
-                if _legal_n(o, p, size) == ZERO:
-                    err = AFTER_END
-                    error_move[g] = j
-                    break
-                if fill:
-                    out_p[row] = p
-                    out_o[row] = o
-                    out_color[row] = color
-                    out_move[row] = npass
-                    out_number[row] = n + 1
-                    out_game[row] = g
-                    row += 1
-                n += 1
-                passes += 1
-                p, o = o, p
-                color = 1 - color
+                if m == npass:
+                    continue
                 legal = _legal_n(p, o, size)
             bit = ONE << U64(m)
             if legal & bit == ZERO:
                 err = ILLEGAL_MOVE
                 error_move[g] = j
                 break
-            if fill:
-                out_p[row] = p
-                out_o[row] = o
-                out_color[row] = color
-                out_move[row] = m
-                out_number[row] = n + 1
-                out_game[row] = g
-                row += 1
+            row = _emit(fill, out, row, p, o, color, m, n + 1, g)
             f = _flips_n(p, o, m, size)
             p, o = o & ~f, p | f | bit
             color = 1 - color
