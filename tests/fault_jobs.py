@@ -126,6 +126,17 @@ def json_lines(path: Path, drop: set[str]) -> list[dict]:
     return [{k: v for k, v in r.items() if k not in drop} for r in records]
 
 
+def compare_supervised(a: Path, b: Path) -> list[str]:
+    """The whole run folder byte for byte, but for the kept previous checkpoint, which only has
+    to be a good one: which checkpoint it is depends on where a kill landed (a kill between the
+    swap's two renames leaves the one before)."""
+    from othellolab.training.rundir import checkpoint_problem
+
+    diffs = same_bytes(a, b, skip=("train/state.prev/*",))
+    problem = checkpoint_problem(b / "train/state.prev")
+    return diffs + ([problem] if problem else [])
+
+
 def compare_selfplay(a: Path, b: Path) -> list[str]:
     from othellolab.core.games import get_game
     from othellolab.training.selfplay.shards import list_shards, read_shard
@@ -186,7 +197,7 @@ JOBS = [
         "supervised",
         ["train", "supervised", "sup.toml", "--quiet"],
         "runs/sup",
-        same_bytes,
+        compare_supervised,
         writer("sup.toml", SUPERVISED),
     ),
     Job(

@@ -133,3 +133,29 @@ def test_supervised_training_resumes_past_a_corrupt_checkpoint_to_the_same_model
     ).read_bytes()
     weights = "model.safetensors"
     assert (resumed.model_dir / weights).read_bytes() == (straight.model_dir / weights).read_bytes()
+
+
+def test_a_finished_run_started_again_draws_its_curves(tmp_path: Path) -> None:
+    """Killed after its last checkpoint but before the plot (make faults found the plot
+    missing), a finished run started again draws it."""
+    from othellolab.training.config import SupervisedConfig
+    from othellolab.training.supervised import train_supervised
+
+    from helpers import shared_file
+
+    wthor = shared_file("wthor/WTH_2004.wtb").parent
+    cfg = SupervisedConfig.from_dict(
+        {
+            "name": "p",
+            "runs_dir": str(tmp_path / "runs"),
+            "model": {"preset": "resnet-b1c16"},
+            "data": {"wthor_dir": str(wthor), "train_years": "2004", "max_games": 3},
+            "train": {"epochs": 1, "batch_size": 32},
+        }
+    )
+    done = train_supervised(cfg, progress=False)
+    plot = done.run_dir / "learning_curves.png"
+    drawn = plot.read_bytes()
+    plot.unlink()
+    train_supervised(cfg, progress=False)
+    assert plot.read_bytes() == drawn

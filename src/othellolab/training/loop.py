@@ -183,6 +183,7 @@ def run_loop(
     bar = StepProgress(options.progress, total=total, done=st["step"], name=options.name)
     last: dict[str, float] = {}
     stopped = False
+    finished_before = st["done"]
     try:
         while not st["done"] and st["epoch"] < options.epochs:
             epoch = st["epoch"]
@@ -236,6 +237,10 @@ def run_loop(
             checkpoint()
             if writer:
                 trainer.after_checkpoint(run)
+        if finished_before and writer:
+            trainer.after_checkpoint(
+                run
+            )  # a kill may have come between the last checkpoint and this
     finally:
         bar.close()
     return LoopResult(st, last, best, stopped, _last_train(run, st))
