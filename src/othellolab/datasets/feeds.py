@@ -144,7 +144,38 @@ def _move_table(size: int) -> np.ndarray:
     )
 
 
-class ArraySource:
+class _PlannedSource:
+    """What every position batch source shares: its batches follow ``batch_plan`` over its
+    rows; a source gives ``__len__`` and ``batch``."""
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def batches(
+        self,
+        batch_size: int,
+        rng: np.random.Generator,
+        *,
+        augment: bool,
+        shuffle: bool = True,
+        drop_last: bool = False,
+    ) -> Iterator[dict[str, np.ndarray]]:
+        """Batches in a random order (or in order, ``shuffle=False``), a random symmetry per
+        row with ``augment`` and none without; all draws happen up front, so a given ``rng``
+        state always yields the same batches."""
+        for idx, ks in batch_plan(
+            len(self), batch_size, rng, augment=augment, shuffle=shuffle, drop_last=drop_last
+        ):
+            yield self.batch(idx, ks if augment else None)
+
+    def batch(
+        self, index: np.ndarray, symmetries: np.ndarray | None = None
+    ) -> dict[str, np.ndarray]:
+        """The training arrays of the rows ``index``, each under its symmetry if given."""
+        raise NotImplementedError
+
+
+class ArraySource(_PlannedSource):
     """A position batch source over ``PositionArrays``; planes named as in a model config.
 
     With ``augment``, each position is drawn under one of the 8 symmetries chosen at random
@@ -161,22 +192,6 @@ class ArraySource:
 
     def __len__(self) -> int:
         return len(self.arrays)
-
-    def batches(
-        self,
-        batch_size: int,
-        rng: np.random.Generator,
-        *,
-        augment: bool,
-        shuffle: bool = True,
-        drop_last: bool = False,
-    ) -> Iterator[dict[str, np.ndarray]]:
-        """Batches in a random order (or in order, ``shuffle=False``); all random draws happen
-        up front, so a given ``rng`` state always yields the same batches."""
-        for idx, ks in batch_plan(
-            len(self.arrays), batch_size, rng, augment=augment, shuffle=shuffle, drop_last=drop_last
-        ):
-            yield self.batch(idx, ks if augment else None)
 
     def batch(
         self, index: np.ndarray, symmetries: np.ndarray | None = None
@@ -207,7 +222,7 @@ class ArraySource:
         return out
 
 
-class DatasetSource:
+class DatasetSource(_PlannedSource):
     """A position batch source over one split of a dataset built by ``othellolab dataset
     build`` (memory-mapped, gathered and augmented by ``datasets.batches``).
 
@@ -241,23 +256,6 @@ class DatasetSource:
 
     def __repr__(self) -> str:
         return f"<DatasetSource {self.arrays.root}/{self.arrays.split}: {self.rows} rows>"
-
-    def batches(
-        self,
-        batch_size: int,
-        rng: np.random.Generator,
-        *,
-        augment: bool,
-        shuffle: bool = True,
-        drop_last: bool = False,
-    ) -> Iterator[dict[str, np.ndarray]]:
-        """Batches in a random order (or in order, ``shuffle=False``), a random symmetry per
-        row with ``augment`` and none without; all draws happen up front, so a given ``rng``
-        state always yields the same batches."""
-        for idx, ks in batch_plan(
-            self.rows, batch_size, rng, augment=augment, shuffle=shuffle, drop_last=drop_last
-        ):
-            yield self.batch(idx, ks)
 
     def batch(
         self, index: np.ndarray, symmetries: np.ndarray | None = None
