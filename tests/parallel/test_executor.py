@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 SCRIPT = """
 import os, sys, time
@@ -45,3 +46,26 @@ def test_workers_end_when_their_parent_is_killed() -> None:
     while any(_alive(p) for p in workers) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not any(_alive(p) for p in workers), workers
+
+
+def test_map_moves_the_bar_by_fn_here_and_by_units_in_workers() -> None:
+    """In this process ``fn`` reports its own progress (each call the units finished so far);
+    in worker processes the bar moves by ``units(task, result)`` as each task comes back."""
+    from othellolab.parallel import Executor, ProcessExecutor
+
+    def work(task: int, progress: Callable[[int], None]) -> int:
+        for done in range(1, task + 1):
+            progress(done)
+        return -task
+
+    heard: list[int] = []
+    results = dict(Executor().map(work, [3, 1, 2], progress=heard.append, units=lambda t, r: 99))
+    assert results == {3: -3, 1: -1, 2: -2}
+    assert heard == [1, 1, 1, 1, 1, 1]  # 3 + 1 + 2 units, one at a time; units never asked
+    heard.clear()
+    with ProcessExecutor(2) as executor:
+        results = dict(
+            executor.map(abs, [-3, -1, -2], progress=heard.append, units=lambda t, r: 10 * r)
+        )
+    assert results == {-3: 3, -1: 1, -2: 2}
+    assert sorted(heard) == [10, 20, 30]

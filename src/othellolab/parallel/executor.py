@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import closing
 from multiprocessing import get_context
 from typing import Any, TypeVar
 
@@ -69,6 +70,17 @@ class Executor:
     ) -> Iterator[tuple[T, R]]:
         """``(task, fn(task))`` for each task as it finishes; ``progress`` hears the units done
         (``fn``'s own ``progress`` calls in this process, ``units(task, result)`` elsewhere)."""
+        with closing(self._finished(fn, tasks, progress)) as finished:  # cancels what is left
+            for task, result in finished:
+                if progress is not None and units is not None and not self.in_process:
+                    progress(units(task, result))
+                yield task, result
+
+    def _finished(
+        self, fn: Callable[..., R], tasks: Iterable[T], progress: Progress | None
+    ) -> Iterator[tuple[T, R]]:
+        """``(task, fn(task))`` as each task finishes; only in this process does ``fn`` get
+        ``progress``."""
         for task in tasks:
             if progress is None:
                 yield task, fn(task)
@@ -107,13 +119,8 @@ class ProcessExecutor(Executor):
             initargs=(os.getpid(), initializer),
         )
 
-    def map(
-        self,
-        fn: Callable[..., R],
-        tasks: Iterable[T],
-        *,
-        progress: Progress | None = None,
-        units: Units | None = None,
+    def _finished(
+        self, fn: Callable[..., R], tasks: Iterable[T], progress: Progress | None
     ) -> Iterator[tuple[T, R]]:
         pending: dict[Future[R], T] = {}
         it = iter(tasks)
@@ -140,8 +147,6 @@ class ProcessExecutor(Executor):
                             task=task,
                         ) from None
                     submit()
-                    if progress is not None and units is not None:
-                        progress(units(task, result))
                     yield task, result
         finally:
             for future in pending:
@@ -178,13 +183,8 @@ class RayExecutor(Executor):
                     f"cannot join the Ray cluster at {address[:200]!r}: {e}", option="ray"
                 ) from None
 
-    def map(
-        self,
-        fn: Callable[..., R],
-        tasks: Iterable[T],
-        *,
-        progress: Progress | None = None,
-        units: Units | None = None,
+    def _finished(
+        self, fn: Callable[..., R], tasks: Iterable[T], progress: Progress | None
     ) -> Iterator[tuple[T, R]]:
         remote = self._remote.setdefault(fn, self.ray.remote(num_cpus=1)(fn))
         pending = {remote.remote(t): t for t in tasks}
@@ -193,10 +193,7 @@ class RayExecutor(Executor):
                 ready, _ = self.ray.wait(list(pending), num_returns=1)
                 for ref in ready:
                     task = pending.pop(ref)
-                    result = self.ray.get(ref)
-                    if progress is not None and units is not None:
-                        progress(units(task, result))
-                    yield task, result
+                    yield task, self.ray.get(ref)
         finally:
             for ref in pending:
                 self.ray.cancel(ref)
