@@ -29,6 +29,9 @@ _SYMMETRIES = Option(
     int, 1, 8, help="average the network over this many of the game's symmetries (1: off)"
 )
 
+_LOADING = {"seed": SEED, "device": _DEVICE, "cache_size": _CACHE, "symmetries": _SYMMETRIES}
+"""The options every network player ends with: its seed and how its network is loaded."""
+
 if TYPE_CHECKING:
     from othellolab.nn.inference import NetworkEvaluator
     from othellolab.players.search import TranspositionTable
@@ -68,6 +71,14 @@ class NetworkPlayer(Player):
         self.model = str(resolve(model))
         self.model_name = Path(model).name if model else DEFAULT_MODEL
 
+    def _legal_actions(self, board: Board) -> list[int]:
+        """The legal actions of ``board``, which must fit the network and not be over."""
+        actions = board.legal_actions()
+        if not actions:
+            raise ValueError(f"no legal move: the game is over\n{board}")
+        self._check(board)
+        return actions
+
     def _check(self, board: Board) -> None:
         """A ``ConfigError`` when the network was trained for another game or board size."""
         want, got = self.evaluator.config.rules, position_game(board)
@@ -92,10 +103,7 @@ class PolicyPlayer(NetworkPlayer):
     OPTIONS: ClassVar[dict[str, Option]] = {
         "model": _MODEL,
         "temperature": Option(float, 0, 100, help="0: the most probable move; > 0: sample"),
-        "seed": SEED,
-        "device": _DEVICE,
-        "cache_size": _CACHE,
-        "symmetries": _SYMMETRIES,
+        **_LOADING,
     }
 
     @checked_options
@@ -114,10 +122,7 @@ class PolicyPlayer(NetworkPlayer):
         self.rng = np.random.default_rng(seed)
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
-        actions = board.legal_actions()
-        if not actions:
-            raise ValueError(f"no legal move: the game is over\n{board}")
-        self._check(board)
+        actions = self._legal_actions(board)
         ev = self.evaluator.evaluate_boards([board])
         priors = ev.priors[0]
         legal = np.asarray(actions)
@@ -146,10 +151,7 @@ class ValuePlayer(NetworkPlayer):
     games = None
     OPTIONS: ClassVar[dict[str, Option]] = {
         "model": _MODEL,
-        "seed": SEED,
-        "device": _DEVICE,
-        "cache_size": _CACHE,
-        "symmetries": _SYMMETRIES,
+        **_LOADING,
     }
 
     @checked_options
@@ -166,10 +168,7 @@ class ValuePlayer(NetworkPlayer):
         self.rng = np.random.default_rng(seed)
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
-        actions = board.legal_actions()
-        if not actions:
-            raise ValueError(f"no legal move: the game is over\n{board}")
-        self._check(board)
+        actions = self._legal_actions(board)
         game = position_game(board)
         _, cp, co = game.children(*position_state(board))
         ev = self.evaluator.evaluate_full(cp, co, game)
@@ -222,10 +221,7 @@ class AlphaZeroPlayer(NetworkPlayer):
         "score_utility_scale": Option(
             float, 0.001, 10, help="the utility's score scale, over the game's score range"
         ),
-        "seed": SEED,
-        "device": _DEVICE,
-        "cache_size": _CACHE,
-        "symmetries": _SYMMETRIES,
+        **_LOADING,
     }
 
     @checked_options
