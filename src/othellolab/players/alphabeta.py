@@ -18,7 +18,7 @@ from othellolab.config.options import SEED, Option, checked_options, device_opti
 from othellolab.core import Board, ConfigError, Limit, PlayResult, Score, square_name
 from othellolab.core.games import position_game
 from othellolab.core.othello_game import Othello
-from othellolab.players.base import Player
+from othellolab.players.base import Player, playable_actions
 from othellolab.players.clock import plan
 from othellolab.players.search import (
     EVALUATION_NAMES,
@@ -269,9 +269,7 @@ class AlphaBetaPlayer(Player):
         self.solver_table.clear()
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
-        actions = board.legal_actions()
-        if not actions:
-            raise ValueError(f"no legal move: the game is over\n{board}")
+        playable_actions(board)  # raises for a finished game
         limit = limit or Limit()
         t0 = time.perf_counter()
         if self._book is not None:

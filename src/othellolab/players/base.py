@@ -12,7 +12,7 @@ from othellolab.core import Board, ConfigError, Limit, PlayResult, Score
 from othellolab.core.games import position_game, position_state
 from othellolab.players.clock import with_move_time
 
-__all__ = ["Limit", "PlayResult", "Player", "Score", "uniform_policy"]
+__all__ = ["Limit", "PlayResult", "Player", "Score", "playable_actions", "uniform_policy"]
 
 
 class Player(abc.ABC):
@@ -83,6 +83,15 @@ class Player(abc.ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+def playable_actions(board: Board) -> list[int]:
+    """The legal actions of ``board``; a ``ValueError`` when the game is over (a player is
+    asked for a move only while the game goes on)."""
+    actions = board.legal_actions()
+    if not actions:
+        raise ValueError(f"no legal move: the game is over\n{board}")
+    return actions
 
 
 def uniform_policy(board: Board, actions: list[int] | None = None) -> np.ndarray:

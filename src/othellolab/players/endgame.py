@@ -11,7 +11,7 @@ from typing import ClassVar
 from othellolab.config.options import Option, checked_options
 from othellolab.core import Board, Limit, PlayResult
 from othellolab.players.alphabeta import AlphaBetaPlayer, player_weights, weights_option
-from othellolab.players.base import Player
+from othellolab.players.base import Player, playable_actions
 from othellolab.players.search import SolveAborted, TranspositionTable, solve
 
 
@@ -60,9 +60,7 @@ class EndgamePlayer(Player):
         self.table.clear()
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
-        actions = board.legal_actions()
-        if not actions:
-            raise ValueError(f"no legal move: the game is over\n{board}")
+        playable_actions(board)  # raises for a finished game
         limit = limit or Limit()
         if board.num_empties > self.max_empties:
             return self._shallow(board, limit)

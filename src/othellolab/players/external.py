@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from othellolab.config.options import Option, checked_options
 from othellolab.core import Board, ConfigError, Limit, PlayResult, Score
 from othellolab.core.parsing import clip
-from othellolab.players.base import Player
+from othellolab.players.base import Player, playable_actions
 from othellolab.protocols.nboard import MAX_DEPTH, NBoardError, format_move
 from othellolab.protocols.nboard_client import NBoardClient
 
@@ -98,9 +98,7 @@ class NBoardPlayer(Player):
             raise ConfigError(e.what, where="nboard config", option=key) from None
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
-        actions = board.legal_actions()
-        if not actions:
-            raise ValueError(f"no legal move: the game is over\n{board}")
+        actions = playable_actions(board)
         if actions == [board.pass_action]:
             return PlayResult(board.pass_action)
         depth = limit.depth if limit is not None and limit.depth else self.depth

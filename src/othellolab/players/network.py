@@ -19,7 +19,7 @@ from othellolab.config.options import SEED, Option, checked_options, device_opti
 from othellolab.core import Board, ConfigError, Limit, OthelloError, PlayResult, Score
 from othellolab.core.games import position_game, position_state
 from othellolab.nn.pretrained import DEFAULT_MODEL, resolve
-from othellolab.players.base import Player, uniform_policy
+from othellolab.players.base import Player, playable_actions, uniform_policy
 from othellolab.players.clock import move_limit, per_move, plan
 
 _MODEL = Option(str, optional=True, model=True, help="model name or directory (none: the default)")
@@ -73,9 +73,7 @@ class NetworkPlayer(Player):
 
     def _legal_actions(self, board: Board) -> list[int]:
         """The legal actions of ``board``, which must fit the network and not be over."""
-        actions = board.legal_actions()
-        if not actions:
-            raise ValueError(f"no legal move: the game is over\n{board}")
+        actions = playable_actions(board)
         self._check(board)
         return actions
 

@@ -9,7 +9,7 @@ import numpy as np
 from othellolab.config.options import SEED, Option, checked_options
 from othellolab.core import Board, Limit, PlayResult
 from othellolab.core import kernels as _k
-from othellolab.players.base import Player, uniform_policy
+from othellolab.players.base import Player, playable_actions, uniform_policy
 
 
 class RandomPlayer(Player):
@@ -28,9 +28,7 @@ class RandomPlayer(Player):
         """Keep the random stream going: a new game must not replay the previous one."""
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
-        actions = board.legal_actions()
-        if not actions:
-            raise ValueError(f"no legal move: the game is over\n{board}")
+        actions = playable_actions(board)
         move = actions[int(self.rng.integers(len(actions)))]
         return PlayResult(move, policy=uniform_policy(board, actions))
 
@@ -47,9 +45,7 @@ class GreedyPlayer(Player):
         self.rng = np.random.default_rng(seed)
 
     def choose(self, board: Board, limit: Limit | None = None) -> PlayResult:
-        actions = board.legal_actions()
-        if not actions:
-            raise ValueError(f"no legal move: the game is over\n{board}")
+        actions = playable_actions(board)
         if actions == [board.pass_action]:
             return PlayResult(actions[0], policy=uniform_policy(board, actions))
         counts = [
