@@ -65,7 +65,7 @@ def outcomes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     selected = [
         item.callspec.params["chapter"]
         for item in request.session.items
-        if item.module is request.module and hasattr(item, "callspec")
+        if getattr(item, "module", None) is request.module and hasattr(item, "callspec")
     ]
     pool = ThreadPoolExecutor(max_workers=PARALLEL)
     root = tmp_path_factory.mktemp("course")

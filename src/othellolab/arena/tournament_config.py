@@ -137,7 +137,7 @@ class TournamentConfig(CheckedTable):
             help="which openings are drawn (the first `games/2` of a seeded shuffle, so more "
             "games keep the earlier openings)",
         ),
-        "game": Option(str, help="`othello` or `animal-shogi` (see [Animal shogi](#animal-shogi))"),
+        "game": Option(str, help="`othello` or `animal-shogi`"),
         "size": Option(int, help="Othello's board size: 8, 6 or 4 (leave it out for animal shogi)"),
         "limit": Option(
             object,
