@@ -20,13 +20,27 @@ import numpy as np
 from othellolab.core import OthelloError
 from othellolab.core.files import recover_dir, sha256_file, write_array_dir
 
-__all__ = ["SHARD_FILE", "ShardError", "ShardFormat"]
+__all__ = ["SHARD_FILE", "Shard", "ShardError", "ShardFormat"]
 
 SHARD_FILE = "shard.json"
 
 
 class ShardError(OthelloError):
     """A shard that is missing a file, fails its checksum or holds arrays of the wrong shape."""
+
+
+@dataclass(frozen=True)
+class Shard:
+    """A shard read back and checked: its ``path``, its ``meta`` (``shard.json``) and its
+    arrays by name."""
+
+    path: Path
+    meta: dict[str, Any]
+    arrays: dict[str, np.ndarray]
+
+    @property
+    def positions(self) -> int:
+        return int(self.meta["positions"])
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ a corrupt, truncated or foreign file is an error that names it (``LabelledShardE
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +22,12 @@ from othellolab.core import ConfigError
 from othellolab.core.values import NO_SCORE
 from othellolab.fitting.labelled.generate import ARRAYS
 from othellolab.fitting.positions import Positions
-from othellolab.shards import SHARD_FILE, ShardError, ShardFormat
+from othellolab.shards import SHARD_FILE, Shard, ShardError, ShardFormat
 
 __all__ = [
     "LABELS",
     "RUN_FILE",
     "SHARD_FILE",
-    "LabelledShard",
     "LabelledShardError",
     "list_shards",
     "load_labelled",
@@ -92,15 +90,6 @@ def write_shard(
     return FORMAT.write(folder, typed, meta)
 
 
-@dataclass(frozen=True)
-class LabelledShard:
-    """A shard read back and checked: its ``meta`` (``shard.json``) and arrays by name."""
-
-    path: Path
-    meta: dict[str, Any]
-    arrays: dict[str, np.ndarray]
-
-
 def read_meta(folder: str | Path, *, config_hash: str | None = None) -> dict[str, Any]:
     """A shard's ``shard.json``, checked for format, version and (when given) config hash."""
     path = Path(folder) / SHARD_FILE
@@ -114,7 +103,7 @@ def read_meta(folder: str | Path, *, config_hash: str | None = None) -> dict[str
     return meta
 
 
-def read_shard(folder: str | Path, *, config_hash: str | None = None) -> LabelledShard:
+def read_shard(folder: str | Path, *, config_hash: str | None = None) -> Shard:
     """Read one shard, checking every array's checksum, dtype and length."""
     folder = Path(folder)
     meta = read_meta(folder, config_hash=config_hash)
@@ -129,7 +118,7 @@ def read_shard(folder: str | Path, *, config_hash: str | None = None) -> Labelle
                 where=str(folder / f"{name}.npy"),
             )
         arrays[name] = a
-    return LabelledShard(folder, meta, arrays)
+    return Shard(folder, meta, arrays)
 
 
 def list_shards(root: str | Path) -> list[tuple[int, Path]]:

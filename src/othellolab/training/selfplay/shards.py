@@ -15,7 +15,6 @@ checks every checksum, so a corrupt or truncated file is an error that names it
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ import numpy as np
 
 from othellolab.core import ConfigError
 from othellolab.core.games import Game, get_game
-from othellolab.shards import SHARD_FILE, ShardError, ShardFormat
+from othellolab.shards import SHARD_FILE, Shard, ShardError, ShardFormat
 from othellolab.training.selfplay.records import (
     GAME_FIELDS,
     POSITION_DTYPES,
@@ -93,19 +92,6 @@ def write_shard(
         "stats": stats,
     }
     return FORMAT.write(folder, arrays, meta)
-
-
-@dataclass(frozen=True)
-class Shard:
-    """A shard read back: its ``meta`` (``shard.json``) and its position arrays by name."""
-
-    path: Path
-    meta: dict[str, Any]
-    arrays: dict[str, np.ndarray]
-
-    @property
-    def positions(self) -> int:
-        return int(self.meta["positions"])
 
 
 def read_meta(folder: str | Path) -> dict[str, Any]:
