@@ -22,13 +22,19 @@ def _by_kind(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [r for r in records if r.get("kind") == kind]
 
 
-def _save(fig: Any, path: Path) -> None:
+def _save(fig: Any, ax: Any, title: str, path: Path) -> str:
+    """Give ``ax`` its title, the CPU-hours axis every plot shares and a legend, write ``fig``
+    to ``path`` and return the file's name."""
     import matplotlib.pyplot as plt
 
+    ax.set_xlabel("CPU-hours (self-play + training)")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
     fig.tight_layout()
     with replacing(path) as tmp:
         fig.savefig(tmp, format="png", dpi=80)
     plt.close(fig)
+    return path.name
 
 
 def _plots(root: Path, records: list[dict[str, Any]]) -> list[str]:
@@ -48,11 +54,7 @@ def _plots(root: Path, records: list[dict[str, Any]]) -> list[str]:
             ("policy_entropy", "policy entropy"),
         ):
             ax.plot(xs, [r["losses"].get(key) for r in train], label=label)
-        ax.set_xlabel("CPU-hours (self-play + training)")
-        ax.set_title("training losses per generation")
-        ax.legend(fontsize=8)
-        _save(fig, root / "losses.png")
-        names.append("losses.png")
+        names.append(_save(fig, ax, "training losses per generation", root / "losses.png"))
     grades = _by_kind(records, "grade")
     if grades:
         fig, ax = plt.subplots(figsize=(7, 4))
@@ -71,12 +73,8 @@ def _plots(root: Path, records: list[dict[str, Any]]) -> list[str]:
             label = f"network + {s} simulations + exact at <= {empties} empties"
             ax.plot([p[0] for p in pts], [100 * p[1] for p in pts], "s--", ms=3, label=label)
         ax.axhline(95, color="grey", ls=":", label="goal 95%")
-        ax.set_xlabel("CPU-hours (self-play + training)")
         ax.set_ylabel("optimal moves (%)")
-        ax.set_title("against perfect play")
-        ax.legend(fontsize=8)
-        _save(fig, root / "optimal.png")
-        names.append("optimal.png")
+        names.append(_save(fig, ax, "against perfect play", root / "optimal.png"))
     rates = _by_kind(records, "rate")
     gates = _by_kind(records, "gate")
     if rates or gates:
@@ -98,12 +96,8 @@ def _plots(root: Path, records: list[dict[str, Any]]) -> list[str]:
                 label="gate: new vs best",
             )
         ax.axhline(50, color="grey", ls=":")
-        ax.set_xlabel("CPU-hours (self-play + training)")
         ax.set_ylabel("score (%)")
-        ax.set_title("strength")
-        ax.legend(fontsize=8)
-        _save(fig, root / "strength.png")
-        names.append("strength.png")
+        names.append(_save(fig, ax, "strength", root / "strength.png"))
     return names
 
 
