@@ -46,6 +46,15 @@ def weights_option(value: str) -> str:
     return value
 
 
+WEIGHTS = Option(
+    str,
+    optional=True,
+    check=weights_option,
+    path=True,
+    help="pattern weights: a shipped set name or a weights directory",
+)
+"""The ``weights`` option of the players that evaluate with pattern weights."""
+
 DEADLINE_OVER_TARGET = 1.5
 """On a game clock, the search's deadline over the plan's target time for the move (within the
 plan's cap): no iteration starts after the target (``midgame.search(target=...)``), and one
@@ -142,13 +151,7 @@ class AlphaBetaPlayer(Player):
         "evaluation": Option(
             str, choices=("auto", *EVALUATION_NAMES), help="evaluation at the leaves"
         ),
-        "weights": Option(
-            str,
-            optional=True,
-            check=weights_option,
-            path=True,
-            help="pattern weights: a shipped set name or a weights directory",
-        ),
+        "weights": WEIGHTS,
         "book": Option(
             str,
             check=book_option,

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from othellolab.config.options import Option, checked_options
 from othellolab.core import Board, Limit, PlayResult
-from othellolab.players.alphabeta import AlphaBetaPlayer, player_weights, weights_option
+from othellolab.players.alphabeta import WEIGHTS, AlphaBetaPlayer, player_weights
 from othellolab.players.base import Player, playable_actions
 from othellolab.players.search import SolveAborted, TranspositionTable, solve
 
@@ -31,13 +31,7 @@ class EndgamePlayer(Player):
         "max_empties": Option(int, 0, 60, help="solve exactly from this many empty squares"),
         "fallback_depth": Option(int, 1, 20, help="plies of the search before that"),
         "table_bits": Option(int, 10, 26, help="solver table of 2**bits entries (16 bytes each)"),
-        "weights": Option(
-            str,
-            optional=True,
-            check=weights_option,
-            path=True,
-            help="pattern weights: a shipped set name or a weights directory",
-        ),
+        "weights": WEIGHTS,
     }
 
     @checked_options
