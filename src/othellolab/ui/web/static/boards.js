@@ -47,6 +47,16 @@ function renderBoard(prev) {
   buildCoords(s);
 }
 
+// A square of the grid: named for clicks and screen readers, tinted by the policy's heat.
+function squareEl(className, name, heat, maxP) {
+  const sq = el("div", className);
+  sq.dataset.square = name;
+  sq.setAttribute("role", "gridcell");
+  sq.setAttribute("aria-label", name);
+  if (heat.has(name)) addHeat(sq, heat.get(name), maxP);
+  return sq;
+}
+
 function renderDiscs(s, prev) {
   const v = s.view, board = $("board");
   const legal = new Set(humanCanMove(s) ? s.legal : []);
@@ -54,11 +64,7 @@ function renderDiscs(s, prev) {
   const maxP = Math.max(...heat.values(), 1e-9);
   const hintMove = s.hint ? s.hint.move : null;
   v.squares.forEach((name, i) => {
-    const sq = el("div", "sq");
-    sq.dataset.square = name;
-    sq.setAttribute("role", "gridcell");
-    sq.setAttribute("aria-label", name);
-    if (heat.has(name)) addHeat(sq, heat.get(name), maxP);
+    const sq = squareEl("sq", name, heat, maxP);
     const cell = v.cells[i];
     if (cell) {
       const color = cell === 1 ? "black" : "white";
@@ -148,11 +154,7 @@ function renderPieces(s) {
   if (flip) order.reverse();
   for (const i of order) {
     const name = v.squares[i];
-    const sq = el("div", "sq shogi");
-    sq.dataset.square = name;
-    sq.setAttribute("role", "gridcell");
-    sq.setAttribute("aria-label", name);
-    if (heat.has(name)) addHeat(sq, heat.get(name), maxP);
+    const sq = squareEl("sq shogi", name, heat, maxP);
     const cell = v.cells[i];
     if (cell) {
       sq.appendChild(pieceSvg(cell.letter, cell.name, (cell.side === 1) !== flip));
