@@ -7,13 +7,14 @@ import gzip
 import io
 import re
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import numpy as np
 
 from othellolab.core import Board, MoveError, OthelloError
+from othellolab.core.files import atomic_writer
 from othellolab.records._replay import insert_passes_batch
 from othellolab.records.game import GameRecord
 from othellolab.records.report import ReadReport, RecordError, warn_skipped
@@ -126,6 +127,17 @@ CORRUPT_DATA = (EOFError, zlib.error, gzip.BadGzipFile)
 """What reading a damaged gzip file raises (a truncated stream, bad data, a bad CRC)."""
 
 _SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def write_lines(path: str | Path, items: Iterable[T], line: Callable[[T], str]) -> int:
+    """Write ``line(item)`` for each item, one a line, to ``path`` atomically (gzip if the name
+    ends in ``.gz``); returns how many were written."""
+    count = 0
+    with atomic_writer(path) as f:
+        for item in items:
+            f.write(line(item) + "\n")
+            count += 1
+    return count
 
 
 def text_lines(

@@ -22,12 +22,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from othellolab.core import BLACK, SIZES, WHITE, Board, OthelloError, parse_move, square_name
-from othellolab.core.files import atomic_writer
 from othellolab.core.parsing import NumberError, clip, parse_decimal, parse_int
-from othellolab.records._stream import build_game, deliver, text_blocks
+from othellolab.records._stream import build_game, deliver, text_blocks, write_lines
 from othellolab.records.game import GameRecord
 from othellolab.records.report import ReadReport, RecordError
 
@@ -403,14 +402,5 @@ def _format_board(board: Board) -> str:
 def write_ggf(path: str | Path, games: Iterable[GameRecord], *, match_count: bool = False) -> int:
     """Write games as GGF, one per line (``1 (;...;)`` if ``match_count``), atomically (gzip if
     the name ends in ``.gz``); returns the number of games."""
-    count = 0
-    with atomic_writer(path) as f:
-        count = _write(f, games, match_count)
-    return count
-
-
-def _write(f: IO[str], games: Iterable[GameRecord], match_count: bool) -> int:
-    count = 0
-    for count, game in enumerate(games, 1):  # noqa: B007
-        f.write(("1 " if match_count else "") + format_ggf(game) + "\n")
-    return count
+    prefix = "1 " if match_count else ""
+    return write_lines(path, games, lambda game: prefix + format_ggf(game))

@@ -17,13 +17,13 @@ import numba
 import numpy as np
 
 from othellolab.core import Board, square_name
-from othellolab.core.files import atomic_writer
 from othellolab.core.parsing import NumberError, parse_int
 from othellolab.records._stream import (
     build_games,
     deliver,
     text_lines,
     undecodable,
+    write_lines,
 )
 from othellolab.records.game import GameRecord
 from othellolab.records.report import ReadReport, RecordError
@@ -238,8 +238,4 @@ def format_logistello_line(game: GameRecord) -> str:
 
 def write_logistello(path: str | Path, games: Iterable[GameRecord]) -> int:
     """Write games as a Logistello book, atomically (gzip if the name ends in ``.gz``)."""
-    count = 0
-    with atomic_writer(path) as f:
-        for count, game in enumerate(games, 1):  # noqa: B007
-            f.write(format_logistello_line(game) + "\n")
-    return count
+    return write_lines(path, games, format_logistello_line)

@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from othellolab.core import Board, OthelloError, parse_move, square_name
-from othellolab.core.files import atomic_writer
 from othellolab.core.parsing import NumberError, clip, parse_int
-from othellolab.records._stream import deliver, text_lines, undecodable
+from othellolab.records._stream import deliver, text_lines, undecodable, write_lines
 from othellolab.records.report import ReadReport, RecordError
 
 NO_VALUE = -127
@@ -155,8 +154,4 @@ def _items(p: Path) -> Iterator[ObfEntry | RecordError]:
 
 def write_obf(path: str | Path, entries: Iterable[ObfEntry]) -> int:
     """Write entries as OBF lines, atomically; returns the count."""
-    count = 0
-    with atomic_writer(path) as f:
-        for count, entry in enumerate(entries, 1):  # noqa: B007
-            f.write(format_obf_line(entry) + "\n")
-    return count
+    return write_lines(path, entries, format_obf_line)
