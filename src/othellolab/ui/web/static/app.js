@@ -200,32 +200,30 @@ function playMove(name) {
   return act("move", { move: name });
 }
 
-async function askHint(allMoves) {
-  hintPending = true;
+// A slow request (a hint, an analysis): its flag is up while it runs, its answer becomes the
+// state, and a refusal is shown.
+async function pendingRequest(setPending, path, body) {
+  setPending(true);
   render(state);
   try {
-    const next = await api("POST", `/api/games/${state.id}/hint`, allMoves ? { all_moves: true } : undefined);
-    hintPending = false;
+    const next = await api("POST", path, body);
+    setPending(false);
     setState(next);
   } catch (err) {
-    hintPending = false;
+    setPending(false);
     showMessage(err.message);
     render(state);
   }
 }
 
-async function analyse() {
-  analysisPending = true;
-  render(state);
-  try {
-    const next = await api("POST", `/api/games/${state.id}/analyse`, { time_per_move: Number($("analysis-time").value) });
-    analysisPending = false;
-    setState(next);
-  } catch (err) {
-    analysisPending = false;
-    showMessage(err.message);
-    render(state);
-  }
+function askHint(allMoves) {
+  return pendingRequest((on) => { hintPending = on; }, `/api/games/${state.id}/hint`,
+    allMoves ? { all_moves: true } : undefined);
+}
+
+function analyse() {
+  return pendingRequest((on) => { analysisPending = on; }, `/api/games/${state.id}/analyse`,
+    { time_per_move: Number($("analysis-time").value) });
 }
 
 // ---------------------------------------------------------------------------------------------
