@@ -25,12 +25,16 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 from othellolab.core.errors import OthelloError
 
 MAX_DIGITS = 30
 """Most significant digits (leading zeros aside) before the decimal point: far more than any
 field needs, far below Python's 4,300-digit limit for ``int``, and never an infinite float."""
+
+N = TypeVar("N", int, float)
 
 _SPACE = " \t\r\n\v\f"
 _INT = re.compile(r"[+-]?[0-9]+")
@@ -55,51 +59,52 @@ class NumberError(OthelloError):
 def parse_int(text: str, *, lo: int, hi: int, what: str = "value") -> int:
     """The whole number ``[+-]digits`` written in ``text`` (ASCII digits, surrounding ASCII
     white space allowed), if it lies in ``lo..hi``; else ``NumberError`` naming ``what``."""
-    s = text.strip(_SPACE)
-    if _INT.fullmatch(s) is None:
-        raise NumberError(
-            f"{what} {clip(text)!r} is not a whole number written in ASCII digits",
-            text=text,
-            lo=lo,
-            hi=hi,
-        )
-    digits = s.lstrip("+-").lstrip("0") or "0"
-    value = None if len(digits) > MAX_DIGITS else int(digits) * (-1 if s[0] == "-" else 1)
-    if value is None or not lo <= value <= hi:
-        raise NumberError(
-            f"{what} {clip(s)} is off the {lo}..{hi} range",
-            text=text,
-            lo=lo,
-            hi=hi,
-            out_of_range=True,
-        )
-    return value
+    return _parse(
+        text, lo, hi, what, _INT, "a whole number written in ASCII digits", _whole, f"{lo}..{hi}"
+    )
 
 
 def parse_decimal(text: str, *, lo: float, hi: float, what: str = "value") -> float:
     """The decimal number ``[+-]digits[.digits]`` written in ``text`` (ASCII digits, no
     exponent, no ``inf``/``nan``; surrounding ASCII white space allowed), if it lies in
     ``lo..hi``; else ``NumberError`` naming ``what``."""
+    expected = "a finite decimal number written in ASCII digits (like -1.5)"
+    return _parse(text, lo, hi, what, _DECIMAL, expected, float, f"{_num(lo)}..{_num(hi)}")
+
+
+def _parse(
+    text: str,
+    lo: N,
+    hi: N,
+    what: str,
+    form: re.Pattern[str],
+    expected: str,
+    convert: Callable[[str], N],
+    bounds: str,
+) -> N:
+    """``convert`` of ``text`` (white space stripped) when it matches ``form``, has at most
+    ``MAX_DIGITS`` digits before the point and lies in ``lo..hi`` (written ``bounds``); else a
+    ``NumberError`` saying it is not ``expected`` or is off the range."""
     s = text.strip(_SPACE)
-    if _DECIMAL.fullmatch(s) is None:
-        raise NumberError(
-            f"{what} {clip(text)!r} is not a finite decimal number written in ASCII digits "
-            "(like -1.5)",
-            text=text,
-            lo=lo,
-            hi=hi,
-        )
+    if form.fullmatch(s) is None:
+        raise NumberError(f"{what} {clip(text)!r} is not {expected}", text=text, lo=lo, hi=hi)
     whole = s.lstrip("+-").lstrip("0").split(".", 1)[0]
-    value = None if len(whole) > MAX_DIGITS else float(s)
+    value = None if len(whole) > MAX_DIGITS else convert(s)
     if value is None or not lo <= value <= hi:
         raise NumberError(
-            f"{what} {clip(s)} is off the {_num(lo)}..{_num(hi)} range",
+            f"{what} {clip(s)} is off the {bounds} range",
             text=text,
             lo=lo,
             hi=hi,
             out_of_range=True,
         )
     return value
+
+
+def _whole(s: str) -> int:
+    """``[+-]digits`` as an int, leading zeros dropped first (``int`` refuses a string of more
+    than 4,300 digits, zeros included)."""
+    return int(s.lstrip("+-").lstrip("0") or "0") * (-1 if s[0] == "-" else 1)
 
 
 def clip(value: object, limit: int = 40) -> str:
