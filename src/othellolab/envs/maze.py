@@ -198,26 +198,26 @@ def parse_maze(text: str) -> MazeLayout:
                         **where,
                     )
                 cells.append(ch)
-            elif i % 2 == 0:
-                if ch not in " |":
+            elif i % 2 == 0 or j % 2 == 0:  # the gap beside a cell (i even) or below it
+                across = i % 2 == 0
+                wall = "|" if across else "-"
+                if ch not in (" ", wall):
+                    between = (
+                        f"row {r + 1}, columns {c + 1} and {c + 2}"
+                        if across
+                        else f"rows {r + 1} and {r + 2}, column {c + 1}"
+                    )
                     raise MazeMapError(
-                        f"{ch!r} between cells (row {r + 1}, columns {c + 1} and {c + 2}); "
-                        "expected '|' (wall) or ' ' (open)",
+                        f"{ch!r} between cells ({between}); expected '{wall}' (wall) or ' ' (open)",
                         **where,
                     )
-                if ch == "|":
+                if ch == wall:
                     cell = r * cols + c
-                    walls |= {(cell, RIGHT), (cell + 1, LEFT)}
-            elif j % 2 == 0:
-                if ch not in " -":
-                    raise MazeMapError(
-                        f"{ch!r} between cells (rows {r + 1} and {r + 2}, column {c + 1}); "
-                        "expected '-' (wall) or ' ' (open)",
-                        **where,
+                    walls |= (
+                        {(cell, RIGHT), (cell + 1, LEFT)}
+                        if across
+                        else {(cell, DOWN), (cell + cols, UP)}
                     )
-                if ch == "-":
-                    cell = r * cols + c
-                    walls |= {(cell, DOWN), (cell + cols, UP)}
             elif ch not in " +-|":
                 raise MazeMapError(
                     f"{ch!r} at a corner between gaps; expected ' ', '+', '-' or '|'", **where
