@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +83,39 @@ def parse_cli(words: list[str]) -> dict[str, Any]:
     except typer.Exit as stop:  # --help printed the help
         assert stop.exit_code == 0 and "--help" in rest, (words, stop.exit_code)
         return {"help": True}
+
+
+@contextmanager
+def serve_subprocess(
+    *args: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """``othellolab serve --port 0 ARGS`` in a subprocess (``env`` added to this one's); yields
+    the URL it prints and the process, which is killed at the end if it still runs."""
+    cmd = [sys.executable, "-c", "from othellolab.cli import main; main()", "serve"]
+    proc = subprocess.Popen(
+        [*cmd, "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+    )
+    lines: list[str] = []
+    found = threading.Event()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            if "http://127.0.0.1:" in line:
+                found.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        if not found.wait(120):
+            raise AssertionError("the server did not start:\n" + "".join(lines))
+        url = re.search(r"http://127\.0\.0\.1:\d+", "".join(lines)).group(0)  # type: ignore[union-attr]
+        yield url, proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(30)

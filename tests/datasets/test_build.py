@@ -379,11 +379,28 @@ def test_interrupt_while_writing_splits_then_resume(small_wtb, tmp_path, monkeyp
     assert report.reused_sources == 2 and report.manifest["counts"]["games"] == 200
 
 
+def interrupt_before_the_splits(games, out, monkeypatch) -> None:
+    """Build a dataset of ``games`` at ``out`` and stop it (Ctrl-C) as it writes its first
+    split: every source is replayed into the resume cache, ``out.partial``."""
+    from othellolab.datasets import build
+
+    real = build.write_arrays
+
+    def interrupted(folder, arrays):
+        if folder.parent.name == f"{out.name}.tmp":
+            raise KeyboardInterrupt
+        return real(folder, arrays)
+
+    monkeypatch.setattr(build, "write_arrays", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build_dataset([games], out, progress=False)
+    monkeypatch.setattr(build, "write_arrays", real)
+
+
 def test_resume_cache_of_an_older_build_reads_its_no_score(tmp_path, monkeypatch) -> None:
     """A resume cache whose ``recorded_score`` holds ``OLD_NO_SCORE`` (as builds wrote it
     before ``NO_SCORE`` was one constant) still reads as "no score": reused, it counts no
     score mismatch and gives the dataset of a clean build."""
-    from othellolab.datasets import build
     from othellolab.datasets.sources import OLD_NO_SCORE
 
     games = games_to_arrays(
@@ -393,17 +410,7 @@ def test_resume_cache_of_an_older_build_reads_its_no_score(tmp_path, monkeypatch
         ],
         name="unscored",
     )
-    real = build.write_arrays
-
-    def interrupted(folder, arrays):
-        if folder.parent.name == "ds.tmp":
-            raise KeyboardInterrupt
-        return real(folder, arrays)
-
-    monkeypatch.setattr(build, "write_arrays", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        build_dataset([games], tmp_path / "ds", progress=False)
-    monkeypatch.setattr(build, "write_arrays", real)
+    interrupt_before_the_splits(games, tmp_path / "ds", monkeypatch)
     (cached,) = (tmp_path / "ds.partial").glob("sources/*/recorded_score.npy")
     # the cache's first layout: a "done" file and no checksums
     (cached.parent / "shard.json").unlink()
@@ -418,23 +425,12 @@ def test_resume_cache_of_an_older_build_reads_its_no_score(tmp_path, monkeypatch
 def test_a_corrupt_cached_replay_is_replayed_again(tmp_path, monkeypatch) -> None:
     """A cached source whose array no longer matches its checksum is not reused: the build
     replays the source and gives the dataset of a clean build."""
-    from othellolab.datasets import build
 
     games = games_to_arrays(
         [GameRecord.from_moves(["f5", "d6", "c3"]), GameRecord.from_moves(["f5", "f6"])],
         name="two",
     )
-    real = build.write_arrays
-
-    def interrupted(folder, arrays):
-        if folder.parent.name == "ds.tmp":
-            raise KeyboardInterrupt
-        return real(folder, arrays)
-
-    monkeypatch.setattr(build, "write_arrays", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        build_dataset([games], tmp_path / "ds", progress=False)
-    monkeypatch.setattr(build, "write_arrays", real)
+    interrupt_before_the_splits(games, tmp_path / "ds", monkeypatch)
     (cached,) = (tmp_path / "ds.partial").glob("sources/*/p.npy")
     p = np.load(cached)
     np.save(cached, p[::-1].copy())

@@ -6,14 +6,9 @@ transcript) and deleted."""
 from __future__ import annotations
 
 import os
-import re
 import signal
-import subprocess
-import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -23,6 +18,8 @@ from othellolab import Board
 from othellolab.records.ggf import parse_ggf
 from othellolab.ui.web import create_app
 from othellolab.ui.web.gamedb import GameDB
+
+from helpers import serve_subprocess
 
 
 def test_a_restarted_app_serves_every_game_under_its_old_id(tmp_path: Path) -> None:
@@ -79,37 +76,11 @@ def test_a_database_that_is_not_one_is_named_in_the_error(tmp_path: Path) -> Non
         GameDB(bad)
 
 
-@contextmanager
-def serve_process(db: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+def serve_process(db: Path) -> Any:
     """``othellolab serve --db DB`` (greedy, one search worker) in a subprocess."""
-    cmd = [sys.executable, "-c", "from othellolab.cli import main; main()", "serve"]
-    proc = subprocess.Popen(
-        [*cmd, "--port", "0", "--db", str(db), "--opponent", "greedy", "--search-workers", "1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "DISPLAY": ""},
+    return serve_subprocess(
+        "--db", str(db), "--opponent", "greedy", "--search-workers", "1", env={"DISPLAY": ""}
     )
-    lines: list[str] = []
-    found = threading.Event()
-
-    def read() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.append(line)
-            if "http://127.0.0.1:" in line:
-                found.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        if not found.wait(120):
-            raise AssertionError("the server did not start:\n" + "".join(lines))
-        url = re.search(r"http://127\.0\.0\.1:\d+", "".join(lines)).group(0)  # type: ignore[union-attr]
-        yield url, proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(30)
 
 
 @pytest.mark.slow

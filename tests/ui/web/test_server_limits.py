@@ -5,18 +5,15 @@ search runs."""
 
 from __future__ import annotations
 
-import os
-import re
 import signal
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from typing import Any
 
 import httpx
 import pytest
+
+from helpers import serve_subprocess
 
 MARGIN = 1.5
 """Seconds allowed beyond the deadline: the search's last node, the reply, a loaded CI machine."""
@@ -29,37 +26,10 @@ SLOWEST = [
 ]
 
 
-@contextmanager
-def othellolab_serve(*args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """``othellolab serve --port 0 ARGS`` in a subprocess; yields its URL and the process."""
-    cmd = [sys.executable, "-c", "from othellolab.cli import main; main()", "serve"]
-    proc = subprocess.Popen(
-        [*cmd, "--port", "0", "--db", ":memory:", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    lines: list[str] = []
-    found = threading.Event()
-
-    def read() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.append(line)
-            if "http://127.0.0.1:" in line:
-                found.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        if not found.wait(120):
-            raise AssertionError("the server did not start:\n" + "".join(lines))
-        url = re.search(r"http://127\.0\.0\.1:\d+", "".join(lines)).group(0)  # type: ignore[union-attr]
-        yield url, proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(30)
+def othellolab_serve(*args: str) -> Any:
+    """``othellolab serve --port 0 --db :memory: ARGS`` in a subprocess; yields its URL and the
+    process."""
+    return serve_subprocess("--db", ":memory:", *args)
 
 
 def ai_move(http: httpx.Client, opponent: str) -> tuple[float, httpx.Response]:
