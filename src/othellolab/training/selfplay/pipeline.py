@@ -35,7 +35,6 @@ import json
 import math
 import shutil
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -52,11 +51,11 @@ from othellolab.nn.models import build_model
 from othellolab.parallel import Executor, make_executor
 from othellolab.training.loop import LoopOptions, run_loop
 from othellolab.training.rundir import RunDir
+from othellolab.training.selfplay.metrics import grade_rows, read_metrics, stage_records
 from othellolab.training.selfplay.runconfig import SelfPlayRunConfig, rate_openings
 from othellolab.training.selfplay.shards import (
     ShardError,
     list_shards,
-    read_meta,
     read_shard,
     shard_name,
     write_shard,
@@ -173,7 +172,7 @@ class SelfPlayRun:
                 out.append(int(p.name[3:]))
         return sorted(out)
 
-    def _record(self, folder: str, generation: int) -> Path:
+    def record(self, folder: str, generation: int) -> Path:
         (self.root / folder).mkdir(parents=True, exist_ok=True)
         return self.root / folder / f"{generation_name(generation)}.json"
 
@@ -183,7 +182,7 @@ class SelfPlayRun:
             return latest
         best = 0
         for g in range(1, latest + 1):
-            path = self._record("gates", g)
+            path = self.record("gates", g)
             if path.exists() and json.loads(path.read_text()).get("promoted"):
                 best = g
         return best
@@ -400,7 +399,7 @@ class SelfPlayRun:
         from othellolab.arena.match import play_match
         from othellolab.arena.openings import random_openings
 
-        cfg, path = self.cfg, self._record("gates", generation)
+        cfg, path = self.cfg, self.record("gates", generation)
         if cfg.gate.games == 0 or path.exists():
             return
         wall, cpu = time.perf_counter(), time.process_time()
@@ -441,7 +440,7 @@ class SelfPlayRun:
         from othellolab.nn.inference import NetworkEvaluator
         from othellolab.training.selfplay.grading import grade_evaluator, graded_entries
 
-        cfg, path = self.cfg, self._record("grades", generation)
+        cfg, path = self.cfg, self.record("grades", generation)
         every = cfg.grade.every
         game = cfg.rules
         if every == 0 or generation % every or not game.has_exact_grading or path.exists():
@@ -478,7 +477,7 @@ class SelfPlayRun:
                 entries=entries,
                 progress=graded,
             )
-            out: dict[str, Any] = {"generation": generation, "simulations": _grade_rows(grades)}
+            out: dict[str, Any] = {"generation": generation, "simulations": grade_rows(grades)}
             if assisting:
                 assisted = grade_evaluator(
                     evaluator,
@@ -492,7 +491,7 @@ class SelfPlayRun:
                 )
                 out["exact_endgame"] = {
                     "empties": cfg.selfplay.solve_empties,
-                    "simulations": _grade_rows(assisted),
+                    "simulations": grade_rows(assisted),
                 }
         finally:
             bar.close()
@@ -518,7 +517,7 @@ class SelfPlayRun:
         from othellolab.arena.match import play_match
         from othellolab.players.registry import make_player
 
-        cfg, path = self.cfg, self._record("rates", generation)
+        cfg, path = self.cfg, self.record("rates", generation)
         r = cfg.rate
         if r.every == 0 or generation % r.every or not r.opponents or path.exists():
             return
@@ -562,13 +561,13 @@ class SelfPlayRun:
 
     def write_metrics(self) -> list[dict[str, Any]]:
         """Rebuild ``metrics.jsonl`` from the stage outputs; returns its records."""
-        records = list(_stage_records(self))
+        records = list(stage_records(self))
         text = "".join(json.dumps(r) + "\n" for r in records)
         write_text(self.run.metrics, text)
         return records
 
     def learning_cpu_hours(self) -> float:
-        records = list(_stage_records(self))
+        records = list(stage_records(self))
         return records[-1]["cpu_hours"] if records else 0.0
 
     def loop(self) -> RunSummary:
@@ -618,91 +617,6 @@ def extended_config(init: ModelConfig, run: ModelConfig) -> ModelConfig:
     if run.global_pool_every and not init.global_pool_every:
         extra["global_pool_every"] = run.global_pool_every
     return replace(init, **extra) if extra else init
-
-
-def _grade_rows(grades: dict[int, Any]) -> dict[str, dict[str, Any]]:
-    """Grades by simulation count as JSON rows: optimal share, positions, mean loss, and the
-    stages (6x6) or the worst-case scores as each colour (4x4)."""
-    rows = {}
-    for sims, g in grades.items():
-        row = {"optimal_share": g.optimal_share, "positions": g.positions, "mean_loss": g.mean_loss}
-        if hasattr(g, "outcome_share"):
-            row["outcome_share"] = g.outcome_share
-        if hasattr(g, "stages"):
-            row["stages"] = [
-                {
-                    "empties": list(s.empties),
-                    "optimal_share": s.optimal_share,
-                    "outcome_share": s.outcome_share,
-                    "positions": s.positions,
-                }
-                for s in g.stages
-            ]
-        else:
-            row["score_as_black"], row["score_as_white"] = g.score_as_black, g.score_as_white
-        rows[str(sims)] = row
-    return rows
-
-
-def _stage_records(run: SelfPlayRun) -> Iterator[dict[str, Any]]:
-    """One record per stage output, in the order the loop made them, with the learning CPU
-    time so far (``cpu_hours``: self-play, training and gating, both cores counted)."""
-    cpu = 0.0
-    shards = {}
-    for g, _k, path in list_shards(run.shards):
-        try:
-            meta = read_meta(path)
-        except ShardError:  # reported by the training stage that reads it
-            continue
-        shards.setdefault(g, []).append(meta)
-    for g in run.generations():
-        if g > 0:
-            info = read_model_info(run.model_dir(g)).training
-            cpu += float(info.get("cpu_seconds", 0.0))
-            yield {
-                "kind": "train",
-                "generation": g,
-                "cpu_hours": cpu / 3600,
-                **{k: v for k, v in info.items() if k not in ("window_shards",)},
-            }
-        for folder in ("gates", "grades", "rates"):
-            path = run._record(folder, g)
-            if path.exists():
-                data = json.loads(path.read_text())
-                if folder == "gates":
-                    cpu += float(data.get("cpu_seconds", 0.0))
-                yield {"kind": folder[:-1], "cpu_hours": cpu / 3600, **data}
-        metas = shards.get(g, [])
-        if metas:
-            stats = [m["stats"] for m in metas]
-            cpu += sum(float(s.get("cpu_seconds", 0.0)) for s in stats)
-            wall = max(float(s.get("wall_seconds", 0.0)) for s in stats)
-            games = sum(int(m["games"]) for m in metas)
-            positions = sum(int(m["positions"]) for m in metas)
-            yield {
-                "kind": "selfplay",
-                "generation": g,
-                "cpu_hours": cpu / 3600,
-                "shards": len(metas),
-                "games": games,
-                "positions": positions,
-                "model_generation": stats[0].get("model_generation", g),
-                "device": stats[0].get("device", "cpu"),
-                "games_per_second": games / wall if wall else None,
-                "positions_per_second": positions / wall if wall else None,
-                "mean_length": float(np.mean([s["mean_length"] for s in stats])),
-                "resigned_share": float(np.mean([s["resigned_share"] for s in stats])),
-                "false_resignations": sum(int(s["false_resignations"]) for s in stats),
-                "would_resign": sum(int(s["would_resign"]) for s in stats),
-            }
-
-
-def read_metrics(root: str | Path) -> list[dict[str, Any]]:
-    """The records of a run's ``metrics.jsonl``."""
-    path = Path(root) / "metrics.jsonl"
-    if not path.exists():
-        raise ConfigError(f"{root}: not a self-play run (no metrics.jsonl)")
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def train_selfplay(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from othellolab.core.files import replacing, write_text
-from othellolab.training.selfplay.pipeline import read_metrics
+from othellolab.training.selfplay.metrics import read_metrics
 
 __all__ = ["write_report"]
 
