@@ -13,6 +13,7 @@ random state is saved, ends exactly as an uninterrupted run.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from othellolab.core import ConfigError
 from othellolab.core.progress import StepProgress
 from othellolab.training.rundir import RunDir
 
-__all__ = ["LoopOptions", "Trainer", "run_loop"]
+__all__ = ["LoopOptions", "Trainer", "check_time_limit", "run_loop"]
 
 STATE_VERSION = 1
 
@@ -126,6 +127,15 @@ def _fresh_state(rows: int) -> dict[str, Any]:
         "metrics_lines": 0,
         "rows": rows,
     }
+
+
+def check_time_limit(seconds: float | None) -> None:
+    """A trainer's time limit (``--time-limit``): none, or a finite number of seconds above 0."""
+    if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+        raise ConfigError(
+            f"time limit {seconds!r}: give a finite number of seconds above 0",
+            option="--time-limit",
+        )
 
 
 def run_loop(

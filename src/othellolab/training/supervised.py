@@ -51,7 +51,7 @@ from othellolab.training.distributed import (
     split_batch,
     sync_batchnorm,
 )
-from othellolab.training.loop import LoopOptions, run_loop
+from othellolab.training.loop import LoopOptions, check_time_limit, run_loop
 from othellolab.training.rundir import RunDir
 
 __all__ = [
@@ -573,11 +573,7 @@ def train_supervised(
     ``torchrun`` every process calls this: they train one model together
     (``training.distributed``) and rank 0 writes the run directory.
     """
-    if time_limit_s is not None and not (math.isfinite(time_limit_s) and time_limit_s > 0):
-        raise ConfigError(
-            f"time limit {time_limit_s!r}: give a finite number of seconds above 0",
-            option="--time-limit",
-        )
+    check_time_limit(time_limit_s)
     if cfg.runtime.threads >= 2:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     torch.set_num_threads(cfg.runtime.threads)

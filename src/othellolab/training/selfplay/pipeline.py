@@ -49,7 +49,7 @@ from othellolab.nn.config import AUX_HEADS, ModelConfig
 from othellolab.nn.io import load_matching, load_model, read_model_info, save_model
 from othellolab.nn.models import build_model
 from othellolab.parallel import Executor, make_executor
-from othellolab.training.loop import LoopOptions, run_loop
+from othellolab.training.loop import LoopOptions, check_time_limit, run_loop
 from othellolab.training.rundir import RunDir
 from othellolab.training.selfplay.metrics import grade_rows, read_metrics, stage_records
 from othellolab.training.selfplay.runconfig import SelfPlayRunConfig, rate_openings
@@ -122,11 +122,7 @@ class SelfPlayRun:
         log: Any = None,
         time_limit_s: float | None = None,
     ) -> None:
-        if time_limit_s is not None and not (math.isfinite(time_limit_s) and time_limit_s > 0):
-            raise ConfigError(
-                f"time limit {time_limit_s!r}: give a finite number of seconds above 0",
-                option="--time-limit",
-            )
+        check_time_limit(time_limit_s)
         self.deadline = None if time_limit_s is None else time.monotonic() + time_limit_s
         self.cfg = cfg
         self.root = cfg.run_dir
