@@ -196,9 +196,31 @@ def test_two_workers_play_the_same_games(tmp_path: Path) -> None:
     assert run.complete and run.played == 8
     keys = sorted(record_key(r) for r in run.records)
     assert keys == sorted(j.key for j in schedule(cfg))
-    assert {r["opening"] for r in run.records} == {
-        r["opening"] for r in run_tournament(cfg, tmp_path / "one").records
-    }
+    one = run_tournament(cfg, tmp_path / "one").records
+    # Seeded players are seeded per game: the games are the same whichever process plays them.
+    assert games_by_key(run.records) == games_by_key(one)
+    assert len({r["moves"] for r in one}) > 1
+
+
+def games_by_key(records: list[dict]) -> dict:
+    return {record_key(r): (r["opening"], r["moves"], r["score"]) for r in records}
+
+
+def test_a_resumed_tournament_plays_the_games_an_unbroken_one_plays(tmp_path: Path) -> None:
+    cfg = config(games=8, size=6, openings="random:4")
+    unbroken = run_tournament(cfg, tmp_path / "unbroken").records
+    for stop in (1, 3, 6):
+        out = tmp_path / f"stopped-{stop}"
+        run_tournament(cfg, out, max_games=stop)
+        run_tournament(cfg, out)
+        assert games_by_key(load_results(out)) == games_by_key(unbroken)
+    # The seed still decides: another seed plays other games.
+    other = (Entrant("random", "random:seed=11"), PLAYERS[1])
+    assert games_by_key(
+        run_tournament(
+            config(games=8, size=6, openings="random:4", players=other), tmp_path / "other"
+        ).records
+    ) != games_by_key(unbroken)
 
 
 def test_kill_9_mid_tournament_then_resume_loses_nothing_and_repeats_nothing(

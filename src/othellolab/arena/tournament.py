@@ -15,6 +15,7 @@ The terms and the schedule are in ``tournament_config``, the results file in ``r
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sys
@@ -87,22 +88,57 @@ class _Timed(Player):
 
 class PlayerCache:
     """The players of one process, built once per label, spec and game (``make_player``:
-    a player that does not play the game is refused) and reused game after game."""
+    a player that does not play the game is refused) and reused game after game.
+
+    A player whose spec sets a ``seed`` is built again for each game with a seed drawn from
+    its own and the game's key (``game_seed``), so that a game plays the same moves whichever
+    process plays it, in whatever order, and after a resume: its random state does not run on
+    from the games that process played before.
+    """
 
     def __init__(self) -> None:
         self._cache: dict[tuple[str, str, str], _Timed] = {}
+        self._seeded: dict[tuple[str, str, str], tuple[Any, _Timed]] = {}
 
-    def get(self, label: str, spec: str, game: str = DEFAULT_GAME) -> _Timed:
-        key = (label, spec, game)
-        if key not in self._cache:
-            self._cache[key] = _Timed(make_player(spec, game))
-        return self._cache[key]
+    def get(self, label: str, spec: str, game: str = DEFAULT_GAME, key: Any = None) -> _Timed:
+        """The player ``label`` plays as, for the game whose key is ``key`` (a ``GameJob.key``;
+        None: a seeded player is not reseeded)."""
+        cache_key = (label, spec, game)
+        seed = None if key is None else _spec_seed(spec)
+        if seed is None:
+            if cache_key not in self._cache:
+                self._cache[cache_key] = _Timed(make_player(spec, game))
+            return self._cache[cache_key]
+        held = self._seeded.get(cache_key)
+        if held is not None and held[0] == key:
+            return held[1]
+        if held is not None:
+            with contextlib.suppress(Exception):
+                held[1].close()
+        player = _Timed(make_player(spec, game, seed=game_seed(seed, key)))
+        self._seeded[cache_key] = (key, player)
+        return player
 
     def close(self) -> None:
-        for p in self._cache.values():
+        players = [*self._cache.values(), *(p for _, p in self._seeded.values())]
+        for p in players:
             with contextlib.suppress(Exception):
                 p.close()
         self._cache.clear()
+        self._seeded.clear()
+
+
+def _spec_seed(spec: str) -> int | None:
+    """The ``seed`` a player spec sets (None: none, or not a whole number)."""
+    seed = parse_spec(spec)[1].get("seed")
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
+def game_seed(seed: int, key: Any) -> int:
+    """A player's seed for one game: the spec's ``seed`` and the game's key hashed together
+    (SHA-256, so the same in every process and Python version), in the seed option's range."""
+    text = json.dumps([seed, list(key)], separators=(",", ":"))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 
 
 def play_job(job: GameJob, players: PlayerCache) -> dict[str, Any]:
@@ -111,8 +147,8 @@ def play_job(job: GameJob, players: PlayerCache) -> dict[str, Any]:
     name) and its moves in the game's ``format_moves``."""
     rules = job.rules
     try:
-        black = players.get(job.black, job.black_spec, job.game)
-        white = players.get(job.white, job.white_spec, job.game)
+        black = players.get(job.black, job.black_spec, job.game, job.key)
+        white = players.get(job.white, job.white_spec, job.game, job.key)
         t0 = time.perf_counter()
         game = play_game(
             black, white, opening=job.opening, size=job.size, limit=job.limit,
