@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from othellolab.core.files import (
     replace_dir,
     replacing,
     save_array,
+    write_array_dir,
     write_json,
 )
 
@@ -66,3 +68,25 @@ def test_an_interrupted_swap_is_undone(tmp_path) -> None:
     recover_dir(target)
     assert (target / "a").read_text() == "1"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["state"]
+
+
+def test_a_swapped_folder_and_its_files_reach_the_disk_before_and_after_the_rename(
+    tmp_path, monkeypatch
+) -> None:
+    """Every file of a folder written by ``write_array_dir`` is fsynced before the folder is
+    renamed into place, and the parent folder after (else a power cut could publish empty
+    files under a whole folder's name)."""
+    synced: list[str] = []
+    real = os.fsync
+
+    def recording(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", recording)
+    target = tmp_path / "shard"
+    write_array_dir(target, {"a": np.arange(3), "b": np.ones(2)}, {"n": 3}, meta_file="meta.json")
+    tmp = str(tmp_path / "shard.tmp")
+    for name in ("a.npy", "b.npy", "meta.json"):
+        assert f"{tmp}/{name}" in synced, (name, synced)
+    assert tmp in synced and synced[-1] == str(tmp_path)

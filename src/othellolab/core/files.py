@@ -2,10 +2,11 @@
 
 A file is written under a temporary name in its own folder (``NAME.tmp``, or ``NAME.tmp.EXT``
 where a writer picks its format from the extension), flushed to disk and renamed onto its
-name with ``os.replace``, so a reader sees the old file or the new one, never half of one,
-and a run killed at any point can resume. A folder is filled under ``NAME.tmp`` and swapped
-in whole. Appending lines to a log (``metrics.jsonl``, a tournament's ``results.jsonl``) is
-not a whole-file write and does not come here.
+name with ``os.replace`` (the folder flushed after, so the rename survives a power cut): a
+reader sees the old file or the new one, never half of one, and a run killed at any point can
+resume. A folder is filled under ``NAME.tmp``, every file in it flushed, and swapped in whole.
+Appending lines to a log (``metrics.jsonl``, a tournament's ``results.jsonl``) is not a
+whole-file write and does not come here.
 
 A write that fails (a full disk: ``ENOSPC``, which the system reports without a file name)
 raises an ``OSError`` that names the file it was writing, and leaves the old file or folder as
@@ -83,6 +84,7 @@ def replacing(path: str | Path, *, keep_suffix: bool = False) -> Iterator[Path]:
             yield tmp
             sync_file(tmp)
         os.replace(tmp, target)
+        _sync_dir(target.parent)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -160,6 +162,7 @@ class AtomicFile:
         finally:
             if exc_type is None:
                 os.replace(self.tmp, self.path)
+                _sync_dir(self.path.parent)
             else:
                 self.tmp.unlink(missing_ok=True)
 
@@ -178,6 +181,8 @@ def replace_dir(target: str | Path, *, overwrite: bool = False) -> Iterator[Path
     try:
         with named_write(target):
             yield tmp
+        with named_write(target):
+            _sync_tree(tmp)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -191,6 +196,30 @@ def replace_dir(target: str | Path, *, overwrite: bool = False) -> Iterator[Path
         shutil.rmtree(old)
     else:
         os.replace(tmp, target)
+    _sync_dir(target.parent)
+
+
+def _sync_tree(folder: Path) -> None:
+    """Flush every file under ``folder`` and the folders themselves to the disk, so that the
+    rename that follows never publishes a folder whose files a power cut would leave empty."""
+    for root, _, files in os.walk(folder):
+        for name in files:
+            sync_file(Path(root, name))
+        _sync_dir(Path(root))
+
+
+def _sync_dir(folder: Path) -> None:
+    """Flush a folder's entries (a rename into it) to the disk, where the system allows it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # some file systems refuse fsync on a folder; the rename stands
+        pass
+    finally:
+        os.close(fd)
 
 
 def recover_dir(target: str | Path) -> None:
