@@ -5,6 +5,7 @@ worker process stopped across the process boundary; the page's "queued, position
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 
@@ -16,6 +17,7 @@ from othellolab.core import Limit, PlayResult
 from othellolab.players import GreedyPlayer, Player, register_player
 from othellolab.ui.web import create_app
 from othellolab.ui.web.errors import Gone, ServerBusy
+from othellolab.ui.web.limits import WORKER_NICE
 from othellolab.ui.web.searches import PlayerCache, SearchJob, SearchPool, SearchQueue
 
 
@@ -77,6 +79,28 @@ def test_a_search_that_would_wait_too_long_is_refused_before_it_queues() -> None
         assert int(refused.value.headers["Retry-After"]) >= 1
         assert queue.position("c") is None and queue.waiting() == 1
         waiter.cancel()
+
+    run(main())
+
+
+def test_with_no_guess_the_first_measured_search_sets_the_expected_wait() -> None:
+    async def main() -> None:
+        # The players' own time decides (no guess): a burst at start-up queues, unrefused,
+        # until a search has been measured; then its time alone sets the expectation.
+        queue = SearchQueue(1, max_queue=100, max_wait=5, expected=None)
+        await queue.acquire("a")
+        waiters = [asyncio.create_task(queue.acquire(k)) for k in "bcdefgh"]
+        await asyncio.sleep(0)
+        assert queue.waiting() == 7 and queue.expected_wait(8) is None
+        queue.record(2.0)  # the first search took 2 s: places 3 and on would wait over 5 s
+        assert queue.expected_wait(2) == 4.0
+        with pytest.raises(ServerBusy, match="would wait about 16 s") as refused:
+            await queue.acquire("i")
+        assert refused.value.headers["Retry-After"] == "12"  # 6 over what fits, 2 s each
+        queue.record(1.0)
+        assert queue.mean_seconds == pytest.approx(1.8)  # later ones move the mean by a fifth
+        for w in waiters:
+            w.cancel()
 
     run(main())
 
@@ -185,6 +209,10 @@ def test_a_client_that_leaves_stops_its_search_in_the_worker(processes: bool) ->
         assert result.move in Board().legal_actions() and scores is None
         if processes:
             assert len(pool.pids()) == 1
+            # The worker yields a core to the request handler (limits.WORKER_NICE).
+            mine = os.getpriority(os.PRIO_PROCESS, 0)
+            worker = os.getpriority(os.PRIO_PROCESS, pool.pids()[0])
+            assert worker == min(19, mine + WORKER_NICE)
     finally:
         pool.close()
 

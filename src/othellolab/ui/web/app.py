@@ -318,7 +318,7 @@ def create_app(
         processes=search_processes,
         max_queue=max_queue,
         max_wait=max_wait,
-        expected=think_time or max_think_time,
+        expected=think_time,  # None: the players' own time, measured on the first search
         models=store.models,
         preload=((store.opponent_for(game_named(DEFAULT_GAME)), game_named(DEFAULT_GAME).key),),
     )

@@ -32,3 +32,7 @@ RATE_LIMIT = 10.0
 
 RATE_BURST = 50
 """Requests one client address may send at once (loading the page takes about a dozen)."""
+
+WORKER_NICE = 10
+"""The niceness added to each search worker process: the request handler outranks the searches
+for a core, so that reads and the human's moves answer at once while every worker searches."""

@@ -39,7 +39,7 @@ from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players import Player, make_player
 from othellolab.ui.web import analysis as _analysis
 from othellolab.ui.web.errors import Gone, PlayerFailed, ServerBusy, Unprocessable
-from othellolab.ui.web.limits import PLAYERS_PER_WORKER
+from othellolab.ui.web.limits import PLAYERS_PER_WORKER, WORKER_NICE
 
 ThinkKind = Literal["ai", "hint", "analysis"]
 """What a search is for: the AI's move, a hint for the human, or the analysis of the moves
@@ -164,6 +164,8 @@ def _worker_main(conn: Any, stop_cell: Any, models: ModelCatalog | None, preload
     """A worker process: answer jobs from ``conn`` until it closes; a job stops when
     ``stop_cell`` holds its number (a watcher thread polls it every 10 ms)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops its workers itself
+    with contextlib.suppress(OSError, AttributeError):  # no os.nice on Windows
+        os.nice(WORKER_NICE)
     cache = PlayerCache(models)
     current: list[Any] = [0, None]
     lock = threading.Lock()
@@ -316,8 +318,11 @@ class SearchQueue:
 
     A search is refused at once (``ServerBusy``) when ``max_queue`` searches already wait or
     when its expected wait (its place over the slots, times the mean of recent searches'
-    seconds, ``expected`` until one is measured) passes ``max_wait``; one still waiting after
-    ``max_wait`` seconds is refused then. Cancelling a waiter (its client left) frees its
+    seconds) passes ``max_wait``; one still waiting after ``max_wait`` seconds is refused then.
+    Until a search has been measured the mean is ``expected``, or unknown (``None``: the
+    players' own time settings decide) and then no search is refused for its expectation: the
+    first measured search replaces the guess, so a burst at start-up is not refused on a
+    guess of the longest search. Cancelling a waiter (its client left) frees its
     place at once. ``position(key)`` is a waiter's place, 1 first, readable from any thread.
     """
 
@@ -327,12 +332,13 @@ class SearchQueue:
         *,
         max_queue: int,
         max_wait: float,
-        expected: float,
+        expected: float | None,
     ) -> None:
         self.slots = slots
         self.max_queue = max_queue
         self.max_wait = max_wait
         self.mean_seconds = expected
+        self._measured = False
         self._free = list(range(slots - 1, -1, -1))
         self._waiting: collections.OrderedDict[str, asyncio.Future[int]] = collections.OrderedDict()
         self._lock = threading.Lock()
@@ -354,18 +360,27 @@ class SearchQueue:
         """Workers searching."""
         return self.slots - len(self._free)
 
-    def expected_wait(self, place: int) -> float:
-        """Seconds the search at ``place`` in the queue may expect to wait."""
+    def expected_wait(self, place: int) -> float | None:
+        """Seconds the search at ``place`` in the queue may expect to wait (None: unknown, no
+        search measured and no guess given)."""
+        if self.mean_seconds is None:
+            return None
         return math.ceil(place / self.slots) * self.mean_seconds
 
     def record(self, seconds: float) -> None:
-        """A search took ``seconds``: the mean used for expected waits follows it."""
-        self.mean_seconds += 0.2 * (max(0.0, seconds) - self.mean_seconds)
+        """A search took ``seconds``: the mean used for expected waits follows it (the first
+        one replaces the starting guess)."""
+        seconds = max(0.0, seconds)
+        if not self._measured or self.mean_seconds is None:
+            self.mean_seconds, self._measured = seconds, True
+        else:
+            self.mean_seconds += 0.2 * (seconds - self.mean_seconds)
 
     def _busy_error(self, why: str) -> ServerBusy:
-        fits = min(self.max_queue, int(self.max_wait / max(self.mean_seconds, 1e-3)) * self.slots)
+        mean = self.max_wait if self.mean_seconds is None else self.mean_seconds
+        fits = min(self.max_queue, int(self.max_wait / max(mean, 1e-3)) * self.slots)
         excess = max(1, len(self._waiting) + 1 - fits)
-        retry = max(1, math.ceil(math.ceil(excess / self.slots) * self.mean_seconds))
+        retry = max(1, math.ceil(math.ceil(excess / self.slots) * mean))
         return ServerBusy(
             f"the server is busy: {why}; {self.busy()} searches running and "
             f"{len(self._waiting)} waiting for {self.slots} workers; try again in {retry} s",
@@ -381,9 +396,10 @@ class SearchQueue:
         place = len(self._waiting) + 1
         if place > self.max_queue:
             raise self._busy_error(f"the queue is full ({self.max_queue} searches)")
-        if self.expected_wait(place) > self.max_wait:
+        expected = self.expected_wait(place)
+        if expected is not None and expected > self.max_wait:
             raise self._busy_error(
-                f"a search queued now would wait about {self.expected_wait(place):.0f} s, "
+                f"a search queued now would wait about {expected:.0f} s, "
                 f"over the {self.max_wait:g} s allowed"
             )
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
@@ -442,7 +458,7 @@ class SearchPool:
         processes: bool,
         max_queue: int,
         max_wait: float,
-        expected: float,
+        expected: float | None,
         models: ModelCatalog | None = None,
         preload: tuple[tuple[str, str], ...] = (),
     ) -> None:
