@@ -33,8 +33,10 @@ ENTRY_LOWER, ENTRY_UPPER, ENTRY_MOVE, ENTRY_DEPTH = 0, 1, 2, 3
 
 class TranspositionTable:
     """``2**bits`` entries of 16 bytes: ``keys`` (uint64) and, as views of the same payload,
-    ``data`` (the solver's int8 lower bound, upper bound, best move and empties) and ``bounds``
-    (the midgame search's float32 lower and upper bounds). A table serves one kind of search.
+    ``data`` (the solver's int8 lower bound, upper bound, best move and empties), ``bounds``
+    (the midgame search's float32 lower and upper bounds) and ``payload`` (the same 8 bytes as
+    one uint64, for a search that checks an entry read whole). A table serves one kind of
+    search.
 
     The solver's entries are exact bounds, valid for any later solve, so one table can serve a
     whole game; ``clear`` frees nothing but forgets everything. All views are strided views of
@@ -53,6 +55,7 @@ class TranspositionTable:
         self.keys = entries[:, :8].view(np.uint64)[:, 0]
         self.data = entries[:, 8:12].view(np.int8)
         self.bounds = entries[:, 8:16].view(np.float32)
+        self.payload = entries[:, 8:16].view(np.uint64)[:, 0]
 
     def clear(self) -> None:
         """Forget every entry."""
