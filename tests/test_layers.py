@@ -78,6 +78,7 @@ SEARCH_ORDER = (
     "table",
     "probcut",
     "priors",
+    "smp",
     "lastempties",
     "ordering",
     "endgame",

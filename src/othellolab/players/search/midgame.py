@@ -40,6 +40,14 @@ from othellolab.players.search.incremental import (
 from othellolab.players.search.priors import MovePriors, _prior_arrays, _prior_row
 from othellolab.players.search.probcut import MIN_DEPTH as PROBCUT_MIN_DEPTH
 from othellolab.players.search.probcut import shipped_probcut
+from othellolab.players.search.smp import (
+    entry_key,
+    lockless_key,
+    lower_bound,
+    pack_bounds,
+    probe,
+    upper_bound,
+)
 from othellolab.players.search.state import (
     ABORTED,
     CHECK_EVERY,
@@ -54,7 +62,6 @@ from othellolab.players.search.table import (
     MIDGAME_MIN_BITS,
     TranspositionTable,
     midgame_depth,
-    midgame_match,
     midgame_move,
     midgame_pack,
 )
@@ -91,8 +98,8 @@ _SORT_DEPTH = 2
 
 class AlphaBetaState(NamedTuple):
     """The midgame search's state, passed whole to ``_ab``: the board size, the table's
-    ``keys`` and float ``bounds`` (``table.TranspositionTable``, a position in one of two
-    neighbouring slots), a small random score per square that breaks ties between equal moves,
+    ``keys`` and ``payload`` (``table.TranspositionTable``, a position in one of two
+    neighbouring slots, written lockless: ``search.smp``; threads share them), a small random score per square that breaks ties between equal moves,
     the statistics, the deadline (a
     ``perf_counter`` time; 0 for none), the evaluation (its ``kind`` and ``weights``), and
     multi-ProbCut's table (``probcut``) and confidence (``mpc_t``, 0 for none), the move
@@ -106,7 +113,7 @@ class AlphaBetaState(NamedTuple):
 
     n: int
     keys: np.ndarray
-    bounds: np.ndarray
+    payload: np.ndarray
     tiebreak: np.ndarray
     stats: np.ndarray
     deadline: float
@@ -141,8 +148,6 @@ def _ab(
     n = st.n
     stats = st.stats
     ply = stats[PLY]
-    keys = st.keys
-    bounds = st.bounds
     if count_node(stats, st.deadline):
         return 0.0, -1
     moves = gen_moves(p, o, n)
@@ -181,14 +186,13 @@ def _ab(
                     if s <= bound:
                         return alpha, -1
     h = hash_position(p, o)
-    slot = _find(keys, h)
+    slot, key, pay = probe(st.keys, st.payload, h)
     hash_move = -1
     if slot >= 0:
-        key = keys[slot]
         hash_move = midgame_move(key)
         if midgame_depth(key) >= depth:
-            lo = bounds[slot, 0]
-            hi = bounds[slot, 1]
+            lo = lower_bound(pay)
+            hi = upper_bound(pay)
             if lo >= beta or lo == hi:
                 return float(lo), hash_move
             if hi <= alpha:
@@ -288,18 +292,6 @@ def _value(p: int, o: int, ply: int, st: AlphaBetaState, moves: int) -> float:
 
 
 @hot_kernel(nogil=True, inline="always")
-def _find(keys: np.ndarray, h: int) -> int:
-    """The slot of position ``h``'s entry (one of the two slots ``i``, ``i ^ 1`` it may use), or
-    -1."""
-    i = np.int64(h & U64(keys.shape[0] - 1))
-    if midgame_match(keys[i], h):
-        return i
-    if midgame_match(keys[i ^ 1], h):
-        return i ^ 1
-    return -1
-
-
-@hot_kernel(nogil=True, inline="always")
 def _store(
     h: int,
     alpha: float,
@@ -313,20 +305,22 @@ def _store(
     entry if it has one (the children may have moved it meanwhile), else in whichever of its
     two slots holds the shallower search (an empty one first)."""
     keys = st.keys
-    slot = _find(keys, h)
+    slot, key, _ = probe(keys, st.payload, h)
     if slot >= 0:
-        if midgame_depth(keys[slot]) > depth:
+        if midgame_depth(key) > depth:
             return
     else:
         slot = np.int64(h & U64(keys.shape[0] - 1))
         other = slot ^ 1
         if keys[other] == ZERO or (
-            keys[slot] != ZERO and midgame_depth(keys[other]) < midgame_depth(keys[slot])
+            keys[slot] != ZERO
+            and midgame_depth(entry_key(keys[other], st.payload[other]))
+            < midgame_depth(entry_key(keys[slot], st.payload[slot]))
         ):
             slot = other
-    keys[slot] = midgame_pack(h, best_move, depth)
-    st.bounds[slot, 0] = best if best > alpha else -_BIG
-    st.bounds[slot, 1] = best if best < beta else _BIG
+    pay = pack_bounds(best if best > alpha else -_BIG, best if best < beta else _BIG)
+    st.payload[slot] = pay
+    keys[slot] = lockless_key(midgame_pack(h, best_move, depth), pay)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -355,9 +349,9 @@ def _root(
         return 0.0, -1
     moves = gen_moves(p, o, n)
     h = hash_position(p, o)
-    slot = _find(st.keys, h)
+    slot, key, _ = probe(st.keys, st.payload, h)
     if first < 0 and slot >= 0:
-        first = midgame_move(st.keys[slot])
+        first = midgame_move(key)
     count = _order_moves(p, o, moves, depth, first, st, 0, h)
     best = -_BIG
     best_move = -1
@@ -499,7 +493,7 @@ def search(
     state = AlphaBetaState(
         n,
         table.keys,
-        table.bounds,
+        table.payload,
         tiebreak,
         stats,
         deadline,
@@ -619,10 +613,10 @@ def _iteration(
 def table_move(table: TranspositionTable, board: Board) -> int | None:
     """The best move a midgame search left in ``table`` for ``board``, or ``None``."""
     h = U64(hash_position(U64(board.player), U64(board.opponent)))
-    slot = _find(table.keys, h)
+    slot, key, _ = probe(table.keys, table.payload, h)
     if slot < 0:
         return None
-    move = int(midgame_move(table.keys[slot]))
+    move = int(midgame_move(U64(key)))
     return None if move < 0 else move
 
 
