@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass
+from functools import partial as partial_fn
 from typing import NamedTuple
 
 import numba
@@ -41,11 +42,13 @@ from othellolab.players.search.priors import MovePriors, _prior_arrays, _prior_r
 from othellolab.players.search.probcut import MIN_DEPTH as PROBCUT_MIN_DEPTH
 from othellolab.players.search.probcut import shipped_probcut
 from othellolab.players.search.smp import (
+    MAX_THREADS,
     entry_key,
     lockless_key,
     lower_bound,
     pack_bounds,
     probe,
+    run_threads,
     upper_bound,
 )
 from othellolab.players.search.state import (
@@ -426,6 +429,7 @@ def search(
     probcut_table: np.ndarray | None = None,
     target: float | None = None,
     priors: MovePriors | None = None,
+    threads: int = 1,
 ) -> SearchResult:
     """Iterative-deepening PVS of ``board`` until ``depth``, ``time_limit`` or ``max_nodes``.
 
@@ -444,6 +448,12 @@ def search(
     deviations) and ``probcut_table`` (default: the shipped fit, ``search.probcut``), on 8x8.
     ``priors`` order the moves of the positions they hold (a policy network's near the root)
     in place of the evaluation; the table's hash move still goes first.
+
+    ``threads`` > 1 runs lazy SMP: helper threads search the same root into the same table
+    (written lockless, ``search.smp``), each with its own move buffers and tiebreak and
+    ``HELPER_AHEAD`` plies deeper than the main thread, whose limits stop them all (all are
+    joined before this returns; ``max_nodes`` counts the main thread's nodes, ``nodes`` all).
+    The answer is the main thread's, or a helper's deeper finished iteration.
     """
     if board.is_game_over():
         raise ValueError(f"no legal move: the game is over\n{board}")
@@ -454,6 +464,10 @@ def search(
         raise ConfigError(
             f"a midgame table needs at least {MIDGAME_MIN_BITS} bits, got {table.bits}",
             option="bits",
+        )
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+        raise ConfigError(
+            f"threads must be a whole number in 1..{MAX_THREADS}, got {threads!r}", option="threads"
         )
     n = board.size
     if depth is None and time_limit is None and max_nodes is None:
@@ -510,36 +524,54 @@ def search(
         set_indices(state.idx, 0, U64(board.player), U64(board.opponent))
     p, o = U64(board.player), U64(board.opponent)
     legal = board.legal_actions()
-    best: tuple[float, int, int] = (0.0, legal[0], 0)
-    found = np.full(2, -1.0)
-    partial = False
+    progress = [0]  # the main thread's iteration, which helpers keep ahead of
 
-    def elapsed() -> float:
-        return time.perf_counter() - t0
-
-    with contextlib.ExitStack() as linked:
-        if stop is not None:
-            linked.enter_context(stop.link(stats, ABORTED))
-        for d in range(1, max(1, max_depth) + 1):
-            if d > 1 and time_limit is not None and elapsed() >= start_until:
-                break
-            if max_nodes is not None:
-                stats[NODE_LIMIT] = max_nodes
+    def deepen(st: AlphaBetaState, ahead: int | None) -> tuple[tuple[float, int, int], bool]:
+        """Iterative deepening in one thread: the last finished iteration's score, move and
+        depth, and whether the move is partial. The main thread (``ahead`` None) keeps the
+        limits; a helper searches at least ``ahead`` plies deeper than it until stopped."""
+        best, partial = (0.0, legal[0], 0), False
+        found = np.full(2, -1.0)
+        stats = st.stats
+        cap = max(1, max_depth)
+        d = 1 if ahead is None else min(cap, 1 + ahead)
+        while True:
+            if ahead is None:
+                if d > 1 and time_limit is not None and time.perf_counter() - t0 >= start_until:
+                    break
+                if max_nodes is not None:
+                    stats[NODE_LIMIT] = max_nodes
+                progress[0] = d
             found[0] = -1.0
             if legal[0] == n * n:  # the root passes: nothing to order or to keep
                 stats[PLY] = 0
-                score, move = _ab(p, o, -_BIG, _BIG, d, state)
+                score, move = _ab(p, o, -_BIG, _BIG, d, st)
             else:
-                score, move = _iteration(p, o, d, best if d > 1 else None, state, found)
+                score, move = _iteration(p, o, d, best if best[2] else None, st, found)
             if stats[ABORTED]:
-                if found[0] >= 0 and int(found[0]) != best[1]:
+                if ahead is None and found[0] >= 0 and int(found[0]) != best[1]:
                     # a move that beat the previous best in the interrupted iteration
                     best = (float(found[1]), int(found[0]), best[2])
                     partial = True
-                break
+                return best, partial
             best = (float(score), int(move), d)
-            if d >= board.num_empties:
-                break
+            nxt = d + 1 if ahead is None else min(cap, max(d + 1, progress[0] + ahead))
+            if d >= board.num_empties or nxt <= d or nxt > cap:
+                return best, partial
+            d = nxt
+
+    helpers = [_helper_state(state, board, seed, i, inc) for i in range(1, threads)]
+    with contextlib.ExitStack() as linked:
+        if stop is not None:
+            linked.enter_context(stop.link(stats, ABORTED))
+        (best, partial), done = run_threads(
+            lambda: deepen(state, None),
+            [partial_fn(deepen, h, HELPER_AHEAD[i % 2]) for i, h in enumerate(helpers)],
+            [h.stats for h in helpers],
+        )
+    for other in done:  # a helper's deeper finished iteration beats the main thread's
+        if other is not None and other[0][2] > best[2] and other[0][1] >= 0:
+            best, partial = other[0], False
     score, move, reached = best
     if move < 0:
         move = legal[0]
@@ -550,12 +582,38 @@ def search(
         score,
         move,
         reached,
-        int(stats[NODES]),
+        int(stats[NODES]) + sum(int(h.stats[NODES]) for h in helpers),
         time.perf_counter() - t0,
         tuple(pv),
         reached >= board.num_empties,
         partial,
     )
+
+
+HELPER_AHEAD = (1, 0)
+"""Plies the helper threads of lazy SMP keep ahead of the main thread's iteration: odd helpers
+one (they fill the table for its next iteration), even ones none (a second view of its
+current one, ordered by another tiebreak)."""
+
+
+def _helper_state(
+    state: AlphaBetaState, board: Board, seed: int | None, i: int, inc: bool
+) -> AlphaBetaState:
+    """Helper thread ``i``'s copy of ``state``: the shared table, evaluation and deadline, its
+    own statistics, move buffers, pattern indices and tiebreak (seeded by ``seed`` and ``i``)."""
+    n = board.size
+    stats = np.zeros(STATS_SIZE, dtype=np.int64)
+    stats[CHECK_EVERY] = state.stats[CHECK_EVERY]
+    st = state._replace(
+        tiebreak=np.random.default_rng([i] if seed is None else [seed, i]).random(n * n) * 1e-3,
+        stats=stats,
+        buf_sq=np.zeros_like(state.buf_sq),
+        buf_key=np.zeros_like(state.buf_key),
+        idx=new_indices(state.idx.shape[0]),
+    )
+    if inc:
+        set_indices(st.idx, 0, U64(board.player), U64(board.opponent))
+    return st
 
 
 _TIMED_READY = False

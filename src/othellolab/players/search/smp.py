@@ -27,6 +27,9 @@ from othellolab.players.search.table import midgame_match
 T = TypeVar("T")
 R = TypeVar("R")
 
+MAX_THREADS = 256
+"""The most threads one search may run."""
+
 _MIX = U64(0x9E3779B97F4A7C15)
 """An odd multiplier that spreads every bit of a payload over the key's high 48 bits (bounds
 that differ only in their low bits would otherwise tear unseen)."""
