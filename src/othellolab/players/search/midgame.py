@@ -538,7 +538,7 @@ def search(
         while True:
             if ahead is None:
                 if d > 1 and time_limit is not None and time.perf_counter() - t0 >= start_until:
-                    break
+                    return best, partial
                 if max_nodes is not None:
                     stats[NODE_LIMIT] = max_nodes
                 progress[0] = d
