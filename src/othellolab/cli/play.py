@@ -61,7 +61,7 @@ def play(
         a, b = rules.side_choices
         raise typer.BadParameter(f"expected {a}, {b} or random", param_hint="--color")
     try:
-        player = make_player(opponent or default_opponent(rules), rules.name)
+        player = make_player(with_cores(opponent or default_opponent(rules)), rules.name)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--opponent") from None
     with player:
@@ -76,3 +76,26 @@ def default_opponent(game: Game) -> str:
     name, options = parse_spec(game.default_player)
     merged = {**get_entry(name).defaults, **options}
     return name + (":" + ",".join(f"{k}={v}" for k, v in merged.items()) if merged else "")
+
+
+def with_cores(spec: str) -> str:
+    """``spec`` with ``threads`` set to the machine's cores where its player takes ``threads``
+    and the spec leaves it out: a game in the terminal has the machine to itself (the arena
+    and the web server keep one thread a search)."""
+    import os
+
+    from othellolab.core.errors import ConfigError
+    from othellolab.players.registry import get_entry, parse_spec
+
+    try:
+        name, options = parse_spec(spec)
+        entry = get_entry(name)
+    except (ConfigError, ValueError, KeyError):
+        return spec  # make_player reports it
+    option = entry.declared().get("threads")
+    if option is None or "threads" in options:
+        return spec
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    threads = max(1, min(cores or 1, int(option.high or 1)))
+    sep = ":" if ":" not in spec else ("" if spec.rstrip().endswith(":") else ",")
+    return f"{spec.rstrip()}{sep}threads={threads}"

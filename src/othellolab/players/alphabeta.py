@@ -34,6 +34,7 @@ from othellolab.players.search.evaluation import weights_evaluation
 from othellolab.players.search.midgame import MAX_DEPTH, MovePriors, ready_timed_search
 from othellolab.players.search.patterns import pattern_weights_dir
 from othellolab.players.search.probcut import weights_probcut
+from othellolab.players.search.smp import MAX_THREADS
 
 
 def weights_option(value: str) -> str:
@@ -134,7 +135,9 @@ class AlphaBetaPlayer(Player):
     search with that confidence in standard deviations (0: off), with the fit kept beside the
     ``weights`` (``probcut.json``) when they have one, else the shipped fit. On a game clock
     (``Limit.clock``) the player plans its time: more in the midgame, a reserve for the exact
-    solve (``players.clock.plan``).
+    solve (``players.clock.plan``). ``threads`` > 1 runs the midgame search on that many
+    threads (lazy SMP over one table, ``search.smp``); a game in the terminal (``othellolab
+    play``) gives it the machine's cores, the arena one thread a player unless told.
     """
 
     name = "alphabeta"
@@ -170,6 +173,7 @@ class AlphaBetaPlayer(Player):
         ),
         "order_plies": Option(int, 1, 3, help="plies from the root whose moves the network orders"),
         "device": Option(str, check=device_option, help="torch device of the order network"),
+        "threads": Option(int, 1, MAX_THREADS, help="search threads (lazy SMP, one table)"),
     }
 
     @checked_options
@@ -190,6 +194,7 @@ class AlphaBetaPlayer(Player):
         order: str | None = None,
         order_plies: int = 2,
         device: str = "cpu",
+        threads: int = 1,
     ) -> None:
         if weights is not None and evaluation not in ("auto", "patterns"):
             raise ConfigError(
@@ -224,6 +229,7 @@ class AlphaBetaPlayer(Player):
         self._rng = random.Random(seed)
         self.order = order
         self.order_plies = order_plies
+        self.threads = threads
         ready_timed_search()  # a first call loads kernels (0.1-0.2 s): not in a move's time
         self._orderer = None
         if order is not None:
@@ -339,6 +345,7 @@ class AlphaBetaPlayer(Player):
             probcut_table=self._probcut_table,
             target=target,
             priors=priors,
+            threads=self.threads,
         )
         return PlayResult(
             result.best_move,
