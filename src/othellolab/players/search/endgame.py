@@ -20,13 +20,15 @@ becomes the guess. The kernels work on 8x8, 6x6 and 4x4.
 from __future__ import annotations
 
 import contextlib
+import os
+import threading
 import time
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
-from othellolab.core import Board, PlayResult, Score, Stop, square_name
+from othellolab.core import Board, ConfigError, PlayResult, Score, Stop, square_name
 from othellolab.core.jit import hot_kernel, prefetch
 from othellolab.core.kernels import _FULL, ONE, U64, ZERO, _flips, popcount
 from othellolab.players.search.evaluation import Evaluation, default_evaluation
@@ -62,18 +64,17 @@ from othellolab.players.search.state import (
     ready_clock,
 )
 from othellolab.players.search.table import (
-    ENTRY_DEPTH,
-    ENTRY_LOWER,
-    ENTRY_MOVE,
-    ENTRY_UPPER,
-    SELECTIVE,
     TranspositionTable,
     bounds_usable,
+    drop_selective,
+    entry_lower,
+    entry_move,
+    entry_upper,
     from_table,
     home_slot,
     table_key,
     to_table,
-    tt_find,
+    tt_probe,
     tt_store,
 )
 
@@ -103,6 +104,9 @@ GUESS_DEPTH = 4
 """Plies of the shallow search that guesses where the first window of a full-window solve goes
 when the caller gives no guess."""
 
+MAX_THREADS = 256
+"""The most threads one solve may run (``solve``'s ``threads``)."""
+
 ESTIMATE_ROWS = max(SORT_DEPTH_MAX, MPC_DEPTH_MAX, GUESS_DEPTH) + 1
 """Move-list rows kept for the shallow searches, one per ply left."""
 
@@ -126,7 +130,7 @@ def _nws_deep(p: int, o: int, alpha: int, ne: int, parity: int, st: SolverState)
     """Null-window search with ``ne >= DEEP_MIN`` empties: fail-soft score around ``alpha``."""
     n = st.shallow.n
     tt_keys = st.keys
-    tt_data = st.data
+    tt_pay = st.payload
     buf_sq = st.shallow.buf_sq
     buf_key = st.shallow.buf_key
     stats = st.shallow.stats
@@ -140,16 +144,16 @@ def _nws_deep(p: int, o: int, alpha: int, ne: int, parity: int, st: SolverState)
         bound = cells - 2 * popcount(stable_discs(o, p, n))
         if bound <= alpha:
             return bound
-    slot = tt_find(tt_keys, h)
+    slot, entry = tt_probe(tt_keys, tt_pay, h)
     hash_move = -1
     sel = stats[SELECT]
     if slot >= 0:
-        if bounds_usable(tt_data, slot, sel):
-            if tt_data[slot, ENTRY_LOWER] > alpha:
-                return tt_data[slot, ENTRY_LOWER]
-            if tt_data[slot, ENTRY_UPPER] <= alpha:
-                return tt_data[slot, ENTRY_UPPER]
-        hash_move = from_table(tt_data[slot, ENTRY_MOVE], sym, n)
+        if bounds_usable(entry, sel):
+            if entry_lower(entry) > alpha:
+                return entry_lower(entry)
+            if entry_upper(entry) <= alpha:
+                return entry_upper(entry)
+        hash_move = from_table(entry_move(entry), sym, n)
     if sel > 0 and ne >= MPC_MIN:
         # Probable cut (pre-searches only): a shallow search far enough outside the window.
         d = _mpc_depth(ne)
@@ -202,7 +206,7 @@ def _nws_deep(p: int, o: int, alpha: int, ne: int, parity: int, st: SolverState)
         i += 1
     tt_store(
         tt_keys,
-        tt_data,
+        tt_pay,
         h,
         alpha,
         alpha + 1,
@@ -235,7 +239,7 @@ def _pvs(
     """
     n = st.shallow.n
     tt_keys = st.keys
-    tt_data = st.data
+    tt_pay = st.payload
     buf_sq = st.shallow.buf_sq
     buf_key = st.shallow.buf_key
     stats = st.shallow.stats
@@ -244,14 +248,14 @@ def _pvs(
     if count_node(stats, deadline):
         return 0
     h, sym = table_key(p, o, ne, n)
-    slot = tt_find(tt_keys, h)
+    slot, entry = tt_probe(tt_keys, tt_pay, h)
     hash_move = -1
     sel = stats[SELECT]
     if slot >= 0:
-        hash_move = from_table(tt_data[slot, ENTRY_MOVE], sym, n)
-        lo = tt_data[slot, ENTRY_LOWER]
-        hi = tt_data[slot, ENTRY_UPPER]
-        if lo == hi and hash_move >= 0 and bounds_usable(tt_data, slot, sel):
+        hash_move = from_table(entry_move(entry), sym, n)
+        lo = entry_lower(entry)
+        hi = entry_upper(entry)
+        if lo == hi and hash_move >= 0 and bounds_usable(entry, sel):
             pv[ne] = hash_move
             return lo
     moves = gen_moves(p, o, n)
@@ -294,7 +298,7 @@ def _pvs(
                 a = s
                 if s >= beta:
                     break
-    tt_store(tt_keys, tt_data, h, alpha, beta, best, to_table(best_move, sym, n), ne, sel > 0)
+    tt_store(tt_keys, tt_pay, h, alpha, beta, best, to_table(best_move, sym, n), ne, sel > 0)
     pv[ne] = best_move
     return best
 
@@ -347,7 +351,7 @@ def new_state(
         evaluation.kind,
         evaluation.weights,
     )
-    return SolverState(shallow, table.keys, table.data, float(deadline))
+    return SolverState(shallow, table.keys, table.payload, float(deadline))
 
 
 class SolveAborted(RuntimeError):
@@ -407,6 +411,7 @@ def solve(
     guess: int | None = None,
     presearch: bool = True,
     stop: Stop | None = None,
+    threads: int = 1,
 ) -> SolveResult:
     """Solve ``board`` exactly: score from the side to move (empties to the winner), best move, PV.
 
@@ -418,11 +423,18 @@ def solve(
     full-window solve first runs the selective pre-searches (``presearch``) from that guess.
     ``stop`` aborts the solve from another thread (``SolveAborted``) at the next node. The
     compiled search releases the GIL, so other threads run meanwhile.
+
+    ``threads`` (1..``MAX_THREADS``) above 1 races that many narrow-window series on one shared
+    table (``_race``) once the pre-searches are done: the score is the same, the best move may
+    be another of equal score, ``nodes`` counts every thread's and ``max_nodes`` holds for each
+    thread. Every thread has stopped when ``solve`` returns.
     """
+    threads = check_threads(threads)
     with contextlib.ExitStack() as linked:
-        stats = np.zeros(STATS_SIZE, dtype=np.int64)
+        all_stats = [np.zeros(STATS_SIZE, dtype=np.int64) for _ in range(threads)]
         if stop is not None:
-            linked.enter_context(stop.link(stats, ABORTED))
+            for one in all_stats:
+                linked.enter_context(stop.link(one, ABORTED))
         return _solve(
             board,
             alpha,
@@ -434,7 +446,7 @@ def solve(
             evaluation,
             guess,
             presearch,
-            stats,
+            all_stats,
         )
 
 
@@ -449,7 +461,7 @@ def _solve(
     evaluation: Evaluation | None,
     guess: int | None,
     presearch: bool,
-    stats: np.ndarray,
+    all_stats: list[np.ndarray],
 ) -> SolveResult:
     n = board.size
     cells = n * n
@@ -459,7 +471,9 @@ def _solve(
         raise ValueError(f"empty search window: alpha={alpha} >= beta={beta}")
     if table is None:
         table = TranspositionTable(max(10, min(22, 2 * board.num_empties)))
-    stats[NODE_LIMIT] = max_nodes or 0
+    stats = all_stats[0]
+    for one in all_stats:
+        one[NODE_LIMIT] = max_nodes or 0
     if time_limit is not None:
         ready_clock()
     t0 = time.perf_counter()
@@ -480,10 +494,16 @@ def _solve(
         if presearch and n == 8 and board.num_empties >= PRESEARCH_MIN:
             guess = _presearch(p, o, guess, table, state)
         presearch_nodes = int(stats[NODES])
-        score, move = _aspiration(p, o, guess, state)
+        if len(all_stats) == 1:
+            score, move = _aspiration(p, o, guess, state)
+        else:
+            states = [state] + [new_state(board, table, ev, one, deadline) for one in all_stats[1:]]
+            score, move, state = _race(p, o, guess, states)
+            stats = state.shallow.stats
+    nodes = sum(int(one[NODES]) for one in all_stats)
     if stats[ABORTED]:
         raise SolveAborted(
-            f"solve of {board.obf()} stopped after {int(stats[NODES])} nodes "
+            f"solve of {board.obf()} stopped after {nodes} nodes "
             f"({time.perf_counter() - t0:.2f} s) without a result"
         )
     score = int(score)
@@ -500,10 +520,10 @@ def _solve(
         score,
         best,
         tuple(line),
-        int(stats[NODES]),
+        sum(int(one[NODES]) for one in all_stats),
         time.perf_counter() - t0,
         exact,
-        int(stats[SHALLOW_NODES]),
+        sum(int(one[SHALLOW_NODES]) for one in all_stats),
         presearch_nodes,
     )
 
@@ -544,9 +564,7 @@ def _presearch(p: int, o: int, guess: int, table: TranspositionTable, state: Sol
                 break
             direction = step
         guess = max(-cells, min(cells, guess + (guess & 1)))
-        selective = (table.data[:, ENTRY_DEPTH] & SELECTIVE) != 0
-        table.data[selective, ENTRY_LOWER] = -INF
-        table.data[selective, ENTRY_UPPER] = INF
+        drop_selective(table)
         if stats[ABORTED]:
             break  # out of time or stopped: the rest would return at once, after a table sweep each
     stats[SELECT] = 0
@@ -564,3 +582,70 @@ def _principal_variation(board: Board, score: int, state: SolverState) -> list[i
         board = board.play(int(move))
         score = -score
     return line
+
+
+def check_threads(threads: object) -> int:
+    """``threads`` as a thread count, or a ``ConfigError`` naming ``threads``: a whole number in
+    1..``MAX_THREADS``."""
+    if isinstance(threads, bool) or not isinstance(threads, int | np.integer):
+        raise ConfigError(f"must be a whole number, got {threads!r}", option="threads")
+    if not 1 <= threads <= MAX_THREADS:
+        raise ConfigError(f"must be in 1..{MAX_THREADS}, got {threads}", option="threads")
+    return int(threads)
+
+
+def default_threads() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one), at most
+    ``MAX_THREADS``: the default thread count of ``othellolab solve``."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_THREADS, cores))
+
+
+def _race_guess(guess: int, k: int, cells: int) -> int:
+    """Where thread ``k`` starts its windows: the guess itself for the first, then 2 discs
+    above, 2 below, 4 above, ... (scores are even)."""
+    step = 2 * ((k + 1) // 2) * (1 if k % 2 else -1)
+    return max(-cells, min(cells, guess + step))
+
+
+def _race(p: int, o: int, guess: int, states: list[SolverState]) -> tuple[int, int, SolverState]:
+    """``_aspiration`` on every state at once, each in a thread from its own first window
+    (``_race_guess``), all on one table: the first to finish gives the score, best move and
+    its state, and stops the rest (this thread runs the first state).
+
+    Each series is exact on its own, since the table's entries are exact bounds read whole
+    (``table.tt_probe``); sharing them is the speed-up: a series that starts on the other side
+    of the score proves the bound the others need next. Every helper has ended on return."""
+    cells = states[0].shallow.n * states[0].shallow.n
+    lock = threading.Lock()
+    won: list[tuple[int, int, SolverState]] = []
+
+    def run(k: int) -> None:
+        st = states[k]
+        s, m = _aspiration(p, o, _race_guess(guess, k, cells), st)
+        with lock:
+            if not won and not st.shallow.stats[ABORTED]:
+                won.append((int(s), int(m), st))
+                for other in states:
+                    if other is not st:
+                        other.shallow.stats[ABORTED] = 1
+
+    helpers = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(1, len(states))]
+    try:
+        for t in helpers:
+            t.start()
+        run(0)
+    finally:
+        with lock:
+            for st in states:
+                if not won or st is not won[0][2]:
+                    st.shallow.stats[ABORTED] = 1
+        for t in helpers:
+            if t.ident is not None:
+                t.join()
+    if won:
+        return won[0]
+    return 0, -1, states[0]  # every thread was stopped (time, nodes or ``stop``)

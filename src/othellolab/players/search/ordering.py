@@ -23,12 +23,12 @@ from othellolab.players.search.geometry import (
 )
 from othellolab.players.search.state import SELECT, SHALLOW_NODES, ShallowState, SolverState
 from othellolab.players.search.table import (
-    ENTRY_UPPER,
     bounds_usable,
+    entry_upper,
     home_slot,
     prefetch_slot,
     table_key,
-    tt_find,
+    tt_probe,
 )
 
 DEEP_MIN = 7
@@ -196,7 +196,7 @@ def order_moves_etc(
     Without ``sort``, fewer flips break ties instead."""
     n = st.shallow.n
     tt_keys = st.keys
-    tt_data = st.data
+    tt_pay = st.payload
     stats = st.shallow.stats
     buf_sq = st.shallow.buf_sq
     buf_key = st.shallow.buf_key
@@ -235,10 +235,10 @@ def order_moves_etc(
         buf_key[row, i] = key
     if etc:
         for i in range(k):
-            slot = tt_find(tt_keys, U64(buf_key[row, MAX_MOVES + i]))
+            slot, entry = tt_probe(tt_keys, tt_pay, U64(buf_key[row, MAX_MOVES + i]))
             if slot >= 0:
-                upper = tt_data[slot, ENTRY_UPPER]
-                if -upper > alpha and bounds_usable(tt_data, slot, stats[SELECT]):
+                upper = entry_upper(entry)
+                if -upper > alpha and bounds_usable(entry, stats[SELECT]):
                     return i, -upper
     if sort:
         # One alpha-beta over the children, not a window each: only the best needs its value.

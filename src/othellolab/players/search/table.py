@@ -3,7 +3,8 @@ that both searches use, the exact solver's probe and store rules, its table keys
 the start), and the midgame search's entry format.
 
 The exact solver keeps int8 disc bounds, the best move and the empties in the payload's first
-four bytes (``data``), two slots per position in one cache line. The midgame search keeps its
+four bytes (``data``), two slots per position in one cache line, and the position's hash XOR the
+payload in the key (``tt_probe``), so that threads can share one table without locks. The midgame search keeps its
 float32 bounds in the whole payload (``bounds``) and its move and depth in the key's low 16 bits,
 which the slot (one per position, tables of at least 2**16 entries) already implies.
 """
@@ -69,14 +70,64 @@ def home_slot(keys: np.ndarray, h: int) -> int:
 
 
 @hot_kernel(inline="always")
-def tt_find(keys: np.ndarray, h: int) -> int:
-    """The slot holding position ``h``, or -1."""
+def tt_probe(keys: np.ndarray, payload: np.ndarray, h: int) -> tuple[int, int]:
+    """The slot holding position ``h`` and its payload, read once (``-1, 0`` if none).
+
+    A solver's slot keeps the hash XOR the payload, each written as one 8-byte word, and a
+    reader checks the pair it read: an entry torn by two threads writing one slot (one's key,
+    the other's payload) matches no position, so threads may share the table without a lock
+    and never see another position's bounds. The caller reads the fields from the returned
+    payload (``entry_lower`` ...), never from the table again."""
     i = home_slot(keys, h)
-    if keys[i] == h:
-        return i
-    if keys[i ^ 1] == h:
-        return i ^ 1
-    return -1
+    e = payload[i]
+    if keys[i] ^ e == h:
+        return i, e
+    e = payload[i ^ 1]
+    if keys[i ^ 1] ^ e == h:
+        return i ^ 1, e
+    return -1, ZERO
+
+
+@hot_kernel(inline="always")
+def _entry_byte(e: int, shift: int) -> int:
+    """Signed byte ``shift // 8`` of payload ``e`` (as the ``data`` view reads it)."""
+    x = np.int64((U64(e) >> U64(shift)) & U64(255))
+    return x - ((x & 128) << 1)
+
+
+@hot_kernel(inline="always")
+def entry_lower(e: int) -> int:
+    """The lower bound kept in payload ``e``."""
+    return _entry_byte(e, 8 * ENTRY_LOWER)
+
+
+@hot_kernel(inline="always")
+def entry_upper(e: int) -> int:
+    """The upper bound kept in payload ``e``."""
+    return _entry_byte(e, 8 * ENTRY_UPPER)
+
+
+@hot_kernel(inline="always")
+def entry_move(e: int) -> int:
+    """The best move kept in payload ``e`` (-1 for none)."""
+    return _entry_byte(e, 8 * ENTRY_MOVE)
+
+
+@hot_kernel(inline="always")
+def entry_depth(e: int) -> int:
+    """The empties byte of payload ``e`` (with the ``SELECTIVE`` flag)."""
+    return _entry_byte(e, 8 * ENTRY_DEPTH)
+
+
+@hot_kernel(inline="always")
+def pack_entry(lower: int, upper: int, move: int, depth: int) -> int:
+    """The payload of an entry: its four bytes as ``data`` lays them out, the rest 0."""
+    return (
+        (U64(lower & 255) << U64(8 * ENTRY_LOWER))
+        | (U64(upper & 255) << U64(8 * ENTRY_UPPER))
+        | (U64(move & 255) << U64(8 * ENTRY_MOVE))
+        | (U64(depth & 255) << U64(8 * ENTRY_DEPTH))
+    )
 
 
 @hot_kernel(inline="always")
@@ -116,16 +167,16 @@ def from_table(move: int, k: int, n: int) -> int:
 
 
 @hot_kernel(inline="always")
-def bounds_usable(data: np.ndarray, slot: int, sel: int) -> bool:
-    """Whether a search may cut on the bounds of entry ``slot``: an exact entry's always, a
+def bounds_usable(e: int, sel: int) -> bool:
+    """Whether a search may cut on the bounds of payload ``e``: an exact entry's always, a
     pre-search's only in another pre-search (``sel > 0``)."""
-    return sel > 0 or not data[slot, ENTRY_DEPTH] & SELECTIVE
+    return sel > 0 or not entry_depth(e) & SELECTIVE
 
 
 @hot_kernel(inline="always")
 def tt_store(
     keys: np.ndarray,
-    data: np.ndarray,
+    payload: np.ndarray,
     h: int,
     alpha: int,
     beta: int,
@@ -140,39 +191,54 @@ def tt_store(
     empty slot counts as none), so the costly entries far from the end survive the flood of
     entries near it. A pre-search (``sel``) result goes into a new or selective entry, flagged;
     into an exact entry it only gives a move if there was none. An exact result drops the
-    bounds of a selective entry before it records its own.
+    bounds of a selective entry before it records its own. The new payload is built from the
+    one read (``tt_probe``) and written whole, then the key: two threads storing at once may
+    lose one's bounds, never mix them.
     """
-    i = tt_find(keys, h)
+    i, e = tt_probe(keys, payload, h)
     if i < 0:
         i = home_slot(keys, h)
         j = i ^ 1
-        di = data[i, ENTRY_DEPTH] & (SELECTIVE - 1) if keys[i] != ZERO else -1
-        dj = data[j, ENTRY_DEPTH] & (SELECTIVE - 1) if keys[j] != ZERO else -1
+        di = entry_depth(payload[i]) & (SELECTIVE - 1) if keys[i] != ZERO else -1
+        dj = entry_depth(payload[j]) & (SELECTIVE - 1) if keys[j] != ZERO else -1
         if dj < di:
             i = j
-        keys[i] = h
-        data[i, ENTRY_LOWER] = -INF
-        data[i, ENTRY_UPPER] = INF
-        data[i, ENTRY_MOVE] = -1
-        data[i, ENTRY_DEPTH] = ne | SELECTIVE if sel else ne
-    elif data[i, ENTRY_DEPTH] & SELECTIVE:
-        if not sel:
-            data[i, ENTRY_LOWER] = -INF
-            data[i, ENTRY_UPPER] = INF
-            data[i, ENTRY_DEPTH] = ne
-    elif sel:
-        if data[i, ENTRY_MOVE] < 0:
-            data[i, ENTRY_MOVE] = move
-        return
-    if score > alpha and score >= data[i, ENTRY_LOWER]:
+        lower, upper, best, depth = -INF, INF, -1, ne | SELECTIVE if sel else ne
+    else:
+        lower, upper, best, depth = entry_lower(e), entry_upper(e), entry_move(e), entry_depth(e)
+        if depth & SELECTIVE:
+            if not sel:
+                lower, upper, depth = -INF, INF, ne
+        elif sel:
+            if best >= 0:
+                return
+            e = pack_entry(lower, upper, move, depth)
+            payload[i] = e
+            keys[i] = U64(h) ^ e
+            return
+    if score > alpha and score >= lower:
         # The move proved this lower bound: it stays the move that achieves the lower bound, so
         # an exact entry (lower == upper) names a best move.
-        data[i, ENTRY_LOWER] = score
-        data[i, ENTRY_MOVE] = move
-    elif data[i, ENTRY_MOVE] < 0:
-        data[i, ENTRY_MOVE] = move
-    if score < beta and score < data[i, ENTRY_UPPER]:
-        data[i, ENTRY_UPPER] = score
+        lower = score
+        best = move
+    elif best < 0:
+        best = move
+    if score < beta and score < upper:
+        upper = score
+    e = pack_entry(lower, upper, best, depth)
+    payload[i] = e
+    keys[i] = U64(h) ^ e
+
+
+def drop_selective(table: TranspositionTable) -> None:
+    """Forget the bounds of every pre-search entry (keeping its move), re-keying it (a slot
+    keeps the hash XOR the payload, ``tt_probe``). No search may use the table meanwhile."""
+    selective = (table.data[:, ENTRY_DEPTH] & SELECTIVE) != 0
+    selective &= table.keys != ZERO
+    hashes = table.keys[selective] ^ table.payload[selective]
+    table.data[selective, ENTRY_LOWER] = -INF
+    table.data[selective, ENTRY_UPPER] = INF
+    table.keys[selective] = hashes ^ table.payload[selective]
 
 
 MIDGAME_MIN_BITS = 16
