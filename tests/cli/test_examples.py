@@ -43,6 +43,7 @@ CHEAP = {
     "othellolab perft 6",
     'othellolab solve -- "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X"',
     "othellolab solve --file tests/data/fforum-1-19.obf --lines 1-3",
+    "othellolab solve --file tests/data/fforum-1-19.obf --lines 1-3 --threads 2",
     "othellolab records stats tests/data/fforum-1-19.obf",
     "othellolab arena match random greedy --games 2 --out runs/arena-smoke --quiet",
     "othellolab players",

@@ -115,3 +115,16 @@ def test_solve_announces_the_work() -> None:
     result = runner.invoke(app, ["solve", "--time-limit", "60", "--", line])
     assert result.exit_code == 0, result.output
     assert "solving 14 empties, at most 60 s (Ctrl-C stops)" in result.output
+
+
+def test_solve_threads() -> None:
+    """--threads N solves with N threads (the same scores); a bad count is a usage error
+    naming --threads."""
+    result = runner.invoke(app, ["solve", "--file", str(FFO), "--lines", "5-7", "--threads", "2"])
+    assert result.exit_code == 0, result.output
+    assert "solved 3 positions, 0 mismatches" in result.output
+    for bad in ("0", "-1", "257"):
+        r = runner.invoke(app, ["solve", "--file", str(FFO), "--threads", bad])
+        assert r.exit_code == 2 and "--threads" in r.output, (bad, r.output)
+    r = runner.invoke(app, ["solve", "--file", str(FFO), "--threads", "1.5"])
+    assert r.exit_code == 2 and "--threads" in r.output

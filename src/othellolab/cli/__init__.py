@@ -106,6 +106,7 @@ app.command(
     epilog=examples(
         'othellolab solve -- "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X"',
         "othellolab solve --file tests/data/fforum-1-19.obf --lines 1-3",
+        "othellolab solve --file tests/data/fforum-1-19.obf --lines 1-3 --threads 2",
     ),
 )(_solve.solve)
 app.add_typer(_dataset.app, name="dataset")

@@ -128,6 +128,15 @@ def solve(
             help="Refuse positions with more empty squares than this (raise it to go on anyway).",
         ),
     ] = MAX_EMPTIES,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            "--threads",
+            metavar="N",
+            help="Threads for each solve, 1-256 (default: the cores this process may use); "
+            "the score never depends on it, the best move may be another of equal score.",
+        ),
+    ] = None,
 ) -> None:
     """Solve positions exactly: best move, final disc difference (empties to the winner), PV.
 
@@ -146,6 +155,7 @@ def solve(
             evaluation,
             time_limit,
             max_empties,
+            threads,
         )
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
@@ -162,8 +172,9 @@ def _solve_command(
     evaluation: str,
     time_limit: float | None,
     max_empties: int,
+    threads: int | None = None,
 ) -> None:
-    from othellolab.players.search.endgame import SolveAborted
+    from othellolab.players.search.endgame import SolveAborted, check_threads, default_threads
     from othellolab.players.search.endgame import solve as solve_board
     from othellolab.players.search.evaluation import named_evaluation
     from othellolab.players.search.table import TranspositionTable
@@ -173,6 +184,10 @@ def _solve_command(
         raise typer.BadParameter("give either a POSITION or --file")
     _check_time_limit(time_limit)
     try:
+        threads = check_threads(default_threads() if threads is None else threads)
+    except ConfigError as e:
+        raise typer.BadParameter(str(e), param_hint="--threads") from None
+    try:
         ev = None if evaluation == "auto" else named_evaluation(evaluation)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--evaluation") from None
@@ -181,7 +196,9 @@ def _solve_command(
 
     def run(board: Board, **kwargs: Any) -> SolveResult:
         def work() -> SolveResult:
-            return solve_board(board, evaluation=ev, stop=stop, time_limit=time_limit, **kwargs)
+            return solve_board(
+                board, evaluation=ev, stop=stop, time_limit=time_limit, threads=threads, **kwargs
+            )
 
         return run_stoppable(work, stop)  # SolveAborted: out of --time-limit
 
