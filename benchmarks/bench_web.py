@@ -302,6 +302,12 @@ def main() -> None:
     parser.add_argument("--write", type=Path, help="write the figures to this markdown file")
     parser.add_argument("--server-args", default="", help="more `serve` options (this commit)")
     parser.add_argument("--base-args", default="", help="more `serve` options for the base")
+    parser.add_argument(
+        "--tight-args",
+        default="",
+        help="one more row at the largest client count with these `serve` options added "
+        "(e.g. '--max-wait 10': the refusals)",
+    )
     parser.add_argument("--soak", type=float, default=0.0, help="minutes of soak (0: none)")
     parser.add_argument("--soak-clients", type=int, default=60)
     args = parser.parse_args()
@@ -314,9 +320,14 @@ def main() -> None:
     servers = [("this commit", None, mine)]
     if args.base_src:
         servers.append(("base", args.base_src, shlex.split(args.base_args)))
+    if args.tight_args:
+        tight = shlex.split(args.tight_args)
+        servers.insert(1, (f"this commit, `{args.tight_args}`", None, [*mine, *tight]))
+    rate1 = None
     for label, src, extra in servers:
-        rate1 = None
-        for n in counts:
+        tight = label.startswith("this commit, ")
+        rate1 = rate1 if tight else None  # the tight row compares with this commit's 1 client
+        for n in counts[-1:] if tight else counts:
             proc, url = start_server(src, ["--max-games", "1000", *extra])
             try:
                 time.sleep(5)  # workers and kernels load
