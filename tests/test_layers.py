@@ -81,6 +81,7 @@ SEARCH_ORDER = (
     "smp",
     "lastempties",
     "ordering",
+    "parallel_solve",
     "endgame",
     "midgame",
     "book",

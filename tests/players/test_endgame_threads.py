@@ -12,7 +12,8 @@ import pytest
 from othellolab import Board
 from othellolab.core import ConfigError, Stop
 from othellolab.players.search import endgame
-from othellolab.players.search.endgame import MAX_THREADS, SolveAborted, solve
+from othellolab.players.search.endgame import SolveAborted, solve
+from othellolab.players.search.parallel_solve import MAX_THREADS
 from othellolab.players.search.table import TranspositionTable
 
 from helpers import FIXTURES, obf_scores

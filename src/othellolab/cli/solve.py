@@ -174,9 +174,10 @@ def _solve_command(
     max_empties: int,
     threads: int | None = None,
 ) -> None:
-    from othellolab.players.search.endgame import SolveAborted, check_threads, default_threads
+    from othellolab.players.search.endgame import SolveAborted
     from othellolab.players.search.endgame import solve as solve_board
     from othellolab.players.search.evaluation import named_evaluation
+    from othellolab.players.search.parallel_solve import check_threads, default_threads
     from othellolab.players.search.table import TranspositionTable
     from othellolab.records.obf import parse_obf_line
 

@@ -23,6 +23,7 @@ One module per concern, each importing only those listed before it:
 - ``lastempties``: the exact search's last few empties;
 - ``ordering``: the exact search's move ordering (fastest first, table probes, shallow
   searches);
+- ``parallel_solve``: the exact solver's threads (a race of window series on one table);
 - ``endgame``: the exact solver (``solve``);
 - ``midgame``: iterative-deepening alpha-beta (``search``);
 - ``book``: the opening book (canonical positions with negamax values, built by

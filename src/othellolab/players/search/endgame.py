@@ -20,15 +20,13 @@ becomes the guess. The kernels work on 8x8, 6x6 and 4x4.
 from __future__ import annotations
 
 import contextlib
-import os
-import threading
 import time
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
-from othellolab.core import Board, ConfigError, PlayResult, Score, Stop, square_name
+from othellolab.core import Board, PlayResult, Score, Stop, square_name
 from othellolab.core.jit import hot_kernel, prefetch
 from othellolab.core.kernels import _FULL, ONE, U64, ZERO, _flips, popcount
 from othellolab.players.search.evaluation import Evaluation, default_evaluation
@@ -51,6 +49,7 @@ from othellolab.players.search.ordering import (
     order_moves_etc,
     order_nws,
 )
+from othellolab.players.search.parallel_solve import check_threads, race, race_guess
 from othellolab.players.search.state import (
     ABORTED,
     NODE_LIMIT,
@@ -103,9 +102,6 @@ plies deep (2 at 14 empties, 6 from 26 on)."""
 GUESS_DEPTH = 4
 """Plies of the shallow search that guesses where the first window of a full-window solve goes
 when the caller gives no guess."""
-
-MAX_THREADS = 256
-"""The most threads one solve may run (``solve``'s ``threads``)."""
 
 ESTIMATE_ROWS = max(SORT_DEPTH_MAX, MPC_DEPTH_MAX, GUESS_DEPTH) + 1
 """Move-list rows kept for the shallow searches, one per ply left."""
@@ -424,10 +420,11 @@ def solve(
     ``stop`` aborts the solve from another thread (``SolveAborted``) at the next node. The
     compiled search releases the GIL, so other threads run meanwhile.
 
-    ``threads`` (1..``MAX_THREADS``) above 1 races that many narrow-window series on one shared
-    table (``_race``) once the pre-searches are done: the score is the same, the best move may
-    be another of equal score, ``nodes`` counts every thread's and ``max_nodes`` holds for each
-    thread. Every thread has stopped when ``solve`` returns.
+    ``threads`` (1..``parallel_solve.MAX_THREADS``) above 1 runs a full-window solve's pre-searches and exact
+    windows as a race of that many window series on one shared table (``parallel_solve``):
+    the score is the same, the best move may be another of equal score, ``nodes`` counts every
+    thread's and ``max_nodes`` holds for each thread. Every thread has stopped when ``solve``
+    returns.
     """
     threads = check_threads(threads)
     with contextlib.ExitStack() as linked:
@@ -447,6 +444,7 @@ def solve(
             guess,
             presearch,
             all_stats,
+            stop,
         )
 
 
@@ -462,6 +460,7 @@ def _solve(
     guess: int | None,
     presearch: bool,
     all_stats: list[np.ndarray],
+    stop: Stop | None = None,
 ) -> SolveResult:
     n = board.size
     cells = n * n
@@ -482,6 +481,7 @@ def _solve(
     ev.check_size(n)
     p, o = U64(board.player), U64(board.opponent)
     state = new_state(board, table, ev, stats, deadline)
+    states = [state] + [new_state(board, table, ev, one, deadline) for one in all_stats[1:]]
     presearch_nodes = 0
     if lo > -cells or hi < cells or board.num_empties < ASPIRATION_MIN:
         score, move = _solve_kernel(p, o, lo, hi, state)
@@ -492,14 +492,23 @@ def _solve(
             e = estimate(p, o, -1.0e9, 1.0e9, GUESS_DEPTH, state.shallow)
             guess = max(-cells, min(cells, 2 * round(e / 2.0)))
         if presearch and n == 8 and board.num_empties >= PRESEARCH_MIN:
-            guess = _presearch(p, o, guess, table, state)
-        presearch_nodes = int(stats[NODES])
-        if len(all_stats) == 1:
+            guess = _presearch(p, o, guess, table, states, stop)
+        presearch_nodes = sum(int(one[NODES]) for one in all_stats)
+        if len(states) == 1:
             score, move = _aspiration(p, o, guess, state)
+        elif not stats[ABORTED]:
+            start = guess
+
+            def exact(k: int, st: SolverState) -> tuple[int, int]:
+                return _aspiration(p, o, race_guess(start, k, cells), st)
+
+            won = race(states, exact, stop)
+            score, move = (won[0], won[1]) if won else (0, -1)
+            if won:
+                state = won[2]
+                stats = state.shallow.stats
         else:
-            states = [state] + [new_state(board, table, ev, one, deadline) for one in all_stats[1:]]
-            score, move, state = _race(p, o, guess, states)
-            stats = state.shallow.stats
+            score, move = 0, -1
     nodes = sum(int(one[NODES]) for one in all_stats)
     if stats[ABORTED]:
         raise SolveAborted(
@@ -541,34 +550,59 @@ def warm_up() -> SolveResult:
     return solve(Board.from_obf(_WARM_UP_POSITION))
 
 
-def _presearch(p: int, o: int, guess: int, table: TranspositionTable, state: SolverState) -> int:
+def _presearch(
+    p: int,
+    o: int,
+    guess: int,
+    table: TranspositionTable,
+    states: list[SolverState],
+    stop: Stop | None,
+) -> int:
     """Run the selective pre-searches (``PRESEARCH_MARGINS``) and return the last one's score as
-    the exact search's guess. Each runs narrow windows from the previous guess like
-    ``_aspiration``, but its scores are not exact and may contradict each other, so it stops at
-    the first window that turns back (at most 8). Afterwards the pre-search bounds are dropped
-    from the table, so that a later, less selective search does not trust them."""
-    cells = state.shallow.n * state.shallow.n
-    stats = state.shallow.stats
+    the exact search's guess; with several states, each margin is a race of series from guesses
+    apart (``parallel_solve``). Afterwards the pre-search bounds are dropped from the table, so
+    that a later, less selective search does not trust them (no thread runs meanwhile)."""
+    cells = states[0].shallow.n * states[0].shallow.n
+    stats = states[0].shallow.stats
     for margin in PRESEARCH_MARGINS:
-        stats[SELECT] = margin
-        direction = 0
-        for _ in range(8):
-            a, b = max(-cells - 1, guess - 1), min(cells + 1, guess + 1)
-            s, _move = _solve_kernel(p, o, a, b, state)
-            if stats[ABORTED] or a < s < b or s <= -cells or s >= cells:
-                guess = s
-                break
-            step = 1 if s >= b else -1
-            guess = s + (s & 1) * step  # a probable cut fails soft to an odd bound
-            if direction == -step:
-                break
-            direction = step
-        guess = max(-cells, min(cells, guess + (guess & 1)))
+        for st in states:
+            st.shallow.stats[SELECT] = margin
+        if len(states) == 1:
+            guess = _presearch_series(p, o, guess, states[0])
+        else:
+
+            def series(k: int, st: SolverState, start: int = guess) -> tuple[int, int]:
+                return _presearch_series(p, o, race_guess(start, k, cells), st), -1
+
+            won = race(states, series, stop)
+            guess = won[0] if won else guess
         drop_selective(table)
         if stats[ABORTED]:
             break  # out of time or stopped: the rest would return at once, after a table sweep each
-    stats[SELECT] = 0
+    for st in states:
+        st.shallow.stats[SELECT] = 0
     return guess
+
+
+def _presearch_series(p: int, o: int, guess: int, state: SolverState) -> int:
+    """One pre-search (the margin in ``stats[SELECT]``): narrow windows from ``guess`` like
+    ``_aspiration``, but its scores are not exact and may contradict each other, so it stops at
+    the first window that turns back (at most 8); returns its score, made even."""
+    cells = state.shallow.n * state.shallow.n
+    stats = state.shallow.stats
+    direction = 0
+    for _ in range(8):
+        a, b = max(-cells - 1, guess - 1), min(cells + 1, guess + 1)
+        s, _move = _solve_kernel(p, o, a, b, state)
+        if stats[ABORTED] or a < s < b or s <= -cells or s >= cells:
+            guess = s
+            break
+        step = 1 if s >= b else -1
+        guess = s + (s & 1) * step  # a probable cut fails soft to an odd bound
+        if direction == -step:
+            break
+        direction = step
+    return max(-cells, min(cells, guess + (guess & 1)))
 
 
 def _principal_variation(board: Board, score: int, state: SolverState) -> list[int]:
@@ -582,70 +616,3 @@ def _principal_variation(board: Board, score: int, state: SolverState) -> list[i
         board = board.play(int(move))
         score = -score
     return line
-
-
-def check_threads(threads: object) -> int:
-    """``threads`` as a thread count, or a ``ConfigError`` naming ``threads``: a whole number in
-    1..``MAX_THREADS``."""
-    if isinstance(threads, bool) or not isinstance(threads, int | np.integer):
-        raise ConfigError(f"must be a whole number, got {threads!r}", option="threads")
-    if not 1 <= threads <= MAX_THREADS:
-        raise ConfigError(f"must be in 1..{MAX_THREADS}, got {threads}", option="threads")
-    return int(threads)
-
-
-def default_threads() -> int:
-    """The cores this process may run on (its CPU affinity where the system has one), at most
-    ``MAX_THREADS``: the default thread count of ``othellolab solve``."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, min(MAX_THREADS, cores))
-
-
-def _race_guess(guess: int, k: int, cells: int) -> int:
-    """Where thread ``k`` starts its windows: the guess itself for the first, then 2 discs
-    above, 2 below, 4 above, ... (scores are even)."""
-    step = 2 * ((k + 1) // 2) * (1 if k % 2 else -1)
-    return max(-cells, min(cells, guess + step))
-
-
-def _race(p: int, o: int, guess: int, states: list[SolverState]) -> tuple[int, int, SolverState]:
-    """``_aspiration`` on every state at once, each in a thread from its own first window
-    (``_race_guess``), all on one table: the first to finish gives the score, best move and
-    its state, and stops the rest (this thread runs the first state).
-
-    Each series is exact on its own, since the table's entries are exact bounds read whole
-    (``table.tt_probe``); sharing them is the speed-up: a series that starts on the other side
-    of the score proves the bound the others need next. Every helper has ended on return."""
-    cells = states[0].shallow.n * states[0].shallow.n
-    lock = threading.Lock()
-    won: list[tuple[int, int, SolverState]] = []
-
-    def run(k: int) -> None:
-        st = states[k]
-        s, m = _aspiration(p, o, _race_guess(guess, k, cells), st)
-        with lock:
-            if not won and not st.shallow.stats[ABORTED]:
-                won.append((int(s), int(m), st))
-                for other in states:
-                    if other is not st:
-                        other.shallow.stats[ABORTED] = 1
-
-    helpers = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(1, len(states))]
-    try:
-        for t in helpers:
-            t.start()
-        run(0)
-    finally:
-        with lock:
-            for st in states:
-                if not won or st is not won[0][2]:
-                    st.shallow.stats[ABORTED] = 1
-        for t in helpers:
-            if t.ident is not None:
-                t.join()
-    if won:
-        return won[0]
-    return 0, -1, states[0]  # every thread was stopped (time, nodes or ``stop``)

@@ -1,0 +1,98 @@
+"""The exact solver on several threads: a race of window series on one shared table.
+
+Each thread runs a whole series of narrow windows (the exact search's, or one pre-search's) in
+the compiled solver, which releases the GIL, from its own first window (``race_guess``), with
+its own ``SolverState`` (move lists, statistics) over the one transposition table. The first
+to finish gives the result and stops the others: every series is exact on its own, since the
+table's entries are exact bounds read whole (``table.tt_probe``), so the threads only share
+work, never trust each other. A series that starts on the other side of the score proves the
+bound the others need next, and a thread that enters a subtree another has solved finds its
+entry: on FFO #40-#43 two threads visit about as many nodes together as one thread alone.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+
+import numpy as np
+
+from othellolab.core import ConfigError, Stop
+from othellolab.players.search.state import ABORTED, SolverState
+
+MAX_THREADS = 256
+"""The most threads one solve may run (``solve``'s ``threads``)."""
+
+
+def check_threads(threads: object) -> int:
+    """``threads`` as a thread count, or a ``ConfigError`` naming ``threads``: a whole number in
+    1..``MAX_THREADS``."""
+    if isinstance(threads, bool) or not isinstance(threads, int | np.integer):
+        raise ConfigError(f"must be a whole number, got {threads!r}", option="threads")
+    if not 1 <= threads <= MAX_THREADS:
+        raise ConfigError(f"must be in 1..{MAX_THREADS}, got {threads}", option="threads")
+    return int(threads)
+
+
+def default_threads() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one), at most
+    ``MAX_THREADS``: the default thread count of ``othellolab solve``."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_THREADS, cores))
+
+
+def race_guess(guess: int, k: int, cells: int) -> int:
+    """Where thread ``k`` starts its windows: the guess itself for the first, then 2 discs
+    above, 2 below, 4 above, ... (final scores are even)."""
+    step = 2 * ((k + 1) // 2) * (1 if k % 2 else -1)
+    return max(-cells, min(cells, guess + step))
+
+
+def race(
+    states: list[SolverState],
+    series: Callable[[int, SolverState], tuple[int, int]],
+    stop: Stop | None = None,
+) -> tuple[int, int, SolverState] | None:
+    """``series(k, states[k])`` for every ``k`` at once, each in a thread (this thread runs
+    ``k`` = 0): the first to return unstopped wins and stops the rest. Returns its result and
+    state, or ``None`` when every thread was stopped (time, nodes or ``stop``); the states are
+    then left stopped. After a win the losers' stop flags are cleared for the next race,
+    unless ``stop`` is set. Every helper thread has ended on return."""
+    lock = threading.Lock()
+    won: list[tuple[int, int, SolverState]] = []
+
+    def run(k: int) -> None:
+        st = states[k]
+        score, move = series(k, st)
+        with lock:
+            if not won and not st.shallow.stats[ABORTED]:
+                won.append((int(score), int(move), st))
+                for other in states:
+                    if other is not st:
+                        other.shallow.stats[ABORTED] = 1
+
+    helpers = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(1, len(states))]
+    try:
+        for t in helpers:
+            t.start()
+        run(0)
+    finally:
+        with lock:
+            for st in states:
+                if not won or st is not won[0][2]:
+                    st.shallow.stats[ABORTED] = 1
+        for t in helpers:
+            if t.ident is not None:
+                t.join()
+    if not won:
+        return None
+    for st in states:
+        st.shallow.stats[ABORTED] = 0
+    if stop is not None and stop.is_set():  # after the clearing: a stop meanwhile is kept
+        for st in states:
+            st.shallow.stats[ABORTED] = 1
+    return won[0]
