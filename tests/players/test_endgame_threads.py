@@ -144,3 +144,19 @@ def test_a_torn_entry_is_no_entry() -> None:
     table.payload[slot] = e2  # h1's key beside h2's payload: a torn entry
     assert tt_probe(table.keys, table.payload, h1)[0] == -1
     assert tt_probe(table.keys, table.payload, h2) == (slot2, e2)
+
+
+def test_a_stop_from_another_thread_ends_every_thread() -> None:
+    """``stop.set()`` while the threads race (a 30-empties solve that runs for minutes) ends
+    the solve at once, and with it every thread."""
+    board = random_position(3, 8, 30)
+    before = threading.active_count()
+    stop = Stop()
+    timer = threading.Timer(0.3, stop.set)
+    timer.start()
+    try:
+        with pytest.raises(SolveAborted):
+            solve(board, threads=2, stop=stop)
+    finally:
+        timer.join()
+    assert threading.active_count() == before
