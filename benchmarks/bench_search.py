@@ -7,6 +7,8 @@ subset, ``--six`` to also solve 6x6 from the start, ``--jobs 2`` to solve two po
 each on its own core). ``--midgame-depth 10 --positions 20`` times the midgame search to a fixed
 depth on WTHOR positions instead (the default player's settings, with and without ProbCut), and
 ``--time-use 1.0`` the default player's time per move on the same positions.
+``--threads 1,2 --ffo 40-49`` solves each FFO position on 1 and on 2 threads, alternating in
+one process, and compares their wall times (nothing else is run).
 """
 
 from __future__ import annotations
@@ -139,6 +141,47 @@ def compare_ordering(
             f"| {name} | {nodes:,} | {seconds:.1f} | {nodes / base_nodes:.3f} | "
             f"{seconds / base_seconds:.3f} | {bad} |"
         )
+
+
+def compare_threads(first: int, last: int, counts: list[int], table_bits: int, rounds: int) -> None:
+    """Solve FFO #first..#last with each thread count in ``counts``, alternating in this process
+    (the order flipped each round, so that a busy machine's drift falls on all alike), each on
+    a fresh table; print each position's best wall time and nodes per count, the sums and the
+    ratios to the first count's time. A wrong score stops the run."""
+    best: dict[tuple[int, int], tuple[float, int]] = {}
+    for round_ in range(rounds):
+        for number in range(first, last + 1):
+            entry = ffo_entry(number)
+            order = counts if round_ % 2 == 0 else counts[::-1]
+            for threads in order:
+                r = solve(
+                    entry.board, table=TranspositionTable(table_bits), pv=False, threads=threads
+                )
+                if r.score != entry.moves[0][1]:
+                    raise SystemExit(f"FFO #{number} on {threads} threads: score {r.score:+d}")
+                key = (number, threads)
+                if key not in best or r.seconds < best[key][0]:
+                    best[key] = (r.seconds, r.nodes)
+                print(f"round {round_ + 1} FFO #{number} threads {threads}: {r.seconds:.2f} s")
+    head = " | ".join(f"{t} thr s | {t} thr nodes" for t in counts)
+    print(
+        f"\nFFO #{first}-#{last}, best of {rounds} alternating runs, fresh 2**{table_bits} table:"
+    )
+    print(f"| FFO | empties | {head} | " + " | ".join(f"x{t}" for t in counts[1:]) + " |")
+    print("|---|---|" + "---|---|" * len(counts) + "---|" * (len(counts) - 1))
+    sums = dict.fromkeys(counts, 0.0)
+    for number in range(first, last + 1):
+        cells = []
+        for t in counts:
+            seconds, nodes = best[number, t]
+            sums[t] += seconds
+            cells.append(f"{seconds:.2f} | {nodes:,}")
+        ratios = [f"{best[number, counts[0]][0] / best[number, t][0]:.2f}" for t in counts[1:]]
+        empties = ffo_entry(number).board.num_empties
+        print(f"| #{number} | {empties} | " + " | ".join(cells + ratios) + " |")
+    total = " | ".join(f"{sums[t]:.2f} | " for t in counts)
+    ratios = " | ".join(f"{sums[counts[0]] / sums[t]:.2f}" for t in counts[1:])
+    print(f"| sum | | {total} | {ratios} |")
 
 
 def midgame(games: int, seconds: float) -> list[tuple[int, int, int, float]]:
@@ -297,6 +340,12 @@ def main() -> None:
         help="time per move of the default player at this time= on --positions positions",
     )
     parser.add_argument("--positions", type=int, default=20, help="positions for the midgame runs")
+    parser.add_argument(
+        "--threads",
+        help="comma-separated thread counts: solve --ffo with each, alternating, and compare "
+        "wall times (nothing else is run)",
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="alternating rounds of --threads")
     args = parser.parse_args()
     if args.midgame_depth is not None or args.time_use is not None:
         if args.positions < 1:
@@ -318,6 +367,10 @@ def main() -> None:
     # Compile (or load) the kernels outside the timings.
     solve(Board(size=4))
     search(Board(), depth=2)
+    if args.threads:
+        counts = [int(t) for t in args.threads.split(",") if t.strip()]
+        compare_threads(first, last, counts, args.table_bits, args.rounds)
+        return
     if args.compare_weights:
         names = [n.strip() for n in args.compare_weights.split(",") if n.strip()]
         compare_ordering(first, last, names, args.table_bits, args.time_limit)

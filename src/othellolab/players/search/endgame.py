@@ -420,11 +420,11 @@ def solve(
     ``stop`` aborts the solve from another thread (``SolveAborted``) at the next node. The
     compiled search releases the GIL, so other threads run meanwhile.
 
-    ``threads`` (1..``parallel_solve.MAX_THREADS``) above 1 runs a full-window solve's pre-searches and exact
-    windows as a race of that many window series on one shared table (``parallel_solve``):
-    the score is the same, the best move may be another of equal score, ``nodes`` counts every
-    thread's and ``max_nodes`` holds for each thread. Every thread has stopped when ``solve``
-    returns.
+    ``threads`` (1..``parallel_solve.MAX_THREADS``) above 1 runs a full-window solve's
+    pre-searches and exact windows as a race of that many window series on one shared table
+    (``parallel_solve``): the score is the same, the best move may be another of equal score,
+    ``nodes`` counts every thread's and ``max_nodes`` holds for each thread. Every thread has
+    stopped when ``solve`` returns.
     """
     threads = check_threads(threads)
     with contextlib.ExitStack() as linked:

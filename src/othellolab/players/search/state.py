@@ -103,8 +103,9 @@ class ShallowState(NamedTuple):
 class SolverState(NamedTuple):
     """The exact solver's state, passed whole to every kernel of the search: the shallow
     searches' part, the transposition table's ``keys`` and ``payload``
-    (``table.TranspositionTable``; ``table.tt_probe`` reads them) and the deadline (a ``perf_counter`` time; 0 for none).
-    Numba passes a record as its fields, so it costs nothing over loose arguments."""
+    (``table.TranspositionTable``; ``table.tt_probe`` reads them) and the deadline (a
+    ``perf_counter`` time; 0 for none). Numba passes a record as its fields, so it costs nothing
+    over loose arguments."""
 
     shallow: ShallowState
     keys: np.ndarray

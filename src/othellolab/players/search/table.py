@@ -4,9 +4,10 @@ the start), and the midgame search's entry format.
 
 The exact solver keeps int8 disc bounds, the best move and the empties in the payload's first
 four bytes (``data``), two slots per position in one cache line, and the position's hash XOR the
-payload in the key (``tt_probe``), so that threads can share one table without locks. The midgame search keeps its
-float32 bounds in the whole payload (``bounds``) and its move and depth in the key's low 16 bits,
-which the slot (one per position, tables of at least 2**16 entries) already implies.
+payload in the key (``tt_probe``), so that threads can share one table without locks. The
+midgame search keeps its float32 bounds in the whole payload (``bounds``) and its move and depth
+in the key's low 16 bits, which the slot (one per position, tables of at least 2**16 entries)
+already implies.
 """
 
 from __future__ import annotations
