@@ -127,6 +127,11 @@ def test_the_player_takes_threads() -> None:
     player = AlphaBetaPlayer(depth=4, threads=2)
     assert player.choose(Board()).move in Board().legal_actions()
     assert not smp_threads()
+    end = endgame_positions(1, seed=8)[0]  # solved exactly, on two threads too
+    one = AlphaBetaPlayer(endgame=20).choose(end)
+    two = AlphaBetaPlayer(endgame=20, threads=2).choose(end)
+    assert one.score is not None and two.score is not None and two.score.exact
+    assert two.score.value == one.score.value
 
 
 def test_a_game_in_the_terminal_uses_the_cores() -> None:

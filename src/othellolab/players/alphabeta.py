@@ -136,7 +136,8 @@ class AlphaBetaPlayer(Player):
     ``weights`` (``probcut.json``) when they have one, else the shipped fit. On a game clock
     (``Limit.clock``) the player plans its time: more in the midgame, a reserve for the exact
     solve (``players.clock.plan``). ``threads`` > 1 runs the midgame search on that many
-    threads (lazy SMP over one table, ``search.smp``); a game in the terminal (``othellolab
+    threads (lazy SMP over one table, ``search.smp``), and the exact solve too
+    (``search.parallel_solve``); a game in the terminal (``othellolab
     play``) gives it the machine's cores, the arena one thread a player unless told.
     """
 
@@ -311,6 +312,7 @@ class AlphaBetaPlayer(Player):
                     time_limit=solve_time,
                     evaluation=self._patterns if board.size == 8 else None,
                     stop=limit.stop,
+                    threads=self.threads,
                 )
             except SolveAborted:
                 solved = None
