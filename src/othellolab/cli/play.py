@@ -82,10 +82,9 @@ def with_cores(spec: str) -> str:
     """``spec`` with ``threads`` set to the machine's cores where its player takes ``threads``
     and the spec leaves it out: a game in the terminal has the machine to itself (the arena
     and the web server keep one thread a search)."""
-    import os
-
     from othellolab.core.errors import ConfigError
     from othellolab.players.registry import get_entry, parse_spec
+    from othellolab.players.search.parallel_solve import default_threads
 
     try:
         name, options = parse_spec(spec)
@@ -95,7 +94,6 @@ def with_cores(spec: str) -> str:
     option = entry.declared().get("threads")
     if option is None or "threads" in options:
         return spec
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    threads = max(1, min(cores or 1, int(option.high or 1)))
+    threads = max(1, min(default_threads(), int(option.high or 1)))
     sep = ":" if ":" not in spec else ("" if spec.rstrip().endswith(":") else ",")
     return f"{spec.rstrip()}{sep}threads={threads}"
