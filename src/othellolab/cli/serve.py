@@ -109,6 +109,15 @@ def serve(
             max=100_000,
         ),
     ] = MAX_QUEUE,
+    search_threads: Annotated[
+        int,
+        typer.Option(
+            help="Threads each search may use (its player's threads where it has the option; "
+            "a spec asking for more is refused).",
+            min=1,
+            max=256,
+        ),
+    ] = 1,
     max_wait: Annotated[
         float,
         typer.Option(
@@ -188,6 +197,7 @@ def serve(
         search_processes=True,
         max_queue=max_queue,
         max_wait=max_wait,
+        search_threads=search_threads,
         db=games_db,
         max_games_per_client=max_games_per_client,
         rate_limit=rate_limit,

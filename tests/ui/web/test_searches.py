@@ -11,9 +11,10 @@ import time
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 
 from othellolab import Board
-from othellolab.core import Limit, PlayResult
+from othellolab.core import ConfigError, Limit, PlayResult
 from othellolab.players import GreedyPlayer, Player, register_player
 from othellolab.ui.web import create_app
 from othellolab.ui.web.errors import Gone, ServerBusy
@@ -270,3 +271,27 @@ def test_a_waiting_search_shows_its_place_and_a_full_queue_answers_503(serve) ->
                 t.join(60)
         for game_id in ids[:2]:
             assert answers[game_id].status_code == 200 and answers[game_id].json()["ply"] == 1
+
+
+def test_a_search_gets_the_servers_threads_and_a_spec_asking_for_more_is_refused() -> None:
+    """One thread a search by default (``serve --search-threads``): a client's spec may not ask
+    a worker for more cores than the server gives each search."""
+    with TestClient(create_app(opponent="greedy:seed=1", hint="greedy:seed=2")) as client:
+        r = client.post("/api/games", json={"opponent": "alphabeta:depth=2,threads=2"})
+        assert r.status_code == 422 and "--search-threads" in r.text and "threads=2" in r.text
+        ok = client.post("/api/games", json={"opponent": "alphabeta:depth=2,threads=1"})
+        assert ok.status_code == 201
+    app = create_app(opponent="greedy:seed=1", hint="greedy:seed=2", search_threads=2)
+    with TestClient(app) as client:
+        r = client.post("/api/games", json={"opponent": "alphabeta:depth=2,threads=2"})
+        assert r.status_code == 201
+    with pytest.raises(ConfigError, match="1..256"):
+        create_app(search_threads=0)
+    # A worker builds a threaded player with the server's threads unless its spec says.
+    cache = PlayerCache(None, threads=2)
+    try:
+        assert cache.get("alphabeta:depth=2", "othello8", ("g", 0)).threads == 2
+        assert cache.get("alphabeta:depth=2,threads=1", "othello8", ("g", 0)).threads == 1
+        assert isinstance(cache.get("greedy:seed=1", "othello8", ("g", 0)), GreedyPlayer)
+    finally:
+        cache.close()

@@ -261,6 +261,7 @@ def create_app(
     max_games_per_client: int | None = None,
     rate_limit: float | None = None,
     rate_burst: int = RATE_BURST,
+    search_threads: int = 1,
 ) -> FastAPI:
     """The web board app. ``opponent`` and ``hint`` are player specs for the games they play
     (default, and for the other games: each game's strongest shipped player); idle games
@@ -273,7 +274,8 @@ def create_app(
     ``search_workers`` searches run at once (default: one per core), each in a process of its
     own with ``search_processes`` (``othellolab serve``), else in a thread of this process
     (which sees players registered at run time, as tests do); at most ``max_queue`` more wait,
-    each at most ``max_wait`` seconds. Games are kept in ``db`` (a ``GameDB`` or its file;
+    each at most ``max_wait`` seconds. A search runs on ``search_threads`` threads (its player's
+    ``threads`` where it has the option: a spec asking for more is refused). Games are kept in ``db`` (a ``GameDB`` or its file;
     default: in memory).
 
     Per client address (``clients.client_key``): at most ``max_games_per_client`` open games
@@ -311,6 +313,7 @@ def create_app(
         models=models,
         db=db,
         max_games_per_client=max_games_per_client,
+        search_threads=search_threads,
     )
     limiter = None if rate_limit is None else RateLimiter(rate_limit, rate_burst)
     pool = SearchPool(
@@ -321,6 +324,7 @@ def create_app(
         expected=think_time,  # None: the players' own time, measured on the first search
         models=store.models,
         preload=((store.opponent_for(game_named(DEFAULT_GAME)), game_named(DEFAULT_GAME).key),),
+        threads=search_threads,
     )
     store.pool = pool
 

@@ -36,3 +36,7 @@ RATE_BURST = 50
 WORKER_NICE = 10
 """The niceness added to each search worker process: the request handler outranks the searches
 for a core, so that reads and the human's moves answer at once while every worker searches."""
+
+MAX_SEARCH_THREADS = 256
+"""Most threads one search may use (``othellolab serve --search-threads``; default 1, so that
+each worker is one core and the workers are the parallelism)."""

@@ -37,6 +37,7 @@ from othellolab.core import Limit, OthelloError, Stop
 from othellolab.core.games import get_game
 from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players import Player, make_player
+from othellolab.players.registry import get_entry, parse_spec
 from othellolab.ui.web import analysis as _analysis
 from othellolab.ui.web.errors import Gone, PlayerFailed, ServerBusy, Unprocessable
 from othellolab.ui.web.limits import PLAYERS_PER_WORKER, WORKER_NICE
@@ -89,9 +90,12 @@ class PlayerCache:
     closed) beyond ``size``. A player that served another game record is reset before it
     plays, so a search never sees another game's history; its tables are reused."""
 
-    def __init__(self, models: ModelCatalog | None, size: int = PLAYERS_PER_WORKER) -> None:
+    def __init__(
+        self, models: ModelCatalog | None, size: int = PLAYERS_PER_WORKER, threads: int = 1
+    ) -> None:
         self.models = models
         self.size = size
+        self.threads = threads
         self._players: collections.OrderedDict[tuple[str, str], list[Any]] = (
             collections.OrderedDict()
         )
@@ -104,7 +108,7 @@ class PlayerCache:
         key = (spec, game)
         entry = self._players.get(key)
         if entry is None:
-            player = make_player(spec, get_game(game), models=self.models)
+            player = make_player(spec, get_game(game), models=self.models, **self._threads(spec))
             entry = [player, owner]
             self._players[key] = entry
             while len(self._players) > self.size:
@@ -118,6 +122,16 @@ class PlayerCache:
                 entry[0].reset()
                 entry[1] = owner
         return entry[0]
+
+    def _threads(self, spec: str) -> dict[str, int]:
+        """The server's threads a search (``threads``) for a player that takes a ``threads``
+        option and whose spec sets none."""
+        if self.threads == 1:
+            return {}
+        name, options = parse_spec(spec)
+        if "threads" in options or "threads" not in get_entry(name).spec_options():
+            return {}
+        return {"threads": self.threads}
 
     def close(self) -> None:
         """Close every player."""
@@ -160,13 +174,15 @@ def _outcome(job: SearchJob, cache: PlayerCache, stop: Stop) -> tuple[str, Any]:
         return "fail", f"{type(e).__name__}: {e}"
 
 
-def _worker_main(conn: Any, stop_cell: Any, models: ModelCatalog | None, preload: Any) -> None:
+def _worker_main(
+    conn: Any, stop_cell: Any, models: ModelCatalog | None, preload: Any, threads: int = 1
+) -> None:
     """A worker process: answer jobs from ``conn`` until it closes; a job stops when
     ``stop_cell`` holds its number (a watcher thread polls it every 10 ms)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops its workers itself
     with contextlib.suppress(OSError, AttributeError):  # no os.nice on Windows
         os.nice(WORKER_NICE)
-    cache = PlayerCache(models)
+    cache = PlayerCache(models, threads=threads)
     current: list[Any] = [0, None]
     lock = threading.Lock()
 
@@ -207,11 +223,14 @@ def _worker_main(conn: Any, stop_cell: Any, models: ModelCatalog | None, preload
 class _ProcessWorker:
     """A search worker in its own process (spawned lazily; started again if it dies)."""
 
-    def __init__(self, ctx: Any, models: ModelCatalog | None, preload: Any, index: int) -> None:
+    def __init__(
+        self, ctx: Any, models: ModelCatalog | None, preload: Any, index: int, threads: int = 1
+    ) -> None:
         self._ctx = ctx
         self._models = models
         self._preload = preload
         self._index = index
+        self._threads = threads
         self._stop = ctx.Value("q", 0, lock=False)
         self._proc: Any = None
         self._conn: Any = None
@@ -229,7 +248,7 @@ class _ProcessWorker:
         parent, child = self._ctx.Pipe()
         proc = self._ctx.Process(
             target=_worker_main,
-            args=(child, self._stop, self._models, self._preload),
+            args=(child, self._stop, self._models, self._preload, self._threads),
             name=f"othellolab-search-{self._index}",
             daemon=True,
         )
@@ -279,8 +298,8 @@ class _ProcessWorker:
 class _ThreadWorker:
     """A search worker in this process: sees the players and games registered here."""
 
-    def __init__(self, models: ModelCatalog | None) -> None:
-        self._cache = PlayerCache(models)
+    def __init__(self, models: ModelCatalog | None, threads: int = 1) -> None:
+        self._cache = PlayerCache(models, threads=threads)
         self._lock = threading.Lock()
         self._stop: Stop | None = None
 
@@ -449,7 +468,8 @@ class SearchQueue:
 
 class SearchPool:
     """``workers`` search workers (processes, or threads of this process) behind one
-    ``SearchQueue``; ``search`` runs a job on the next free worker."""
+    ``SearchQueue``; ``search`` runs a job on the next free worker, its player on ``threads``
+    threads where it takes a ``threads`` option and its spec sets none."""
 
     def __init__(
         self,
@@ -461,16 +481,17 @@ class SearchPool:
         expected: float | None,
         models: ModelCatalog | None = None,
         preload: tuple[tuple[str, str], ...] = (),
+        threads: int = 1,
     ) -> None:
         self.processes = processes
         self.queue = SearchQueue(workers, max_queue=max_queue, max_wait=max_wait, expected=expected)
         if processes:
             ctx = multiprocessing.get_context("spawn")  # safe beside threads and torch
             self._workers: list[Any] = [
-                _ProcessWorker(ctx, models, preload, i) for i in range(workers)
+                _ProcessWorker(ctx, models, preload, i, threads) for i in range(workers)
             ]
         else:
-            self._workers = [_ThreadWorker(models) for _ in range(workers)]
+            self._workers = [_ThreadWorker(models, threads) for _ in range(workers)]
         self._io = ThreadPoolExecutor(workers, thread_name_prefix="othellolab-search")
         self.closing = False
 

@@ -32,7 +32,13 @@ from othellolab.ui.web.errors import (
 )
 from othellolab.ui.web.gamedb import MEMORY, GameDB
 from othellolab.ui.web.games import WebGame
-from othellolab.ui.web.limits import MAX_ANALYSIS_TIME, MAX_GAMES, MAX_NODES, MAX_THINK_TIME
+from othellolab.ui.web.limits import (
+    MAX_ANALYSIS_TIME,
+    MAX_GAMES,
+    MAX_NODES,
+    MAX_SEARCH_THREADS,
+    MAX_THINK_TIME,
+)
 from othellolab.ui.web.models import NewGame
 
 CHECKED_SPECS = 256
@@ -62,6 +68,7 @@ class GameStore:
         models: ModelCatalog | None = None,
         db: GameDB | str | Any = MEMORY,
         max_games_per_client: int | None = None,
+        search_threads: int = 1,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         _check_positive("ttl", ttl)
@@ -82,6 +89,15 @@ class GameStore:
                 f"{max_games_per_client!r}",
                 option="max_games_per_client",
             )
+        if (
+            isinstance(search_threads, bool)
+            or not isinstance(search_threads, int)
+            or not 1 <= search_threads <= MAX_SEARCH_THREADS
+        ):
+            raise ConfigError(
+                f"must be a whole number in 1..{MAX_SEARCH_THREADS}, got {search_threads!r}",
+                option="search_threads",
+            )
         if not isinstance(max_nodes, int) or max_nodes < 1:
             raise ConfigError(f"must be at least 1, got {max_nodes!r}", option="max_nodes")
         if think_time is not None:
@@ -96,6 +112,7 @@ class GameStore:
         self.ttl = ttl
         self.max_games = max_games
         self.max_games_per_client = max_games_per_client
+        self.search_threads = search_threads
         self.think_time = think_time
         self.max_think_time = float(max_think_time)
         self.max_nodes = max_nodes
@@ -291,9 +308,21 @@ class GameStore:
         catalog only; an external engine (which would run a command on this machine) or a
         player of another game is refused."""
         try:
-            if get_entry(parse_spec(spec)[0]).name in EXTERNAL_PLAYERS:
+            name, options = parse_spec(spec)
+            entry = get_entry(name)
+            if entry.name in EXTERNAL_PLAYERS:
                 raise Unprocessable(
                     f"{what} {spec[:200]!r}: the web board does not start external engines"
+                )
+            threads = options.get("threads")
+            if (
+                isinstance(threads, int)
+                and threads > self.search_threads
+                and "threads" in entry.spec_options()
+            ):
+                raise Unprocessable(
+                    f"{what} {spec[:200]!r}: threads={threads} is over this server's "
+                    f"{self.search_threads} a search (othellolab serve --search-threads)"
                 )
             return make_player(spec, rules.name, models=self.models)
         except OthelloError as e:
