@@ -7,7 +7,8 @@ to finish gives the result and stops the others: every series is exact on its ow
 table's entries are exact bounds read whole (``table.tt_probe``), so the threads only share
 work, never trust each other. A series that starts on the other side of the score proves the
 bound the others need next, and a thread that enters a subtree another has solved finds its
-entry: on FFO #40-#43 two threads visit about as many nodes together as one thread alone.
+entry; but two threads also prove many of the same subtrees (1.2-1.8 times one thread's nodes
+on FFO #40-#50), so the speed-up on 2 cores is small (docs/benchmarks.md).
 """
 
 from __future__ import annotations
