@@ -20,8 +20,8 @@ PLAYERS_PER_WORKER = 4
 
 MAX_GAMES = 10_000
 """Most games a server may hold in memory (``--max-games``): a game is its record and settings;
-measured, 100 games grew the server and its workers by 242 MB (2.5 MB a game, an upper bound
-that includes the workers' first allocations: docs/benchmarks.md)."""
+measured, 100 games grew the server and its workers by 7 MB (76 KB a game: docs/benchmarks.md),
+so 10,000 games stay under 1 GB beside the workers."""
 
 MAX_GAMES_PER_CLIENT = 20
 """Open games (held in memory, not over) one client address may have (``othellolab serve``);
