@@ -119,3 +119,26 @@ def serve_subprocess(
         if proc.poll() is None:
             proc.kill()
         proc.wait(30)
+
+
+def brute_force(board: Any) -> int:
+    """Exact score of ``board`` by plain negamax over the Board API (no pruning): the oracle the
+    solver's tests compare with."""
+    actions = board.legal_actions()
+    if not actions:
+        return int(board.score())
+    return max(-brute_force(board.play(a)) for a in actions)
+
+
+def random_position(seed: int, size: int, empties: int) -> Any:
+    """A position of a seeded random game with at most ``empties`` empty squares left."""
+    import numpy as np
+
+    from othellolab import Board
+
+    rng = np.random.default_rng(seed)
+    board = Board(size=size)
+    while board.num_empties > empties and not board.is_game_over():
+        actions = board.legal_actions()
+        board = board.play(actions[int(rng.integers(len(actions)))])
+    return board

@@ -35,27 +35,9 @@ from othellolab.players.search.table import (
 )
 from othellolab.testing import check_player
 
-from helpers import FIXTURES, obf_scores, shared_file
+from helpers import FIXTURES, brute_force, obf_scores, random_position, shared_file
 
 FFO_1_19 = (FIXTURES / "fforum-1-19.obf").read_text().splitlines()
-
-
-def brute_force(board: Board) -> int:
-    """Exact score by plain negamax over the Board API (no pruning): the oracle."""
-    actions = board.legal_actions()
-    if not actions:
-        return board.score()
-    return max(-brute_force(board.play(a)) for a in actions)
-
-
-def random_position(seed: int, size: int, empties: int) -> Board:
-    """A position of a seeded random game with at most ``empties`` empty squares left."""
-    rng = np.random.default_rng(seed)
-    board = Board(size=size)
-    while board.num_empties > empties and not board.is_game_over():
-        actions = board.legal_actions()
-        board = board.play(actions[int(rng.integers(len(actions)))])
-    return board
 
 
 def test_warm_up_solves_ffo_1() -> None:

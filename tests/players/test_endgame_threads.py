@@ -16,27 +16,9 @@ from othellolab.players.search.endgame import SolveAborted, solve
 from othellolab.players.search.parallel_solve import MAX_THREADS
 from othellolab.players.search.table import TranspositionTable
 
-from helpers import FIXTURES, obf_scores
+from helpers import FIXTURES, brute_force, obf_scores, random_position
 
 FFO_1_19 = (FIXTURES / "fforum-1-19.obf").read_text().splitlines()
-
-
-def brute_force(board: Board) -> int:
-    """Exact score by plain negamax over the Board API: the oracle."""
-    actions = board.legal_actions()
-    if not actions:
-        return board.score()
-    return max(-brute_force(board.play(a)) for a in actions)
-
-
-def random_position(seed: int, size: int, empties: int) -> Board:
-    """A position of a seeded random game with at most ``empties`` empty squares left."""
-    rng = np.random.default_rng(seed)
-    board = Board(size=size)
-    while board.num_empties > empties and not board.is_game_over():
-        actions = board.legal_actions()
-        board = board.play(actions[int(rng.integers(len(actions)))])
-    return board
 
 
 def check_pv(board: Board, result: endgame.SolveResult) -> None:
