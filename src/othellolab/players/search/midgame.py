@@ -42,7 +42,7 @@ from othellolab.players.search.priors import MovePriors, _prior_arrays, _prior_r
 from othellolab.players.search.probcut import MIN_DEPTH as PROBCUT_MIN_DEPTH
 from othellolab.players.search.probcut import shipped_probcut
 from othellolab.players.search.smp import (
-    MAX_THREADS,
+    check_threads,
     entry_key,
     lockless_key,
     lower_bound,
@@ -465,10 +465,7 @@ def search(
             f"a midgame table needs at least {MIDGAME_MIN_BITS} bits, got {table.bits}",
             option="bits",
         )
-    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
-        raise ConfigError(
-            f"threads must be a whole number in 1..{MAX_THREADS}, got {threads!r}", option="threads"
-        )
+    threads = check_threads(threads)
     n = board.size
     if depth is None and time_limit is None and max_nodes is None:
         depth = 6

@@ -13,37 +13,20 @@ on FFO #40-#50), so the speed-up on 2 cores is small (docs/benchmarks.md).
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 
-import numpy as np
-
-from othellolab.core import ConfigError, Stop
+from othellolab.core import Stop
+from othellolab.players.search.smp import MAX_THREADS, check_threads, default_threads
 from othellolab.players.search.state import ABORTED, SolverState
 
-MAX_THREADS = 256
-"""The most threads one solve may run (``solve``'s ``threads``)."""
-
-
-def check_threads(threads: object) -> int:
-    """``threads`` as a thread count, or a ``ConfigError`` naming ``threads``: a whole number in
-    1..``MAX_THREADS``."""
-    if isinstance(threads, bool) or not isinstance(threads, int | np.integer):
-        raise ConfigError(f"must be a whole number, got {threads!r}", option="threads")
-    if not 1 <= threads <= MAX_THREADS:
-        raise ConfigError(f"must be in 1..{MAX_THREADS}, got {threads}", option="threads")
-    return int(threads)
-
-
-def default_threads() -> int:
-    """The cores this process may run on (its CPU affinity where the system has one), at most
-    ``MAX_THREADS``: the default thread count of ``othellolab solve``."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, min(MAX_THREADS, cores))
+__all__ = [
+    "MAX_THREADS",
+    "check_threads",
+    "default_threads",
+    "race",
+    "race_guess",
+]
 
 
 def race_guess(guess: int, k: int, cells: int) -> int:

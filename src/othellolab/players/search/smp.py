@@ -13,12 +13,14 @@ thread reads exactly what it wrote, so a single-threaded search is unchanged.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import numpy as np
 
+from othellolab.core import ConfigError
 from othellolab.core.jit import hot_kernel
 from othellolab.core.kernels import U64, ZERO
 from othellolab.players.search.state import ABORTED
@@ -28,7 +30,28 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 MAX_THREADS = 256
-"""The most threads one search may run."""
+"""The most threads one search or solve may run (``threads``)."""
+
+
+def check_threads(threads: object) -> int:
+    """``threads`` as a thread count, or a ``ConfigError`` naming ``threads``: a whole number in
+    1..``MAX_THREADS``."""
+    if isinstance(threads, bool) or not isinstance(threads, int | np.integer):
+        raise ConfigError(f"must be a whole number, got {threads!r}", option="threads")
+    if not 1 <= threads <= MAX_THREADS:
+        raise ConfigError(f"must be in 1..{MAX_THREADS}, got {threads}", option="threads")
+    return int(threads)
+
+
+def default_threads() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one), at most
+    ``MAX_THREADS``: the default thread count of ``othellolab solve``."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_THREADS, cores))
+
 
 _MIX = U64(0x9E3779B97F4A7C15)
 """An odd multiplier that spreads every bit of a payload over the key's high 48 bits (bounds
