@@ -142,3 +142,15 @@ def test_a_stop_from_another_thread_ends_every_thread() -> None:
     finally:
         timer.join()
     assert threading.active_count() == before
+
+
+def test_the_endgame_player_solves_on_its_threads() -> None:
+    """``endgame:threads=2`` plays an FFO #1 best move with the listed exact score."""
+    from othellolab.players import make_player
+
+    board, scores = obf_scores(FFO_1_19[0])
+    player = make_player("endgame:threads=2")
+    assert player.threads == 2
+    result = player.choose(board)
+    assert result.score is not None and result.score.exact
+    assert (result.move, result.score.value) in {(m, s) for m, s in scores if s == scores[0][1]}

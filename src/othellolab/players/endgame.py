@@ -13,6 +13,7 @@ from othellolab.core import Board, Limit, PlayResult
 from othellolab.players.alphabeta import WEIGHTS, AlphaBetaPlayer, player_weights
 from othellolab.players.base import Player, playable_actions
 from othellolab.players.search import SolveAborted, TranspositionTable, solve
+from othellolab.players.search.smp import MAX_THREADS
 
 
 class EndgamePlayer(Player):
@@ -23,7 +24,8 @@ class EndgamePlayer(Player):
 
     The move is the solver's best move; the reported ``Score`` is exact for solved positions.
     ``weights`` (a shipped pattern set or a weights directory) orders the solver's moves and
-    evaluates the shallow search's leaves on 8x8 instead of the default set.
+    evaluates the shallow search's leaves on 8x8 instead of the default set; ``threads`` solves
+    on that many threads (``solve``'s race: the same exact scores), the shallow search on one.
     """
 
     name = "endgame"
@@ -32,6 +34,7 @@ class EndgamePlayer(Player):
         "fallback_depth": Option(int, 1, 20, help="plies of the search before that"),
         "table_bits": Option(int, 10, 26, help="solver table of 2**bits entries (16 bytes each)"),
         "weights": WEIGHTS,
+        "threads": Option(int, 1, MAX_THREADS, help="solver threads (a race on one table)"),
     }
 
     @checked_options
@@ -42,8 +45,10 @@ class EndgamePlayer(Player):
         fallback_depth: int = 4,
         table_bits: int = 22,
         weights: str | None = None,
+        threads: int = 1,
     ) -> None:
         self.max_empties = max_empties
+        self.threads = threads
         self.fallback_depth = fallback_depth
         self.weights = weights
         self.table = TranspositionTable(table_bits)
@@ -69,6 +74,7 @@ class EndgamePlayer(Player):
                 time_limit=seconds,
                 evaluation=self._patterns if board.size == 8 else None,
                 stop=limit.stop,
+                threads=self.threads,
             )
         except SolveAborted:
             if seconds is not None:
@@ -82,5 +88,5 @@ class EndgamePlayer(Player):
         if self._fallback is None:
             self._fallback = AlphaBetaPlayer(
                 depth=self.fallback_depth, endgame=0, weights=self.weights
-            )
+            )  # one thread: a shallow search that threads would not speed up
         return self._fallback.choose(board, limit)
