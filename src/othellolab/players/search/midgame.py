@@ -102,8 +102,8 @@ _SORT_DEPTH = 2
 class AlphaBetaState(NamedTuple):
     """The midgame search's state, passed whole to ``_ab``: the board size, the table's
     ``keys`` and ``payload`` (``table.TranspositionTable``, a position in one of two
-    neighbouring slots, written lockless: ``search.smp``; threads share them), a small random score per square that breaks ties between equal moves,
-    the statistics, the deadline (a
+    neighbouring slots, written lockless: ``search.smp``; threads share them), a small random
+    score per square that breaks ties between equal moves, the statistics, the deadline (a
     ``perf_counter`` time; 0 for none), the evaluation (its ``kind`` and ``weights``), and
     multi-ProbCut's table (``probcut``) and confidence (``mpc_t``, 0 for none), the move
     priors of some positions (``prior_keys``, ``priors``: ``MovePriors``; empty for none), and

@@ -15,9 +15,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from functools import partial
 
 from othellolab.core import Stop
-from othellolab.players.search.smp import MAX_THREADS, check_threads, default_threads
+from othellolab.players.search.smp import (
+    MAX_THREADS,
+    check_threads,
+    default_threads,
+    run_threads,
+)
 from othellolab.players.search.state import ABORTED, SolverState
 
 __all__ = [
@@ -45,7 +51,8 @@ def race(
     ``k`` = 0): the first to return unstopped wins and stops the rest. Returns its result and
     state, or ``None`` when every thread was stopped (time, nodes or ``stop``); the states are
     then left stopped. After a win the losers' stop flags are cleared for the next race,
-    unless ``stop`` is set. Every helper thread has ended on return."""
+    unless ``stop`` is set. Every helper thread has ended on return (``smp.run_threads``, which
+    also raises a helper's error here)."""
     lock = threading.Lock()
     won: list[tuple[int, int, SolverState]] = []
 
@@ -59,20 +66,14 @@ def race(
                     if other is not st:
                         other.shallow.stats[ABORTED] = 1
 
-    helpers = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(1, len(states))]
-    try:
-        for t in helpers:
-            t.start()
-        run(0)
-    finally:
-        with lock:
-            for st in states:
-                if not won or st is not won[0][2]:
-                    st.shallow.stats[ABORTED] = 1
-        for t in helpers:
-            if t.ident is not None:
-                t.join()
+    run_threads(
+        partial(run, 0),
+        [partial(run, k) for k in range(1, len(states))],
+        [st.shallow.stats for st in states[1:]],
+    )
     if not won:
+        for st in states:
+            st.shallow.stats[ABORTED] = 1
         return None
     for st in states:
         st.shallow.stats[ABORTED] = 0
