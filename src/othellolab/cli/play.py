@@ -83,17 +83,14 @@ def with_cores(spec: str) -> str:
     and the spec leaves it out: a game in the terminal has the machine to itself (the arena
     and the web server keep one thread a search)."""
     from othellolab.core.errors import ConfigError
-    from othellolab.players.registry import get_entry, parse_spec
+    from othellolab.players.registry import unset_option
     from othellolab.players.search.parallel_solve import default_threads
 
     try:
-        name, options = parse_spec(spec)
-        entry = get_entry(name)
-    except (ConfigError, ValueError, KeyError):
+        extra = unset_option(spec, "threads", default_threads())
+    except ConfigError:
         return spec  # make_player reports it
-    option = entry.declared().get("threads")
-    if option is None or "threads" in options:
+    if not extra:
         return spec
-    threads = max(1, min(default_threads(), int(option.high or 1)))
     sep = ":" if ":" not in spec else ("" if spec.rstrip().endswith(":") else ",")
-    return f"{spec.rstrip()}{sep}threads={threads}"
+    return f"{spec.rstrip()}{sep}threads={extra['threads']}"

@@ -201,6 +201,16 @@ def describe_options(
     return out
 
 
+def unset_option(spec: str, key: str, value: Any) -> dict[str, Any]:
+    """``{key: value}`` when the player of ``spec`` takes option ``key`` and ``spec`` leaves it
+    out, else ``{}``: a caller's default (the machine's cores, a server's threads a search) that
+    the spec's own setting overrides, for ``make_player(spec, **unset_option(...))``."""
+    name, options = parse_spec(spec)
+    if key in options or key not in get_entry(name).spec_options():
+        return {}
+    return {key: value}
+
+
 def make_player(
     spec: str | Player,
     game: str | Game | None = None,

@@ -37,7 +37,7 @@ from othellolab.core import Limit, OthelloError, Stop
 from othellolab.core.games import get_game
 from othellolab.nn.pretrained import ModelCatalog
 from othellolab.players import Player, make_player
-from othellolab.players.registry import get_entry, parse_spec
+from othellolab.players.registry import unset_option
 from othellolab.ui.web import analysis as _analysis
 from othellolab.ui.web.errors import Gone, PlayerFailed, ServerBusy, Unprocessable
 from othellolab.ui.web.limits import PLAYERS_PER_WORKER, WORKER_NICE
@@ -126,12 +126,7 @@ class PlayerCache:
     def _threads(self, spec: str) -> dict[str, int]:
         """The server's threads a search (``threads``) for a player that takes a ``threads``
         option and whose spec sets none."""
-        if self.threads == 1:
-            return {}
-        name, options = parse_spec(spec)
-        if "threads" in options or "threads" not in get_entry(name).spec_options():
-            return {}
-        return {"threads": self.threads}
+        return {} if self.threads == 1 else unset_option(spec, "threads", self.threads)
 
     def close(self) -> None:
         """Close every player."""
