@@ -42,7 +42,9 @@ def test_resume_after_kill_9_equals_an_uninterrupted_run(tiny, toml_text, tmp_pa
     proc = subprocess.Popen(cmd, env=os.environ.copy(), stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 180
-        while len(list((killed / "shards").glob("s*/shard.json"))) < 2:
+        # Whole shards only: a folder being filled (sNNNNN.tmp) holds its shard.json while
+        # its files are flushed, before the rename that makes it a shard.
+        while len(list((killed / "shards").glob("s[0-9][0-9][0-9][0-9][0-9]/shard.json"))) < 2:
             assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
             assert time.monotonic() < deadline, "no shard written in 180 s"
             time.sleep(0.01)
