@@ -83,6 +83,7 @@ SEARCH_ORDER = (
     "ordering",
     "parallel_solve",
     "endgame",
+    "pvs",
     "midgame",
     "book",
     "negamax",

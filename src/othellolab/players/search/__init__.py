@@ -25,7 +25,10 @@ One module per concern, each importing only those listed before it:
   searches);
 - ``parallel_solve``: the exact solver's threads (a race of window series on one table);
 - ``endgame``: the exact solver (``solve``);
-- ``midgame``: iterative-deepening alpha-beta (``search``);
+- ``pvs``: the midgame search's compiled kernels (principal-variation search, its root, move
+  ordering, the table store);
+- ``midgame``: iterative-deepening alpha-beta (``search``) over them: windows, limits,
+  threads;
 - ``book``: the opening book (canonical positions with negamax values, built by
   ``fitting.book``);
 - ``negamax``: alpha-beta for any game of the protocol (``core.games``) over its rules

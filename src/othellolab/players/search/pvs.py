@@ -1,0 +1,334 @@
+"""The midgame search's compiled kernels: fail-soft principal-variation search (``_ab``),
+its root (``_root``, which records the best move so far for an interrupted iteration), move
+ordering and the table store, over one state passed whole (``AlphaBetaState``). The driver
+(iterative deepening, aspiration windows, limits, threads) is ``search.midgame``."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from othellolab.core.jit import hot_kernel
+from othellolab.core.kernels import ONE, U64, ZERO, _flips, hash_position, popcount
+from othellolab.players.search.evaluation import evaluate
+from othellolab.players.search.geometry import CORNERS, final_score, gen_moves, pick_best
+from othellolab.players.search.incremental import indexed_value, pass_indices, play_indices
+from othellolab.players.search.priors import _prior_row
+from othellolab.players.search.probcut import MIN_DEPTH as PROBCUT_MIN_DEPTH
+from othellolab.players.search.smp import (
+    entry_key,
+    lockless_key,
+    lower_bound,
+    pack_bounds,
+    probe,
+    upper_bound,
+)
+from othellolab.players.search.state import ABORTED, PLY, count_node
+from othellolab.players.search.table import midgame_depth, midgame_move, midgame_pack
+
+MAX_DEPTH = 60
+"""Deepest iteration of iterative deepening (a full 8x8 game)."""
+
+BIG = 1.0e9
+"""Larger than any evaluation: the initial window bound."""
+
+_SORT_DEPTH = 2
+"""Nodes with at least this much depth left order their moves by the evaluation of each child."""
+
+
+class AlphaBetaState(NamedTuple):
+    """The midgame search's state, passed whole to ``_ab``: the board size, the table's
+    ``keys`` and ``payload`` (``table.TranspositionTable``, a position in one of two
+    neighbouring slots, written lockless: ``search.smp``; threads share them), a small random
+    score per square that breaks ties between equal moves, the statistics, the deadline (a
+    ``perf_counter`` time; 0 for none), the evaluation (its ``kind`` and ``weights``), and
+    multi-ProbCut's table (``probcut``) and confidence (``mpc_t``, 0 for none), the move
+    priors of some positions (``prior_keys``, ``priors``: ``MovePriors``; empty for none), and
+    a row of moves and their ordering keys per ply (``buf_sq``, ``buf_key``, ``BUFFER_ROWS``
+    rows), so that no node allocates: the kernels then run without reference counting
+    (``core.jit.hot_kernel``), which took a fifth of the search's time. With a pattern
+    evaluation on 8x8, ``idx`` holds each ply's pattern indices (``search.incremental``; no
+    rows otherwise), made from the parent's with each move instead of from the bitboards at
+    each evaluation."""
+
+    n: int
+    keys: np.ndarray
+    payload: np.ndarray
+    tiebreak: np.ndarray
+    stats: np.ndarray
+    deadline: float
+    ev_kind: int
+    ev_w: np.ndarray
+    mpc: np.ndarray
+    mpc_t: float
+    prior_keys: np.ndarray
+    priors: np.ndarray
+    buf_sq: np.ndarray
+    buf_key: np.ndarray
+    idx: np.ndarray
+
+
+BUFFER_ROWS = 2 * MAX_DEPTH + 4
+"""Rows of the move buffers (``AlphaBetaState.buf_sq``/``buf_key``), one per ply from the
+root: a line of ``MAX_DEPTH`` moves has at most a pass after each."""
+
+
+@hot_kernel(nogil=True)
+def _ab(
+    p: int, o: int, alpha: float, beta: float, depth: int, st: AlphaBetaState
+) -> tuple[float, int]:
+    """Fail-soft PVS to ``depth`` plies (passes are free): the score and the best move. The
+    node's ply from the root is ``stats[PLY]``, which the caller sets (its row of the move
+    buffers and pattern indices; a ProbCut search of the node uses them first). A ply argument
+    instead crashed the kernel once loaded from Numba's cache (numba 0.68)."""
+    n = st.n
+    stats = st.stats
+    ply = stats[PLY]
+    if count_node(stats, st.deadline):
+        return 0.0, -1
+    moves = gen_moves(p, o, n)
+    if moves == ZERO:
+        if gen_moves(o, p, n) == ZERO:
+            return float(final_score(p, o, n)), -1
+        if st.idx.shape[0]:
+            pass_indices(st.idx, ply)
+        stats[PLY] = ply + 1
+        s, _ = _ab(o, p, -beta, -alpha, depth, st)
+        return -s, n * n
+    if depth <= 0:
+        return _value(p, o, ply, st, moves), -1
+    if st.mpc_t > 0.0 and depth >= PROBCUT_MIN_DEPTH:
+        empties = n * n - popcount(p | o)
+        if depth < empties:  # a search that reaches the end is exact: never cut it
+            shallow = np.int64(st.mpc[empties, depth, 0])
+            if shallow > 0:
+                slope = st.mpc[empties, depth, 1]
+                margin = st.mpc_t * st.mpc[empties, depth, 3]
+                shift = st.mpc[empties, depth, 2]
+                if beta < BIG:
+                    bound = (beta + margin - shift) / slope
+                    stats[PLY] = ply
+                    s, _ = _ab(p, o, bound - 1e-6, bound, shallow, st)
+                    if stats[ABORTED]:
+                        return 0.0, -1
+                    if s >= bound:
+                        return beta, -1
+                if alpha > -BIG:
+                    bound = (alpha - margin - shift) / slope
+                    stats[PLY] = ply
+                    s, _ = _ab(p, o, bound, bound + 1e-6, shallow, st)
+                    if stats[ABORTED]:
+                        return 0.0, -1
+                    if s <= bound:
+                        return alpha, -1
+    h = hash_position(p, o)
+    slot, key, pay = probe(st.keys, st.payload, h)
+    hash_move = -1
+    if slot >= 0:
+        hash_move = midgame_move(key)
+        if midgame_depth(key) >= depth:
+            lo = lower_bound(pay)
+            hi = upper_bound(pay)
+            if lo >= beta or lo == hi:
+                return float(lo), hash_move
+            if hi <= alpha:
+                return float(hi), hash_move
+    count = _order_moves(p, o, moves, depth, hash_move, st, ply, h)
+    best = -BIG
+    best_move = -1
+    a = alpha
+    for i in range(count):
+        sq = pick_best(st.buf_sq, st.buf_key, ply, i, count)
+        bit = ONE << U64(sq)
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        if st.idx.shape[0]:
+            play_indices(st.idx, ply, sq, f)
+        if i == 0:
+            stats[PLY] = ply + 1
+            s, _ = _ab(np_, no, -beta, -a, depth - 1, st)
+            s = -s
+        else:
+            stats[PLY] = ply + 1
+            s, _ = _ab(np_, no, -a - 1e-6, -a, depth - 1, st)
+            s = -s
+            if a < s < beta:
+                stats[PLY] = ply + 1
+                s, _ = _ab(np_, no, -beta, -s, depth - 1, st)
+                s = -s
+        if stats[ABORTED]:
+            return 0.0, -1
+        if s > best:
+            best = s
+            best_move = sq
+            if s > a:
+                a = s
+                if s >= beta:
+                    break
+    _store(h, alpha, beta, best, best_move, depth, st)
+    return best, best_move
+
+
+@hot_kernel(nogil=True, inline="always")
+def _order_moves(
+    p: int,
+    o: int,
+    moves: int,
+    depth: int,
+    first: int,
+    st: AlphaBetaState,
+    row_out: int,
+    h: int,
+) -> int:
+    """Fill row ``row_out`` of the move buffers with the moves and their ordering keys (higher
+    first):
+    the position's move priors where ``st`` has them (``MovePriors``), else the evaluation of
+    each child with ``_SORT_DEPTH`` plies or more left, else fewest replies (corners twice);
+    ``first`` (the hash move, ``h`` being the position's hash) goes first. Return the
+    count."""
+    n = st.n
+    count = 0
+    corners = CORNERS[n]
+    row = _prior_row(st.prior_keys, h) if st.prior_keys.shape[0] else -1
+    while moves:
+        bit = moves & (~moves + ONE)
+        moves ^= bit
+        sq = np.int64(trailing_zeros(bit))
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        if row >= 0:
+            k = st.priors[row, sq]
+        elif depth >= _SORT_DEPTH:
+            if st.idx.shape[0]:
+                play_indices(st.idx, row_out, sq, f)
+            k = -_value(np_, no, row_out + 1, st, ZERO)
+        else:
+            reply = gen_moves(np_, no, n)
+            k = -float(popcount(reply) + popcount(reply & corners))
+            if bit & corners:
+                k += 0.5
+        if sq == first:
+            k = BIG
+        st.buf_sq[row_out, count] = sq
+        st.buf_key[row_out, count] = k + st.tiebreak[sq]
+        count += 1
+    return count
+
+
+@hot_kernel(nogil=True, inline="always")
+def _value(p: int, o: int, ply: int, st: AlphaBetaState, moves: int) -> float:
+    """The evaluation of ``(p, o)``, the position at ``ply``: from its row of pattern indices
+    when the search keeps them (``st.idx`` has rows), else from the bitboards; ``moves`` (the
+    side to move's, or 0) spares the mobility term generating them again."""
+    if st.idx.shape[0]:
+        return indexed_value(st.ev_kind, st.ev_w, p, o, st.n, st.idx, ply, moves)
+    return evaluate(st.ev_kind, st.ev_w, p, o, st.n)
+
+
+@hot_kernel(nogil=True, inline="always")
+def _store(
+    h: int,
+    alpha: float,
+    beta: float,
+    best: float,
+    best_move: int,
+    depth: int,
+    st: AlphaBetaState,
+) -> None:
+    """Record a node's result in the table unless a deeper search of it is there: in its own
+    entry if it has one (the children may have moved it meanwhile), else in whichever of its
+    two slots holds the shallower search (an empty one first)."""
+    keys = st.keys
+    slot, key, _ = probe(keys, st.payload, h)
+    if slot >= 0:
+        if midgame_depth(key) > depth:
+            return
+    else:
+        slot = np.int64(h & U64(keys.shape[0] - 1))
+        other = slot ^ 1
+        if keys[other] == ZERO or (
+            keys[slot] != ZERO
+            and midgame_depth(entry_key(keys[other], st.payload[other]))
+            < midgame_depth(entry_key(keys[slot], st.payload[slot]))
+        ):
+            slot = other
+    pay = pack_bounds(best if best > alpha else -BIG, best if best < beta else BIG)
+    st.payload[slot] = pay
+    keys[slot] = lockless_key(midgame_pack(h, best_move, depth), pay)
+
+
+@numba.njit(cache=True, nogil=True)
+def _root(
+    p: int,
+    o: int,
+    alpha: float,
+    beta: float,
+    depth: int,
+    first: int,
+    st: AlphaBetaState,
+    found: np.ndarray,
+) -> tuple[float, int]:
+    """The root of a PVS iteration (a position with a move): ``_ab`` without ProbCut or table
+    cutoffs, ``first`` (the previous iteration's best move, -1 for none) searched first. Its
+    move loop is ``_ab``'s with the recording below: one loop shared by both, inlined, searched
+    the same nodes 4% slower, so the hot kernel keeps its own.
+
+    As soon as a move is known to be the best so far (the first move once searched, a later
+    one once it fails high on its null window) it goes into ``found`` as ``[move, score]``
+    (the score a lower bound until its re-search ends), so that an iteration the deadline
+    interrupts still gives the best move it found (``found`` is left alone before that)."""
+    n = st.n
+    stats = st.stats
+    if count_node(stats, st.deadline):
+        return 0.0, -1
+    moves = gen_moves(p, o, n)
+    h = hash_position(p, o)
+    slot, key, _ = probe(st.keys, st.payload, h)
+    if first < 0 and slot >= 0:
+        first = midgame_move(key)
+    count = _order_moves(p, o, moves, depth, first, st, 0, h)
+    best = -BIG
+    best_move = -1
+    a = alpha
+    for i in range(count):
+        sq = pick_best(st.buf_sq, st.buf_key, 0, i, count)
+        bit = ONE << U64(sq)
+        f = _flips(p, o, sq, n)
+        np_ = o & ~f
+        no = p | f | bit
+        if st.idx.shape[0]:
+            play_indices(st.idx, 0, sq, f)
+        if i == 0:
+            stats[PLY] = 1
+            s, _ = _ab(np_, no, -beta, -a, depth - 1, st)
+            s = -s
+        else:
+            stats[PLY] = 1
+            s, _ = _ab(np_, no, -a - 1e-6, -a, depth - 1, st)
+            s = -s
+            if a < s and not stats[ABORTED]:
+                found[0] = sq  # proved better than every move before it
+                found[1] = s
+                if s < beta:
+                    stats[PLY] = 1
+                    s, _ = _ab(np_, no, -beta, -s, depth - 1, st)
+                    s = -s
+        if stats[ABORTED]:
+            return 0.0, -1
+        if s > best:
+            best = s
+            best_move = sq
+            if i == 0 or s > a:  # else both are upper bounds: nothing is proved
+                found[0] = sq
+                found[1] = s
+            if s > a:
+                a = s
+                if s >= beta:
+                    break
+    _store(h, alpha, beta, best, best_move, depth, st)
+    return best, best_move
