@@ -77,11 +77,33 @@ def write_perf_map() -> Path:
     return path
 
 
-def child(numbers: list[int], table_bits: int) -> None:
+def child(numbers: list[int], table_bits: int, midgame_depth: int, positions: int) -> None:
     """Solve the positions as the benchmark does (its table rows, with the score checked; the
-    seconds include the compile time), then write the perf map."""
-    for number in numbers:
-        solve_ffo(number, table_bits, None)
+    seconds include the compile time), or search ``positions`` WTHOR midgame positions to
+    ``midgame_depth`` as the default player does; then write the perf map."""
+    if midgame_depth:
+        from bench_search import midgame_positions
+
+        from othellolab.players.search import midgame
+        from othellolab.players.search.evaluation import weights_evaluation
+        from othellolab.players.search.patterns import pattern_weights_dir
+        from othellolab.players.search.probcut import weights_probcut
+        from othellolab.players.search.table import TranspositionTable
+
+        evaluation = weights_evaluation("patterns-r1")
+        fit = weights_probcut(str(pattern_weights_dir("patterns-r1")))
+        for _, board in midgame_positions(positions):
+            midgame.search(
+                board,
+                depth=midgame_depth,
+                evaluation=evaluation,
+                table=TranspositionTable(20),
+                probcut=1.5,
+                probcut_table=fit,
+            )
+    else:
+        for number in numbers:
+            solve_ffo(number, table_bits, None)
     print(f"perf map: {write_perf_map()}", flush=True)
 
 
@@ -103,16 +125,25 @@ def main() -> None:
     parser.add_argument("--table-bits", type=int, default=22)
     parser.add_argument("--frequency", type=int, default=999, help="samples per second")
     parser.add_argument("--keep", type=Path, help="keep perf.data in this folder")
+    parser.add_argument(
+        "--midgame",
+        type=int,
+        default=0,
+        metavar="DEPTH",
+        help="profile the default player's midgame search to DEPTH on --positions WTHOR "
+        "positions (ProbCut 1.5, patterns-r1) instead of the solver",
+    )
+    parser.add_argument("--positions", type=int, default=20, help="positions for --midgame")
     args = parser.parse_args()
     if bad := [n for n in args.ffo if not 40 <= n <= 59]:
         parser.error(f"FFO numbers must be in 40-59, got {bad}")
     if os.environ.get(_CHILD):
-        child(args.ffo, args.table_bits)
+        child(args.ffo, args.table_bits, args.midgame, args.positions)
         return
     perf = shutil.which("perf")
     if perf is None:
         sys.exit("profile_solver: needs Linux perf on the PATH (apt-get install linux-perf)")
-    if not (DATA / "ffo" / "fforum-40-59.obf").exists():
+    if not args.midgame and not (DATA / "ffo" / "fforum-40-59.obf").exists():
         sys.exit(f"profile_solver: no FFO file under {DATA} (set OTHELLOLAB_DATA)")
     with tempfile.TemporaryDirectory() as tmp:
         out = args.keep or Path(tmp)
@@ -121,7 +152,8 @@ def main() -> None:
         env = dict(os.environ, **{_CHILD: "1", "NUMBA_CACHE_DIR": str(Path(tmp) / "numba")})
         cmd = [perf, "record", "-q", "-F", str(args.frequency), "-o", str(data), "--"]
         cmd += [sys.executable, __file__, "--ffo", *map(str, args.ffo)]
-        cmd += ["--table-bits", str(args.table_bits)]
+        cmd += ["--table-bits", str(args.table_bits), "--midgame", str(args.midgame)]
+        cmd += ["--positions", str(args.positions)]
         run = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True)
         print(run.stdout, end="")
         perf_map = re.search(r"perf map: (\S+)", run.stdout)
