@@ -14,6 +14,7 @@ from othellolab.core.kernels import U64, _flips
 from othellolab.players.search import midgame
 from othellolab.players.search.evaluation import evaluate, weights_evaluation
 from othellolab.players.search.incremental import (
+    child_indices,
     indexed_value,
     new_indices,
     pass_indices,
@@ -46,7 +47,11 @@ def test_indices_kept_move_by_move_evaluate_exactly_as_the_bitboards(weights: st
             if move == 64:
                 pass_indices(idx, row)
             else:
-                play_indices(idx, row, move, _flips(p, o, move, 8))
+                f = _flips(p, o, move, 8)
+                child_indices(idx, row, move, f)  # a leaf's row: its own view alone
+                leaf = idx[2 * row + 2].copy()
+                play_indices(idx, row, move, f)
+                assert (idx[2 * row + 2] == leaf).all()
             board, row = board.play(move), row + 1
             checked += 1
     assert checked > 1000

@@ -161,3 +161,41 @@ def test_on_a_game_clock_the_search_aims_at_the_plans_target_within_its_cap(
     target, time_limit = float(seen[0]["target"]), float(seen[0]["time_limit"])  # type: ignore[arg-type]
     assert 0.99 * share.target < target <= share.target
     assert target < time_limit <= min(share.cap, alphabeta.DEADLINE_OVER_TARGET * share.target)
+
+
+def _negamax(board: Board, depth: int, evaluation, leaf_passes: list[int]) -> float:  # type: ignore[no-untyped-def]
+    """Plain negamax over the Board API, passes free (they use no depth), the evaluation at
+    depth 0 and the final score at the end: the value every fixed-depth search must find.
+    ``leaf_passes`` counts the passes met at depth 0 below a node one ply deep or more."""
+    if board.is_game_over():
+        return float(board.score())
+    if board.must_pass():
+        leaf_passes[0] += depth == 0 and leaf_passes[1] >= 2
+        return -_negamax(board.play_pass(), depth, evaluation, leaf_passes)
+    if depth == 0:
+        return evaluation(board)
+    return max(
+        -_negamax(board.play(a), depth - 1, evaluation, leaf_passes) for a in board.legal_actions()
+    )
+
+
+@pytest.mark.parametrize("weights", ["patterns-r1", None])
+def test_a_fixed_depth_search_finds_the_plain_negamax_value(weights: str | None) -> None:
+    """Near the end, where passes often fall on the leaves that a node one ply up evaluates
+    itself (``pvs._leaf``), with the kept pattern indices and with the heuristic."""
+    from othellolab.players.search.evaluation import Evaluation, weights_evaluation
+
+    from helpers import random_position
+
+    ev = weights_evaluation(weights) if weights else Evaluation()
+    leaf_passes = [0, 0]
+    for seed in range(30):
+        board = random_position(seed, 8, 6 + seed % 8)
+        if board.is_game_over():
+            continue
+        for depth in (1, 2, 3, 4):
+            leaf_passes[1] = depth
+            want = _negamax(board, depth, ev, leaf_passes)
+            got = search(board, depth=depth, evaluation=ev, table=TranspositionTable(16))
+            assert got.score == pytest.approx(want, abs=1e-9), (seed, depth)
+    assert leaf_passes[0] > 100  # the search's own leaves' passes were met

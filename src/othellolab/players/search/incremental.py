@@ -108,6 +108,22 @@ def play_indices(idx: np.ndarray, row: int, sq: int, flips: int) -> None:
             idx[2 * row + 3, i] -= SQ_POWER[s, k]
 
 
+@hot_kernel(nogil=True, inline="always")
+def child_indices(idx: np.ndarray, row: int, sq: int, flips: int) -> None:
+    """``play_indices`` for a child that is only evaluated, never searched below: its ``[0]``
+    alone (the ``[1]`` serves its own children), half the work."""
+    for j in range(N_INSTANCES):
+        idx[2 * row + 2, j] = idx[2 * row + 1, j]
+    for k in range(SQ_COUNT[sq]):
+        idx[2 * row + 2, SQ_INSTANCE[sq, k]] += 2 * SQ_POWER[sq, k]
+    f = U64(flips)
+    while f:
+        s = np.int64(trailing_zeros(f))
+        f &= f - ONE
+        for k in range(SQ_COUNT[s]):
+            idx[2 * row + 2, SQ_INSTANCE[s, k]] += SQ_POWER[s, k]
+
+
 @hot_kernel(nogil=True)
 def pass_indices(idx: np.ndarray, row: int) -> None:
     """Row ``row + 1`` for the child where the side to move of row ``row`` passes."""
@@ -116,7 +132,7 @@ def pass_indices(idx: np.ndarray, row: int) -> None:
         idx[2 * row + 3, j] = idx[2 * row, j]
 
 
-@hot_kernel(nogil=True)
+@hot_kernel(nogil=True, inline="always")
 def indexed_sum(idx: np.ndarray, row: int, w: np.ndarray) -> float:
     """``pattern_sum`` of row ``row``'s position in the weight row ``w``, unclamped."""
     v = 0.0
@@ -149,7 +165,7 @@ def _terms(p: int, o: int, w: np.ndarray, moves: int) -> float:
     return v
 
 
-@hot_kernel(nogil=True)
+@hot_kernel(nogil=True, inline="always")
 def indexed_value(
     kind: int,
     weights: np.ndarray,

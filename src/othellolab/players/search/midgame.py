@@ -187,6 +187,8 @@ def search(
         *_prior_arrays(priors, n * n),
         np.zeros((BUFFER_ROWS, MAX_MOVES), dtype=np.int64),
         np.zeros((BUFFER_ROWS, MAX_MOVES), dtype=np.float64),
+        np.zeros((BUFFER_ROWS, 64), dtype=np.uint64),
+        np.zeros((BUFFER_ROWS, 64), dtype=np.uint64),
         new_indices(BUFFER_ROWS + 1 if inc else 0),
     )
     if inc:
@@ -278,6 +280,8 @@ def _helper_state(
         stats=stats,
         buf_sq=np.zeros_like(state.buf_sq),
         buf_key=np.zeros_like(state.buf_key),
+        buf_flip=np.zeros_like(state.buf_flip),
+        buf_reply=np.zeros_like(state.buf_reply),
         idx=new_indices(state.idx.shape[0]),
     )
     if inc:

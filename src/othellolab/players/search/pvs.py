@@ -11,11 +11,17 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from othellolab.core.jit import hot_kernel
+from othellolab.core.jit import hot_kernel, prefetch
 from othellolab.core.kernels import ONE, U64, ZERO, _flips, hash_position, popcount
 from othellolab.players.search.evaluation import evaluate
 from othellolab.players.search.geometry import CORNERS, final_score, gen_moves, pick_best
-from othellolab.players.search.incremental import indexed_value, pass_indices, play_indices
+from othellolab.players.search.incremental import (
+    child_indices,
+    indexed_value,
+    pass_indices,
+    play_indices,
+    set_indices,
+)
 from othellolab.players.search.priors import _prior_row
 from othellolab.players.search.probcut import MIN_DEPTH as PROBCUT_MIN_DEPTH
 from othellolab.players.search.smp import (
@@ -48,7 +54,9 @@ class AlphaBetaState(NamedTuple):
     multi-ProbCut's table (``probcut``) and confidence (``mpc_t``, 0 for none), the move
     priors of some positions (``prior_keys``, ``priors``: ``MovePriors``; empty for none), and
     a row of moves and their ordering keys per ply (``buf_sq``, ``buf_key``, ``BUFFER_ROWS``
-    rows), so that no node allocates: the kernels then run without reference counting
+    rows) and, by square, each move's flipped discs and the child's own moves where the node
+    generated them (``buf_flip``, ``buf_reply``), so that no node allocates or repeats that
+    work: the kernels then run without reference counting
     (``core.jit.hot_kernel``), which took a fifth of the search's time. With a pattern
     evaluation on 8x8, ``idx`` holds each ply's pattern indices (``search.incremental``; no
     rows otherwise), made from the parent's with each move instead of from the bitboards at
@@ -68,6 +76,8 @@ class AlphaBetaState(NamedTuple):
     priors: np.ndarray
     buf_sq: np.ndarray
     buf_key: np.ndarray
+    buf_flip: np.ndarray
+    buf_reply: np.ndarray
     idx: np.ndarray
 
 
@@ -143,16 +153,24 @@ def _ab(
     for i in range(count):
         sq = pick_best(st.buf_sq, st.buf_key, ply, i, count)
         bit = ONE << U64(sq)
-        f = _flips(p, o, sq, n)
+        f = st.buf_flip[ply, sq]
         np_ = o & ~f
         no = p | f | bit
-        if st.idx.shape[0]:
-            play_indices(st.idx, ply, sq, f)
-        if i == 0:
+        if depth == 1:  # the children are leaves: evaluated here, counted as _ab counts them
+            if st.idx.shape[0]:
+                child_indices(st.idx, ply, sq, f)
+            s = -_leaf(np_, no, ply + 1, st, st.buf_reply[ply, sq])
+            if i > 0 and a < s < beta:
+                s = -_leaf(np_, no, ply + 1, st, st.buf_reply[ply, sq])  # _ab's re-search
+        elif i == 0:
+            if st.idx.shape[0]:
+                play_indices(st.idx, ply, sq, f)
             stats[PLY] = ply + 1
             s, _ = _ab(np_, no, -beta, -a, depth - 1, st)
             s = -s
         else:
+            if st.idx.shape[0]:
+                play_indices(st.idx, ply, sq, f)
             stats[PLY] = ply + 1
             s, _ = _ab(np_, no, -a - 1e-6, -a, depth - 1, st)
             s = -s
@@ -199,16 +217,23 @@ def _order_moves(
         moves ^= bit
         sq = np.int64(trailing_zeros(bit))
         f = _flips(p, o, sq, n)
+        st.buf_flip[row_out, sq] = f
         np_ = o & ~f
         no = p | f | bit
+        reply = ZERO
+        if depth < _SORT_DEPTH:
+            reply = gen_moves(np_, no, n)
+            st.buf_reply[row_out, sq] = reply
         if row >= 0:
             k = st.priors[row, sq]
-        elif depth >= _SORT_DEPTH:
+        elif depth >= _SORT_DEPTH:  # the child's table lines come while it is evaluated
+            home = np.int64(hash_position(np_, no) & U64(st.keys.shape[0] - 1))
+            prefetch(st.keys, home)
+            prefetch(st.payload, home)
             if st.idx.shape[0]:
-                play_indices(st.idx, row_out, sq, f)
+                child_indices(st.idx, row_out, sq, f)
             k = -_value(np_, no, row_out + 1, st, ZERO)
         else:
-            reply = gen_moves(np_, no, n)
             k = -float(popcount(reply) + popcount(reply & corners))
             if bit & corners:
                 k += 0.5
@@ -218,6 +243,29 @@ def _order_moves(
         st.buf_key[row_out, count] = k + st.tiebreak[sq]
         count += 1
     return count
+
+
+@hot_kernel(nogil=True, inline="always")
+def _leaf(p: int, o: int, ply: int, st: AlphaBetaState, moves: int) -> float:
+    """What ``_ab`` at depth 0 returns for ``(p, o)``, the position at ``ply`` whose moves
+    (``moves``) its parent generated to order them, with the same nodes counted: the frontier's
+    parent evaluates its children itself instead of a recursive call each (most nodes are
+    leaves, and a call passes the whole state). Row ``ply`` of the pattern indices need only
+    hold the position's own view (``incremental.child_indices``)."""
+    n = st.n
+    stats = st.stats
+    if count_node(stats, st.deadline):
+        return 0.0
+    if moves == ZERO:
+        back = gen_moves(o, p, n)
+        if back == ZERO:
+            return float(final_score(p, o, n))
+        if count_node(stats, st.deadline):  # the pass's node
+            return 0.0
+        if st.idx.shape[0]:
+            set_indices(st.idx, ply + 1, o, p)
+        return -_value(o, p, ply + 1, st, back)
+    return _value(p, o, ply, st, moves)
 
 
 @hot_kernel(nogil=True, inline="always")
