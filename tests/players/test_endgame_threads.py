@@ -11,7 +11,7 @@ import pytest
 
 from othellolab import Board
 from othellolab.core import ConfigError, Stop
-from othellolab.players.search import endgame
+from othellolab.players.search import endgame, parallel_solve
 from othellolab.players.search.endgame import SolveAborted, solve
 from othellolab.players.search.parallel_solve import MAX_THREADS
 from othellolab.players.search.table import TranspositionTable
@@ -59,9 +59,9 @@ def test_threads_after_presearch(monkeypatch: pytest.MonkeyPatch, number: int) -
 
 @pytest.mark.parametrize("seed", range(12))
 def test_small_boards_on_threads(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
-    """Random 4x4, 6x6 and 8x8 positions with few empties, the race run even there (a low
-    ``ASPIRATION_MIN``), against brute force; guesses far off put the threads' first windows
-    on both sides of the score."""
+    """Random 4x4, 6x6 and 8x8 positions with few empties, the windows split among the
+    threads even there (a low ``ASPIRATION_MIN``), against brute force; guesses far off make
+    windows fail high and low, so that one thread's cut stops the other."""
     monkeypatch.setattr(endgame, "ASPIRATION_MIN", 1)
     size = (4, 6, 8)[seed % 3]
     board = random_position(seed, size, 9)
@@ -128,8 +128,26 @@ def test_a_torn_entry_is_no_entry() -> None:
     assert tt_probe(table.keys, table.payload, h2) == (slot2, e2)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_splitting_down_the_whole_principal_variation(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """With ``SPLIT_MIN`` at 1 every node of the principal variation is split among 3 threads
+    (the first move's subtree first, then the rest shared), down to the last empty; the score
+    and best move stay brute force's."""
+    monkeypatch.setattr(endgame, "ASPIRATION_MIN", 1)
+    monkeypatch.setattr(parallel_solve, "SPLIT_MIN", 1)
+    board = random_position(100 + seed, 8, 10)
+    want = brute_force(board)
+    for guess in (None, -10, 10):
+        result = solve(board, threads=3, guess=guess)
+        assert result.score == want, board.obf()
+        if not board.is_game_over():
+            assert -brute_force(board.play(result.best_move)) == want
+
+
 def test_a_stop_from_another_thread_ends_every_thread() -> None:
-    """``stop.set()`` while the threads race (a 30-empties solve that runs for minutes) ends
+    """``stop.set()`` while the threads solve (a 30-empties solve that runs for minutes) ends
     the solve at once, and with it every thread."""
     board = random_position(3, 8, 30)
     before = threading.active_count()

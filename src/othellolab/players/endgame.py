@@ -25,7 +25,7 @@ class EndgamePlayer(Player):
     The move is the solver's best move; the reported ``Score`` is exact for solved positions.
     ``weights`` (a shipped pattern set or a weights directory) orders the solver's moves and
     evaluates the shallow search's leaves on 8x8 instead of the default set; ``threads`` solves
-    on that many threads (``solve``'s race: the same exact scores), the shallow search on one.
+    on that many threads (``solve``'s split: the same exact scores), the shallow search on one.
     """
 
     name = "endgame"
@@ -34,7 +34,7 @@ class EndgamePlayer(Player):
         "fallback_depth": Option(int, 1, 20, help="plies of the search before that"),
         "table_bits": Option(int, 10, 26, help="solver table of 2**bits entries (16 bytes each)"),
         "weights": WEIGHTS,
-        "threads": Option(int, 1, MAX_THREADS, help="solver threads (a race on one table)"),
+        "threads": Option(int, 1, MAX_THREADS, help="solver threads (one table, moves shared)"),
     }
 
     @checked_options

@@ -23,7 +23,7 @@ One module per concern, each importing only those listed before it:
 - ``lastempties``: the exact search's last few empties;
 - ``ordering``: the exact search's move ordering (fastest first, table probes, shallow
   searches);
-- ``parallel_solve``: the exact solver's threads (a race of window series on one table);
+- ``parallel_solve``: the exact solver's threads (a node's moves shared among them);
 - ``endgame``: the exact solver (``solve``);
 - ``pvs``: the midgame search's compiled kernels (principal-variation search, its root, move
   ordering, the table store);

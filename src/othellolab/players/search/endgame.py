@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numba
 import numpy as np
@@ -49,7 +51,7 @@ from othellolab.players.search.ordering import (
     order_moves_etc,
     order_nws,
 )
-from othellolab.players.search.parallel_solve import check_threads, race, race_guess
+from othellolab.players.search.parallel_solve import check_threads, split_aspiration, split_search
 from othellolab.players.search.state import (
     ABORTED,
     NODE_LIMIT,
@@ -420,11 +422,11 @@ def solve(
     ``stop`` aborts the solve from another thread (``SolveAborted``) at the next node. The
     compiled search releases the GIL, so other threads run meanwhile.
 
-    ``threads`` (1..``parallel_solve.MAX_THREADS``) above 1 runs a full-window solve's
-    pre-searches and exact windows as a race of that many window series on one shared table
-    (``parallel_solve``): the score is the same, the best move may be another of equal score,
-    ``nodes`` counts every thread's and ``max_nodes`` holds for each thread. Every thread has
-    stopped when ``solve`` returns.
+    ``threads`` (1..``parallel_solve.MAX_THREADS``) above 1 splits each window of a
+    full-window solve's pre-searches and exact search among that many threads on one shared
+    table, along the principal variation (``parallel_solve.split_search``): the score is the same, the best move
+    may be another of equal score, ``nodes`` counts every thread's and ``max_nodes`` holds for
+    each thread. Every thread has stopped when ``solve`` returns.
     """
     threads = check_threads(threads)
     with contextlib.ExitStack() as linked:
@@ -497,16 +499,7 @@ def _solve(
         if len(states) == 1:
             score, move = _aspiration(p, o, guess, state)
         elif not stats[ABORTED]:
-            start = guess
-
-            def exact(k: int, st: SolverState) -> tuple[int, int]:
-                return _aspiration(p, o, race_guess(start, k, cells), st)
-
-            won = race(states, exact, stop)
-            score, move = (won[0], won[1]) if won else (0, -1)
-            if won:
-                state = won[2]
-                stats = state.shallow.stats
+            score, move = split_aspiration(p, o, guess, states, stop, _solve_kernel)
         else:
             score, move = 0, -1
     nodes = sum(int(one[NODES]) for one in all_stats)
@@ -559,10 +552,9 @@ def _presearch(
     stop: Stop | None,
 ) -> int:
     """Run the selective pre-searches (``PRESEARCH_MARGINS``) and return the last one's score as
-    the exact search's guess; with several states, each margin is a race of series from guesses
-    apart (``parallel_solve``). Afterwards the pre-search bounds are dropped from the table, so
-    that a later, less selective search does not trust them (no thread runs meanwhile)."""
-    cells = states[0].shallow.n * states[0].shallow.n
+    the exact search's guess; with several states, each window is split among their threads
+    (``parallel_solve.split_search``). Afterwards the pre-search bounds are dropped from the table, so that a later,
+    less selective search does not trust them (no thread runs meanwhile)."""
     stats = states[0].shallow.stats
     for margin in PRESEARCH_MARGINS:
         for st in states:
@@ -570,12 +562,8 @@ def _presearch(
         if len(states) == 1:
             guess = _presearch_series(p, o, guess, states[0])
         else:
-
-            def series(k: int, st: SolverState, start: int = guess) -> tuple[int, int]:
-                return _presearch_series(p, o, race_guess(start, k, cells), st), -1
-
-            won = race(states, series, stop)
-            guess = won[0] if won else guess
+            split = partial(split_search, p, o, states=states, stop=stop, kernel=_solve_kernel)
+            guess = _presearch_series(p, o, guess, states[0], split)
         drop_selective(table)
         if stats[ABORTED]:
             break  # out of time or stopped: the rest would return at once, after a table sweep each
@@ -584,16 +572,23 @@ def _presearch(
     return guess
 
 
-def _presearch_series(p: int, o: int, guess: int, state: SolverState) -> int:
+def _presearch_series(
+    p: int,
+    o: int,
+    guess: int,
+    state: SolverState,
+    window: Callable[[int, int], tuple[int, int]] | None = None,
+) -> int:
     """One pre-search (the margin in ``stats[SELECT]``): narrow windows from ``guess`` like
     ``_aspiration``, but its scores are not exact and may contradict each other, so it stops at
-    the first window that turns back (at most 8); returns its score, made even."""
+    the first window that turns back (at most 8); returns its score, made even. ``window(a,
+    b)`` searches one window (default: ``_solve_kernel`` on ``state``)."""
     cells = state.shallow.n * state.shallow.n
     stats = state.shallow.stats
     direction = 0
     for _ in range(8):
         a, b = max(-cells - 1, guess - 1), min(cells + 1, guess + 1)
-        s, _move = _solve_kernel(p, o, a, b, state)
+        s, _move = window(a, b) if window else _solve_kernel(p, o, a, b, state)
         if stats[ABORTED] or a < s < b or s <= -cells or s >= cells:
             guess = s
             break

@@ -1,14 +1,14 @@
-"""The exact solver on several threads: a race of window series on one shared table.
+"""The exact solver on several threads: the moves of a node shared among them.
 
-Each thread runs a whole series of narrow windows (the exact search's, or one pre-search's) in
-the compiled solver, which releases the GIL, from its own first window (``race_guess``), with
-its own ``SolverState`` (move lists, statistics) over the one transposition table. The first
-to finish gives the result and stops the others: every series is exact on its own, since the
-table's entries are exact bounds read whole (``table.tt_probe``), so the threads only share
-work, never trust each other. A series that starts on the other side of the score proves the
-bound the others need next, and a thread that enters a subtree another has solved finds its
-entry; but two threads also prove many of the same subtrees (1.2-1.8 times one thread's nodes
-on FFO #40-#50), so the speed-up on 2 cores is small (docs/benchmarks.md).
+The solver (``endgame._split``) splits each window of a full-window solve along its principal
+variation, as young brothers wait for the eldest: at each node of that line far enough from
+the end, the first move's subtree is split the same way, then the other moves go to the
+threads, each taking the next one and solving it in the compiled solver (which releases the
+GIL) with its own ``SolverState`` (move lists, statistics) over the one transposition table
+(``split_window`` here). Every move's search is exact on its own, since the table's entries
+are exact bounds read whole (``table.tt_probe``): the threads share work through the table and
+never trust each other's results beyond it. On FFO #40-#51 two threads solved 1.64 times as
+fast as one (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -17,67 +17,206 @@ import threading
 from collections.abc import Callable
 from functools import partial
 
+import numba
+import numpy as np
+
 from othellolab.core import Stop
+from othellolab.core.kernels import _FULL, ONE, U64, _flips, popcount
+from othellolab.players.search.geometry import gen_moves, pick_best
+from othellolab.players.search.ordering import SORT_MIN, order_moves, order_moves_etc
 from othellolab.players.search.smp import (
     MAX_THREADS,
     check_threads,
     default_threads,
     run_threads,
 )
-from othellolab.players.search.state import ABORTED, SolverState
+from othellolab.players.search.state import ABORTED, SELECT, SolverState
+from othellolab.players.search.table import (
+    entry_move,
+    from_table,
+    table_key,
+    to_table,
+    tt_probe,
+    tt_store,
+)
 
 __all__ = [
     "MAX_THREADS",
+    "SPLIT_MIN",
     "check_threads",
     "default_threads",
-    "race",
-    "race_guess",
+    "split_aspiration",
+    "split_search",
+    "split_window",
 ]
 
+SPLIT_MIN = 16
+"""``split_search`` splits the nodes of the principal variation with this many empties or
+more (12 and 20 were no faster on FFO #40-#51)."""
 
-def race_guess(guess: int, k: int, cells: int) -> int:
-    """Where thread ``k`` starts its windows: the guess itself for the first, then 2 discs
-    above, 2 below, 4 above, ... (final scores are even)."""
-    step = 2 * ((k + 1) // 2) * (1 if k % 2 else -1)
-    return max(-cells, min(cells, guess + step))
+Window = Callable[[int, int, int, int, SolverState], tuple[int, int]]
+"""The solver's one-thread window, ``endgame._solve_kernel(p, o, alpha, beta, state)``: the
+fail-soft score and best move."""
 
 
-def race(
+@numba.njit(cache=True, nogil=True)
+def node_moves(p: int, o: int, alpha: int, st: SolverState) -> np.ndarray:
+    """The moves of ``(p, o)`` in the order the solver searches them at a node of the principal
+    variation (``endgame._pvs``: the table's move first), for the threads to share."""
+    p = U64(p)
+    o = U64(o)
+    n = st.shallow.n
+    ne = popcount(~(p | o) & _FULL[n])
+    h, sym = table_key(p, o, ne, n)
+    slot, entry = tt_probe(st.keys, st.payload, h)
+    hash_move = from_table(entry_move(entry), sym, n) if slot >= 0 else -1
+    moves = gen_moves(p, o, n)
+    row = ne
+    if ne >= SORT_MIN:
+        count = order_moves_etc(p, o, moves, ne, alpha, row, False, True, st)[0]
+        for i in range(count):
+            if st.shallow.buf_sq[row, i] == hash_move:
+                st.shallow.buf_key[row, i] = 1 << 40
+    else:
+        count = order_moves(p, o, moves, hash_move, row, ne, st)
+    out = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        out[i] = pick_best(st.shallow.buf_sq, st.shallow.buf_key, row, i, count)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def store_node(
+    p: int, o: int, alpha: int, beta: int, best: int, move: int, st: SolverState
+) -> None:
+    """Keep a split node's result in the table, as ``endgame._pvs`` keeps its own."""
+    p = U64(p)
+    o = U64(o)
+    n = st.shallow.n
+    ne = popcount(~(p | o) & _FULL[n])
+    h, sym = table_key(p, o, ne, n)
+    sel = st.shallow.stats[SELECT] > 0
+    tt_store(st.keys, st.payload, h, alpha, beta, best, to_table(move, sym, n), ne, sel)
+
+
+def split_search(
+    p: int,
+    o: int,
+    alpha: int,
+    beta: int,
     states: list[SolverState],
-    series: Callable[[int, SolverState], tuple[int, int]],
+    stop: Stop | None,
+    kernel: Window,
+) -> tuple[int, int]:
+    """One window of ``(p, o)`` on all ``states``' threads by splitting along the principal
+    variation: its first move's subtree is split the same way (down to ``SPLIT_MIN`` empties,
+    below which one thread solves it with ``kernel``), then, unless it fails high, the other
+    moves are shared among the threads (``split_window``) with its score as their bound, as
+    the young brothers wait for the eldest. Returns the fail-soft score and best move, as
+    ``kernel`` does on one thread; a limit or ``stop`` that interrupts any thread stops them
+    all (every state's abort flag set)."""
+    st = states[0]
+    moves = [int(m) for m in node_moves(p, o, alpha, st)]
+    if not moves:  # a pass
+        return kernel(p, o, alpha, beta, st)
+    n = st.shallow.n
+
+    def child(move: int, a: int, b: int, state: SolverState) -> int:
+        f = U64(_flips(p, o, move, n))
+        return -int(kernel(o & ~f, p | f | (ONE << U64(move)), -b, -a, state)[0])
+
+    f = U64(_flips(p, o, moves[0], n))
+    np_, no = o & ~f, p | f | (ONE << U64(moves[0]))
+    if popcount(~(np_ | no) & _FULL[n]) >= SPLIT_MIN:
+        best = -int(split_search(np_, no, -beta, -alpha, states, stop, kernel)[0])
+    else:
+        best = child(moves[0], alpha, beta, st)
+    best_move = moves[0]
+    whole = not any(one.shallow.stats[ABORTED] for one in states)
+    if whole and best < beta and len(moves) > 1:
+        score, move, whole = split_window(states, moves[1:], max(alpha, best), beta, child, stop)
+        if score > best:
+            best, best_move = score, move
+    if not whole:
+        for one in states:
+            one.shallow.stats[ABORTED] = 1
+        return 0, -1
+    store_node(p, o, alpha, beta, best, best_move, st)
+    return best, best_move
+
+
+def split_aspiration(
+    p: int, o: int, guess: int, states: list[SolverState], stop: Stop | None, kernel: Window
+) -> tuple[int, int]:
+    """``endgame._aspiration`` (narrow windows from ``guess`` until one holds the score) with
+    each window split among the threads (``split_search``)."""
+    cells = states[0].shallow.n * states[0].shallow.n
+    stats = states[0].shallow.stats
+    score = guess
+    while True:
+        a = max(-cells - 1, score - 1)
+        b = min(cells + 1, score + 1)
+        score, move = split_search(p, o, a, b, states, stop, kernel)
+        if stats[ABORTED] or a < score < b or score <= -cells or score >= cells:
+            return score, move
+
+
+def split_window(
+    states: list[SolverState],
+    moves: list[int],
+    alpha: int,
+    beta: int,
+    child: Callable[[int, int, int, SolverState], int],
     stop: Stop | None = None,
-) -> tuple[int, int, SolverState] | None:
-    """``series(k, states[k])`` for every ``k`` at once, each in a thread (this thread runs
-    ``k`` = 0): the first to return unstopped wins and stops the rest. Returns its result and
-    state, or ``None`` when every thread was stopped (time, nodes or ``stop``); the states are
-    then left stopped. After a win the losers' stop flags are cleared for the next race,
-    unless ``stop`` is set. Every helper thread has ended on return (``smp.run_threads``, which
-    also raises a helper's error here)."""
+) -> tuple[int, int, bool]:
+    """One window ``(alpha, beta)`` of a node, its ``moves`` (in order) shared among the
+    threads: each takes the next move and searches it (``child(move, a, beta, state)``, the
+    fail-soft score of the node through that move with ``a`` the best so far, or ``alpha``),
+    until the moves run out or one fails high, which stops the others. All the moves are
+    needed whenever none fails high (as on the principal variation of the exact window), so
+    the threads then never wait on each other. Returns the fail-soft score, its move and whether every
+    thread ran to the end (``False``: a limit or ``stop`` interrupted one). Every thread has
+    ended on return."""
     lock = threading.Lock()
-    won: list[tuple[int, int, SolverState]] = []
+    todo = iter(range(len(moves)))
+    best = [-(1 << 20), -1, alpha, 0]  # score, move, the best score so far or alpha, cut
+    halted: list[SolverState] = []  # stopped here by another thread's fail-high
 
-    def run(k: int) -> None:
+    def work(k: int) -> None:
         st = states[k]
-        score, move = series(k, st)
-        with lock:
-            if not won and not st.shallow.stats[ABORTED]:
-                won.append((int(score), int(move), st))
-                for other in states:
-                    if other is not st:
-                        other.shallow.stats[ABORTED] = 1
+        while True:
+            with lock:
+                i = next(todo, None)
+                if i is None or best[3] or st.shallow.stats[ABORTED]:
+                    return
+                a = best[2]
+            s = child(moves[i], a, beta, st)
+            with lock:
+                if st.shallow.stats[ABORTED]:
+                    return
+                if s > best[0]:
+                    best[0], best[1] = s, moves[i]
+                best[2] = max(best[2], s)
+                if s >= beta and not best[3]:
+                    best[3] = 1
+                    for other in states:
+                        if other is not st and not other.shallow.stats[ABORTED]:
+                            other.shallow.stats[ABORTED] = 1
+                            halted.append(other)
 
-    run_threads(
-        partial(run, 0),
-        [partial(run, k) for k in range(1, len(states))],
-        [st.shallow.stats for st in states[1:]],
-    )
-    if not won:
-        for st in states:
-            st.shallow.stats[ABORTED] = 1
-        return None
-    for st in states:
+    def main() -> None:
+        try:
+            work(0)
+        except BaseException:  # the helpers stop at their next node instead of finishing
+            for st in states:
+                st.shallow.stats[ABORTED] = 1
+            raise
+
+    run_threads(main, [partial(work, k) for k in range(1, len(states))], [])
+    for st in halted:
         st.shallow.stats[ABORTED] = 0
-    if stop is not None and stop.is_set():  # after the clearing: a stop meanwhile is kept
+    if stop is not None and stop.is_set():
         for st in states:
             st.shallow.stats[ABORTED] = 1
-    return won[0]
+    whole = not any(st.shallow.stats[ABORTED] for st in states)
+    return best[0], best[1], whole
