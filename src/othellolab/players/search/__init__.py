@@ -18,8 +18,8 @@ One module per concern, each importing only those listed before it:
 - ``table``: the transposition table;
 - ``probcut``: multi-ProbCut's fitted table for the midgame search (``data/probcut.json``);
 - ``priors``: move priors of a few positions that order the midgame search's moves;
-- ``smp``: the midgame table's lockless entries and the driver of its helper threads (lazy
-  SMP);
+- ``smp``: the midgame table's lockless entries, the driver of helper threads (lazy SMP)
+  and a node's moves shared among threads (the solver's);
 - ``lastempties``: the exact search's last few empties;
 - ``ordering``: the exact search's move ordering (fastest first, table probes, shallow
   searches);

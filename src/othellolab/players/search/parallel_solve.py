@@ -5,7 +5,7 @@ variation, as young brothers wait for the eldest: at each node of that line far 
 the end, the first move's subtree is split the same way, then the other moves go to the
 threads, each taking the next one and solving it in the compiled solver (which releases the
 GIL) with its own ``SolverState`` (move lists, statistics) over the one transposition table
-(``split_window`` here). Every move's search is exact on its own, since the table's entries
+(``smp.share_moves``). Every move's search is exact on its own, since the table's entries
 are exact bounds read whole (``table.tt_probe``): the threads share work through the table and
 never trust each other's results beyond it. On FFO #40-#51 two threads solved 1.64 times as
 fast as one (docs/benchmarks.md).
@@ -13,9 +13,7 @@ fast as one (docs/benchmarks.md).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from functools import partial
 
 import numba
 import numpy as np
@@ -24,12 +22,7 @@ from othellolab.core import Stop
 from othellolab.core.kernels import _FULL, ONE, U64, _flips, popcount
 from othellolab.players.search.geometry import gen_moves, pick_best
 from othellolab.players.search.ordering import SORT_MIN, order_moves, order_moves_etc
-from othellolab.players.search.smp import (
-    MAX_THREADS,
-    check_threads,
-    default_threads,
-    run_threads,
-)
+from othellolab.players.search.smp import MAX_THREADS, check_threads, default_threads, share_moves
 from othellolab.players.search.state import ABORTED, SELECT, SolverState
 from othellolab.players.search.table import (
     entry_move,
@@ -47,7 +40,6 @@ __all__ = [
     "default_threads",
     "split_aspiration",
     "split_search",
-    "split_window",
 ]
 
 SPLIT_MIN = 16
@@ -111,7 +103,7 @@ def split_search(
     """One window of ``(p, o)`` on all ``states``' threads by splitting along the principal
     variation: its first move's subtree is split the same way (down to ``SPLIT_MIN`` empties,
     below which one thread solves it with ``kernel``), then, unless it fails high, the other
-    moves are shared among the threads (``split_window``) with its score as their bound, as
+    moves are shared among the threads (``smp.share_moves``) with its score as their bound, as
     the young brothers wait for the eldest. Returns the fail-soft score and best move, as
     ``kernel`` does on one thread; a limit or ``stop`` that interrupts any thread stops them
     all (every state's abort flag set)."""
@@ -134,9 +126,17 @@ def split_search(
     best_move = moves[0]
     whole = not any(one.shallow.stats[ABORTED] for one in states)
     if whole and best < beta and len(moves) > 1:
-        score, move, whole = split_window(states, moves[1:], max(alpha, best), beta, child, stop)
-        if score > best:
-            best, best_move = score, move
+        flags = [one.shallow.stats for one in states]
+        score, move, whole = share_moves(
+            moves[1:],
+            max(alpha, best),
+            beta,
+            lambda m, a, b, k: child(m, a, b, states[k]),
+            flags,
+            stop,
+        )
+        if score is not None and score > best:
+            best, best_move = int(score), move
     if not whole:
         for one in states:
             one.shallow.stats[ABORTED] = 1
@@ -159,64 +159,3 @@ def split_aspiration(
         score, move = split_search(p, o, a, b, states, stop, kernel)
         if stats[ABORTED] or a < score < b or score <= -cells or score >= cells:
             return score, move
-
-
-def split_window(
-    states: list[SolverState],
-    moves: list[int],
-    alpha: int,
-    beta: int,
-    child: Callable[[int, int, int, SolverState], int],
-    stop: Stop | None = None,
-) -> tuple[int, int, bool]:
-    """One window ``(alpha, beta)`` of a node, its ``moves`` (in order) shared among the
-    threads: each takes the next move and searches it (``child(move, a, beta, state)``, the
-    fail-soft score of the node through that move with ``a`` the best so far, or ``alpha``),
-    until the moves run out or one fails high, which stops the others. All the moves are
-    needed whenever none fails high (as on the principal variation of the exact window), so
-    the threads then never wait on each other. Returns the fail-soft score, its move and whether every
-    thread ran to the end (``False``: a limit or ``stop`` interrupted one). Every thread has
-    ended on return."""
-    lock = threading.Lock()
-    todo = iter(range(len(moves)))
-    best = [-(1 << 20), -1, alpha, 0]  # score, move, the best score so far or alpha, cut
-    halted: list[SolverState] = []  # stopped here by another thread's fail-high
-
-    def work(k: int) -> None:
-        st = states[k]
-        while True:
-            with lock:
-                i = next(todo, None)
-                if i is None or best[3] or st.shallow.stats[ABORTED]:
-                    return
-                a = best[2]
-            s = child(moves[i], a, beta, st)
-            with lock:
-                if st.shallow.stats[ABORTED]:
-                    return
-                if s > best[0]:
-                    best[0], best[1] = s, moves[i]
-                best[2] = max(best[2], s)
-                if s >= beta and not best[3]:
-                    best[3] = 1
-                    for other in states:
-                        if other is not st and not other.shallow.stats[ABORTED]:
-                            other.shallow.stats[ABORTED] = 1
-                            halted.append(other)
-
-    def main() -> None:
-        try:
-            work(0)
-        except BaseException:  # the helpers stop at their next node instead of finishing
-            for st in states:
-                st.shallow.stats[ABORTED] = 1
-            raise
-
-    run_threads(main, [partial(work, k) for k in range(1, len(states))], [])
-    for st in halted:
-        st.shallow.stats[ABORTED] = 0
-    if stop is not None and stop.is_set():
-        for st in states:
-            st.shallow.stats[ABORTED] = 1
-    whole = not any(st.shallow.stats[ABORTED] for st in states)
-    return best[0], best[1], whole

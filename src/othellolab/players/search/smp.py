@@ -1,5 +1,6 @@
-"""Lazy SMP for the midgame search: its table entries written and read lockless, so that
-threads may share one table, and the driver that runs helper threads beside the main one.
+"""Threads for both searches: the midgame table's entries written and read lockless, so that
+threads may share one table (lazy SMP), the driver that runs helper threads beside the main one
+(``run_threads``), and a node's moves shared among threads (``share_moves``, the solver's).
 
 A midgame entry is a key (``keys``: the hash's high 48 bits, the move and the depth,
 ``table.midgame_pack``) and a payload (``payload``: the two float32 bounds). Two threads writing
@@ -16,11 +17,12 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TypeVar
 
 import numpy as np
 
-from othellolab.core import ConfigError
+from othellolab.core import ConfigError, Stop
 from othellolab.core.jit import hot_kernel
 from othellolab.core.kernels import U64, ZERO
 from othellolab.players.search.state import ABORTED
@@ -149,3 +151,71 @@ def run_threads(
     if errors:
         raise errors[0]
     return out, results
+
+
+def share_moves(
+    moves: Sequence[int],
+    alpha: float,
+    beta: float,
+    child: Callable[[int, float, float, int], float],
+    flags: Sequence[np.ndarray],
+    stop: Stop | None = None,
+    record: Callable[[int, float], None] | None = None,
+) -> tuple[float | None, int, bool]:
+    """A node's ``moves`` (in order) shared among ``len(flags)`` threads, this one included:
+    each takes the next move and searches it (``child(move, a, beta, k)`` on thread ``k``: the
+    fail-soft score of the node through that move, ``a`` the best so far or ``alpha``) until
+    the moves run out or one fails high, which stops the others (their statistics ``flags``
+    get the abort flag, cleared again once all have ended). All the moves are needed whenever
+    none fails high (as on a principal variation), so the threads then never wait on each
+    other. ``record(move, score)`` hears each move that beats the best so far. Returns the
+    best fail-soft score (``None`` if no move ended), its move, and whether every thread ran to
+    the end (``False``: a limit or ``stop`` interrupted one; a fail-high's stop does not
+    count). Every thread has ended on return."""
+    lock = threading.Lock()
+    todo = iter(range(len(moves)))
+    best: list = [None, -1, alpha, False]  # score, move, the bound so far, a fail-high
+    halted: list[np.ndarray] = []  # stopped by another thread's fail-high
+
+    def work(k: int) -> None:
+        while True:
+            with lock:
+                i = next(todo, None)
+                if i is None or best[3] or flags[k][ABORTED]:
+                    return
+                a = best[2]
+            s = child(moves[i], a, beta, k)
+            with lock:
+                if flags[k][ABORTED]:
+                    if not any(f is flags[k] for f in halted):  # a limit: stop them all
+                        for f in flags:
+                            f[ABORTED] = 1
+                    return
+                if best[0] is None or s > best[0]:
+                    best[0], best[1] = s, moves[i]
+                if s > best[2]:
+                    best[2] = s
+                    if record is not None:
+                        record(moves[i], s)
+                if s >= beta and not best[3]:
+                    best[3] = True
+                    for other in flags:
+                        if other is not flags[k] and not other[ABORTED]:
+                            other[ABORTED] = 1
+                            halted.append(other)
+
+    def main() -> None:
+        try:
+            work(0)
+        except BaseException:  # the others stop at their next node instead of finishing
+            for f in flags:
+                f[ABORTED] = 1
+            raise
+
+    run_threads(main, [partial(work, k) for k in range(1, len(flags))], [])
+    for f in halted:
+        f[ABORTED] = 0
+    if stop is not None and stop.is_set():
+        for f in flags:
+            f[ABORTED] = 1
+    return best[0], best[1], not any(f[ABORTED] for f in flags)
