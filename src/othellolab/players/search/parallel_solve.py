@@ -7,7 +7,7 @@ threads, each taking the next one and solving it in the compiled solver (which r
 GIL) with its own ``SolverState`` (move lists, statistics) over the one transposition table
 (``smp.share_moves``). Every move's search is exact on its own, since the table's entries
 are exact bounds read whole (``table.tt_probe``): the threads share work through the table and
-never trust each other's results beyond it. On FFO #40-#51 two threads solved 1.64 times as
+never trust each other's results beyond it. On FFO #40-#59 two threads solved 1.74 times as
 fast as one (docs/benchmarks.md).
 """
 
