@@ -83,24 +83,9 @@ def child(numbers: list[int], table_bits: int, midgame_depth: int, positions: in
     ``midgame_depth`` as the default player does; then write the perf map."""
     if midgame_depth:
         from bench_search import midgame_positions
+        from bench_smp import run
 
-        from othellolab.players.search import midgame
-        from othellolab.players.search.evaluation import weights_evaluation
-        from othellolab.players.search.patterns import pattern_weights_dir
-        from othellolab.players.search.probcut import weights_probcut
-        from othellolab.players.search.table import TranspositionTable
-
-        evaluation = weights_evaluation("patterns-r1")
-        fit = weights_probcut(str(pattern_weights_dir("patterns-r1")))
-        for _, board in midgame_positions(positions):
-            midgame.search(
-                board,
-                depth=midgame_depth,
-                evaluation=evaluation,
-                table=TranspositionTable(20),
-                probcut=1.5,
-                probcut_table=fit,
-            )
+        run(midgame_positions(positions), midgame_depth, 1, 0)
     else:
         for number in numbers:
             solve_ffo(number, table_bits, None)
