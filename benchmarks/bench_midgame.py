@@ -80,10 +80,13 @@ def main() -> None:
     if os.environ.get(_CHILD):
         child(args.depth, args.plain_depth, args.positions)
         return
-    if args.base_src is None:
-        parser.error("--base-src is required")
-    if not (1 <= args.depth <= 30 and 1 <= args.plain_depth <= 30 and args.runs >= 1):
-        parser.error("--depth and --plain-depth must be within 1-30, --runs at least 1")
+    for name, src in (("--base-src", args.base_src), ("--new-src", args.new_src)):
+        if src is None or not (src / "othellolab" / "__init__.py").is_file():
+            parser.error(f"{name} must be a src folder holding othellolab, got {src}")
+    if not (1 <= args.depth <= 30 and 1 <= args.plain_depth <= 30):
+        parser.error("--depth and --plain-depth must be within 1-30")
+    if args.runs < 1 or args.positions < 1:
+        parser.error("--runs and --positions must be at least 1")
     seen: dict[str, list[dict]] = {"base": [], "new": []}
     for i in range(args.runs):
         for tree, src in (("base", args.base_src), ("new", args.new_src)):

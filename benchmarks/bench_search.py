@@ -27,7 +27,7 @@ from bench_core import machine, write_section
 from othellolab import Board
 from othellolab.core import kernels as k
 from othellolab.core import square_name
-from othellolab.players.search.endgame import SolveAborted, solve
+from othellolab.players.search.endgame import SolveAborted, solve, warm_up
 from othellolab.players.search.midgame import search
 from othellolab.players.search.table import TranspositionTable
 from othellolab.records.obf import ObfEntry, parse_obf_line
@@ -365,7 +365,7 @@ def main() -> None:
         parser.error("--ffo must be within 40-59")
 
     # Compile (or load) the kernels outside the timings.
-    solve(Board(size=4))
+    warm_up()  # the solver on 1 and 2 threads
     search(Board(), depth=2)
     if args.threads:
         counts = [int(t) for t in args.threads.split(",") if t.strip()]

@@ -120,6 +120,8 @@ def main() -> None:
     )
     parser.add_argument("--positions", type=int, default=20, help="positions for --midgame")
     args = parser.parse_args()
+    if not 0 <= args.midgame <= 30 or args.positions < 1:
+        parser.error("--midgame must be within 0-30 (0: the solver) and --positions at least 1")
     if bad := [n for n in args.ffo if not 40 <= n <= 59]:
         parser.error(f"FFO numbers must be in 40-59, got {bad}")
     if os.environ.get(_CHILD):

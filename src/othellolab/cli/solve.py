@@ -214,6 +214,7 @@ def _solve_command(
                     stop=stop,
                     table=TranspositionTable(10),
                     max_nodes=WARM_UP_NODES,
+                    threads=threads,
                 ),
                 stop,
             )

@@ -45,11 +45,9 @@ from othellolab.players.search.lastempties import nws_shallow, nws_small, parity
 from othellolab.players.search.ordering import (
     DEEP_MIN,
     SORT_DEPTH_MAX,
-    SORT_MIN,
     estimate,
-    order_moves,
-    order_moves_etc,
     order_nws,
+    order_pv,
 )
 from othellolab.players.search.parallel_solve import check_threads, split_aspiration, split_search
 from othellolab.players.search.state import (
@@ -264,13 +262,7 @@ def _pvs(
         pv[ne] = n * n
         return s
     row = ne
-    if ne >= SORT_MIN:
-        count = order_moves_etc(p, o, moves, ne, alpha, row, False, True, st)[0]
-        for i in range(count):
-            if buf_sq[row, i] == hash_move:
-                buf_key[row, i] = 1 << 40
-    else:
-        count = order_moves(p, o, moves, hash_move, row, ne, st)
+    count = order_pv(p, o, moves, ne, alpha, hash_move, row, st)
     best = -INF
     best_move = -1
     a = alpha
@@ -539,8 +531,12 @@ def warm_up() -> SolveResult:
     """Compile the solver's kernels, or load them from Numba's disk cache, by solving FFO #1.
 
     A first compile takes about 40 s; a server or a long job calls this at start-up (in a
-    thread, say) so that its first endgame does not pay for it in the middle of a game."""
-    return solve(Board.from_obf(_WARM_UP_POSITION))
+    thread, say) so that its first endgame does not pay for it in the middle of a game. A
+    second solve on two threads compiles the kernels that split a window among threads
+    (``parallel_solve``: 2 s more, which a first threaded solve paid in its move)."""
+    board = Board.from_obf(_WARM_UP_POSITION)
+    solve(board, threads=2)
+    return solve(board)
 
 
 def _presearch(

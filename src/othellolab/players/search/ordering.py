@@ -262,3 +262,18 @@ def order_nws(
     if ne >= ETC_MIN:
         return order_moves_etc(p, o, moves, ne, alpha, row, True, ne >= SORT_MIN, st)
     return order_moves(p, o, moves, -1, row, ne, st), -INF - 1
+
+
+@hot_kernel(inline="always")
+def order_pv(
+    p: int, o: int, moves: int, ne: int, alpha: int, hash_move: int, row: int, st: SolverState
+) -> int:
+    """Order the moves of a principal-variation node (the shallow search far from the end,
+    fastest first near it) with ``hash_move`` first, into row ``row``; return the count."""
+    if ne < SORT_MIN:
+        return order_moves(p, o, moves, hash_move, row, ne, st)
+    count = order_moves_etc(p, o, moves, ne, alpha, row, False, True, st)[0]
+    for i in range(count):
+        if st.shallow.buf_sq[row, i] == hash_move:
+            st.shallow.buf_key[row, i] = 1 << 40
+    return count

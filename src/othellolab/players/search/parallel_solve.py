@@ -1,6 +1,6 @@
 """The exact solver on several threads: the moves of a node shared among them.
 
-The solver (``endgame._split``) splits each window of a full-window solve along its principal
+The solver (``split_search``) splits each window of a full-window solve along its principal
 variation, as young brothers wait for the eldest: at each node of that line far enough from
 the end, the first move's subtree is split the same way, then the other moves go to the
 threads, each taking the next one and solving it in the compiled solver (which releases the
@@ -21,7 +21,7 @@ import numpy as np
 from othellolab.core import Stop
 from othellolab.core.kernels import _FULL, ONE, U64, _flips, popcount
 from othellolab.players.search.geometry import gen_moves, pick_best
-from othellolab.players.search.ordering import SORT_MIN, order_moves, order_moves_etc
+from othellolab.players.search.ordering import order_pv
 from othellolab.players.search.smp import MAX_THREADS, check_threads, default_threads, share_moves
 from othellolab.players.search.state import ABORTED, SELECT, SolverState
 from othellolab.players.search.table import (
@@ -62,18 +62,10 @@ def node_moves(p: int, o: int, alpha: int, st: SolverState) -> np.ndarray:
     h, sym = table_key(p, o, ne, n)
     slot, entry = tt_probe(st.keys, st.payload, h)
     hash_move = from_table(entry_move(entry), sym, n) if slot >= 0 else -1
-    moves = gen_moves(p, o, n)
-    row = ne
-    if ne >= SORT_MIN:
-        count = order_moves_etc(p, o, moves, ne, alpha, row, False, True, st)[0]
-        for i in range(count):
-            if st.shallow.buf_sq[row, i] == hash_move:
-                st.shallow.buf_key[row, i] = 1 << 40
-    else:
-        count = order_moves(p, o, moves, hash_move, row, ne, st)
+    count = order_pv(p, o, gen_moves(p, o, n), ne, alpha, hash_move, ne, st)
     out = np.empty(count, dtype=np.int64)
     for i in range(count):
-        out[i] = pick_best(st.shallow.buf_sq, st.shallow.buf_key, row, i, count)
+        out[i] = pick_best(st.shallow.buf_sq, st.shallow.buf_key, ne, i, count)
     return out
 
 
@@ -113,16 +105,18 @@ def split_search(
         return kernel(p, o, alpha, beta, st)
     n = st.shallow.n
 
-    def child(move: int, a: int, b: int, state: SolverState) -> int:
+    def play(move: int) -> tuple[int, int]:
         f = U64(_flips(p, o, move, n))
-        return -int(kernel(o & ~f, p | f | (ONE << U64(move)), -b, -a, state)[0])
+        return o & ~f, p | f | (ONE << U64(move))
 
-    f = U64(_flips(p, o, moves[0], n))
-    np_, no = o & ~f, p | f | (ONE << U64(moves[0]))
+    def child(move: int, a: int, b: int, state: SolverState) -> int:
+        return -int(kernel(*play(move), -b, -a, state)[0])
+
+    np_, no = play(moves[0])
     if popcount(~(np_ | no) & _FULL[n]) >= SPLIT_MIN:
         best = -int(split_search(np_, no, -beta, -alpha, states, stop, kernel)[0])
     else:
-        best = child(moves[0], alpha, beta, st)
+        best = -int(kernel(np_, no, -beta, -alpha, st)[0])
     best_move = moves[0]
     whole = not any(one.shallow.stats[ABORTED] for one in states)
     if whole and best < beta and len(moves) > 1:

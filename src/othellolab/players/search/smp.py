@@ -160,7 +160,6 @@ def share_moves(
     child: Callable[[int, float, float, int], float],
     flags: Sequence[np.ndarray],
     stop: Stop | None = None,
-    record: Callable[[int, float], None] | None = None,
 ) -> tuple[float | None, int, bool]:
     """A node's ``moves`` (in order) shared among ``len(flags)`` threads, this one included:
     each takes the next move and searches it (``child(move, a, beta, k)`` on thread ``k``: the
@@ -168,7 +167,7 @@ def share_moves(
     the moves run out or one fails high, which stops the others (their statistics ``flags``
     get the abort flag, cleared again once all have ended). All the moves are needed whenever
     none fails high (as on a principal variation), so the threads then never wait on each
-    other. ``record(move, score)`` hears each move that beats the best so far. Returns the
+    other. Returns the
     best fail-soft score (``None`` if no move ended), its move, and whether every thread ran to
     the end (``False``: a limit or ``stop`` interrupted one; a fail-high's stop does not
     count). Every thread has ended on return."""
@@ -193,10 +192,7 @@ def share_moves(
                     return
                 if best[0] is None or s > best[0]:
                     best[0], best[1] = s, moves[i]
-                if s > best[2]:
-                    best[2] = s
-                    if record is not None:
-                        record(moves[i], s)
+                best[2] = max(best[2], s)
                 if s >= beta and not best[3]:
                     best[3] = True
                     for other in flags:
