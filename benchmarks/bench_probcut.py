@@ -55,7 +55,9 @@ def main() -> None:
         "--weights", help="pattern weights (a shipped name or a folder); default the default set"
     )
     ap.add_argument(
-        "--fits", help="ProbCut fit files, comma-separated: each at the first nonzero confidence"
+        "--fits",
+        help="ProbCut fit files, comma-separated: each at the first nonzero confidence, after the "
+        "search without ProbCut when --confidences holds 0",
     )
     ap.add_argument("--runs", type=int, default=1, help="alternating runs of each setting")
     args = ap.parse_args()
@@ -65,7 +67,8 @@ def main() -> None:
     if args.fits:
         t = next((c for c in confidences if c > 0), 1.5)
         paths = args.fits.split(",")
-        settings = [("no ProbCut", 0.0, None)] + [(p, t, load_probcut(p)) for p in paths]
+        settings = [("no ProbCut", 0.0, None)] if 0.0 in confidences else []
+        settings += [(p, t, load_probcut(p)) for p in paths]
     else:
         settings = [(f"probcut={c}", c, None) for c in confidences]
     boards = heldout_midgame(args.wthor, args.positions)
