@@ -22,13 +22,14 @@ from bench_core import WTHOR, heldout_midgame
 
 from othellolab.players.search.evaluation import pattern_evaluation
 from othellolab.players.search.midgame import search
-from othellolab.players.search.probcut import load_probcut
+from othellolab.players.search.patterns import pattern_weights_dir
+from othellolab.players.search.probcut import load_probcut, weights_probcut
 from othellolab.players.search.table import TranspositionTable
 
 
-def run(boards: list, depth: int, ev, t: float, fit: np.ndarray | None) -> tuple[int, float, list]:
-    """Search every board to ``depth`` with confidence ``t`` (0: no ProbCut) and ``fit`` (None:
-    the evaluation's own): nodes, CPU seconds and best moves."""
+def run(boards: list, depth: int, ev, t: float, fit: np.ndarray) -> tuple[int, float, list]:
+    """Search every board to ``depth`` with confidence ``t`` (0: no ProbCut) and the ProbCut
+    table ``fit``: nodes, CPU seconds and best moves."""
     nodes, moves = 0, []
     t0 = time.process_time()
     for board in boards:
@@ -64,13 +65,14 @@ def main() -> None:
     if args.positions < 1 or args.depth < 1 or args.runs < 1:
         ap.error("--positions, --depth and --runs must be at least 1")
     confidences = [float(c) for c in args.confidences.split(",")]
+    own = weights_probcut(str(pattern_weights_dir(args.weights)))  # what the player would use
     if args.fits:
         t = next((c for c in confidences if c > 0), 1.5)
         paths = args.fits.split(",")
-        settings = [("no ProbCut", 0.0, None)] if 0.0 in confidences else []
+        settings = [("no ProbCut", 0.0, own)] if 0.0 in confidences else []
         settings += [(p, t, load_probcut(p)) for p in paths]
     else:
-        settings = [(f"probcut={c}", c, None) for c in confidences]
+        settings = [(f"probcut={c}", c, own) for c in confidences]
     boards = heldout_midgame(args.wthor, args.positions)
     ev = pattern_evaluation(args.weights)
     search(boards[0], depth=3, evaluation=ev)  # compile outside the timings
