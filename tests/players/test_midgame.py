@@ -93,6 +93,17 @@ def test_the_pv_starts_with_the_move_played() -> None:
     assert result.pv[0] == result.best_move == midgame.table_move(table, MIDGAME)
 
 
+def test_reading_the_tables_best_move_compiles_nothing() -> None:
+    """``table_move`` runs after a timed search's deadline: a kernel compiled there on a cold
+    cache put a move at 1.034 s for ``time=1.0`` (``bench_search.py --time-use``)."""
+    from othellolab.players.search.table import midgame_move
+
+    table = TranspositionTable(16)
+    search(MIDGAME, depth=4, table=table)
+    assert midgame.table_move(table, MIDGAME) is not None
+    assert midgame_move.signatures == []
+
+
 def test_a_timed_search_keeps_back_a_small_reserve_of_its_time() -> None:
     for limit in (0.001, 0.01, 0.1, 1.0, 10.0):
         assert 0 < midgame.time_reserve(limit) <= 0.5 * limit
