@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 from bench_core import WTHOR, heldout_midgame
 
+from othellolab.core import ConfigError
 from othellolab.players.search.evaluation import pattern_evaluation
-from othellolab.players.search.midgame import search
+from othellolab.players.search.midgame import MAX_PROBCUT, search
 from othellolab.players.search.patterns import pattern_weights_dir
 from othellolab.players.search.probcut import load_probcut, weights_probcut
 from othellolab.players.search.table import TranspositionTable
@@ -57,24 +58,31 @@ def main() -> None:
     )
     ap.add_argument(
         "--fits",
-        help="ProbCut fit files, comma-separated: each at the first nonzero confidence, after the "
-        "search without ProbCut when --confidences holds 0",
+        help="ProbCut fit files, comma-separated: each at the first nonzero confidence (1.5 if "
+        "none), after the search without ProbCut when --confidences holds 0",
     )
     ap.add_argument("--runs", type=int, default=1, help="alternating runs of each setting")
     args = ap.parse_args()
-    if args.positions < 1 or args.depth < 1 or args.runs < 1:
-        ap.error("--positions, --depth and --runs must be at least 1")
-    confidences = [float(c) for c in args.confidences.split(",")]
-    own = weights_probcut(str(pattern_weights_dir(args.weights)))  # what the player would use
-    if args.fits:
-        t = next((c for c in confidences if c > 0), 1.5)
-        paths = args.fits.split(",")
-        settings = [("no ProbCut", 0.0, own)] if 0.0 in confidences else []
-        settings += [(p, t, load_probcut(p)) for p in paths]
-    else:
-        settings = [(f"probcut={c}", c, own) for c in confidences]
-    boards = heldout_midgame(args.wthor, args.positions)
-    ev = pattern_evaluation(args.weights)
+    if args.positions < 1 or args.runs < 1 or not 1 <= args.depth <= 60:
+        ap.error("--positions and --runs must be at least 1, --depth 1 to 60")
+    try:
+        confidences = [float(c) for c in args.confidences.split(",")]
+    except ValueError:
+        ap.error(f"--confidences: numbers, comma-separated; got {args.confidences!r}")
+    if not all(0.0 <= c <= MAX_PROBCUT for c in confidences):  # nan fails too
+        ap.error(f"--confidences: each 0 (off) to {MAX_PROBCUT}; got {args.confidences!r}")
+    try:
+        boards = heldout_midgame(args.wthor, args.positions)
+        ev = pattern_evaluation(args.weights)
+        own = weights_probcut(str(pattern_weights_dir(args.weights)))  # what the player uses
+        if args.fits:
+            t = next((c for c in confidences if c > 0), 1.5)
+            settings = [("no ProbCut", 0.0, own)] if 0.0 in confidences else []
+            settings += [(p, t, load_probcut(p)) for p in args.fits.split(",")]
+        else:
+            settings = [(f"probcut={c}", c, own) for c in confidences]
+    except (ConfigError, FileNotFoundError) as e:
+        ap.error(str(e))
     search(boards[0], depth=3, evaluation=ev)  # compile outside the timings
     seen: dict[str, list[tuple[int, float, list]]] = {name: [] for name, _, _ in settings}
     for _ in range(args.runs):

@@ -347,8 +347,8 @@ def table_move(table: TranspositionTable, board: Board) -> int | None:
     slot, key, _ = probe(table.keys, table.payload, h)
     if slot < 0:
         return None
-    # The kernel's Python body: called from Python the dispatcher compiled it on a timed
-    # search's first interrupted iteration, after the deadline (a move of 1.034 s at time=1.0).
+    # The kernel's Python body: this runs after a timed search's deadline, where a first call
+    # of the compiled kernel would compile or load it.
     move = int(midgame_move.py_func(U64(key)))
     return None if move < 0 else move
 
