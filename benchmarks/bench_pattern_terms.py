@@ -8,7 +8,8 @@ empties, in game order and shuffled), best of 7 interleaved runs:
 - ``plain (kernel)``: today's ``pattern_value`` with patterns-wthor (must be about 1.00);
 - ``plain (evaluate)``: the same through ``evaluate(EVAL_PATTERNS)``, the search's call;
 - ``terms: none``: ``EVAL_PATTERN_TERMS``, 12 phases, no term declared (the header's cost);
-- ``terms: X``: one term declared, ``terms: all`` all three (12 phases);
+- ``terms: X``: one term declared, ``terms: first three`` mobility, potential mobility and
+  parity (``patterns-r1``'s layout), ``terms: all`` all five (12 phases);
 - ``terms: none, 60 phases``: 60 rows, whose 21 rows for 15-35 empties hold 28 MB of weights
   against 5 rows and 7 MB (the cache's share); ``terms: all, 60 phases``: the refit's layout.
 
@@ -132,6 +133,7 @@ def main() -> None:
         "plain (evaluate)": (EVAL_PATTERNS, wthor.table),
         "terms: none": (EVAL_PATTERN_TERMS, with_terms((), 4, 12)),
         **{f"terms: {t}": (EVAL_PATTERN_TERMS, with_terms((t,), 5, 12)) for t in TERMS},
+        "terms: first three": (EVAL_PATTERN_TERMS, with_terms(TERMS[:3], 5, 12)),
         "terms: all": (EVAL_PATTERN_TERMS, with_terms(TERMS, 5, 12)),
         "terms: none, 60 phases": (EVAL_PATTERN_TERMS, with_terms((), 1, 60)),
         "terms: all, 60 phases": (EVAL_PATTERN_TERMS, with_terms(TERMS, 1, 60)),

@@ -143,7 +143,8 @@ def test_fit_recovers_a_planted_evaluation_with_terms(tmp_path: Path) -> None:
     spread = np.abs(truth - truth.mean()).mean()
     assert np.abs(got - truth).mean() < 0.02 * spread
     # the parity table of the middle phase, up to its constant: odd quadrants 0..4 are common
-    par = slice(n + term_columns(("mobility", "potential_mobility")), None)
+    start = n + term_columns(("mobility", "potential_mobility"))
+    par = slice(start, start + term_columns(("parity",)))
     diff = fitted.compact[1, par] - compact[1, par]
     assert np.abs(diff - diff.mean()).max() < 0.05
 

@@ -7,12 +7,18 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from othellolab import Board
 from othellolab.core.kernels import U64, _flips
 from othellolab.players.search import midgame
-from othellolab.players.search.evaluation import evaluate, weights_evaluation
+from othellolab.players.search.evaluation import (
+    EVAL_PATTERN_TERMS,
+    Evaluation,
+    evaluate,
+    weights_evaluation,
+)
 from othellolab.players.search.incremental import (
     child_indices,
     indexed_value,
@@ -22,6 +28,7 @@ from othellolab.players.search.incremental import (
     set_indices,
 )
 from othellolab.players.search.midgame import search
+from othellolab.players.search.patterns import TERMS, compact_to_full, full_to_compact, term_columns
 from othellolab.players.search.table import TranspositionTable
 
 from helpers import FIXTURES, obf_scores
@@ -30,9 +37,16 @@ from helpers import FIXTURES, obf_scores
 WEIGHTS = ["patterns-r1", "patterns-wthor"]
 
 
-@pytest.mark.parametrize("weights", WEIGHTS)
+def _every_term() -> Evaluation:
+    """Random weights declaring every term (no shipped set has frontier or discs yet)."""
+    rng = np.random.default_rng(3)
+    compact = rng.normal(0, 0.3, size=(12, full_to_compact()[1] + term_columns(TERMS)))
+    return Evaluation(EVAL_PATTERN_TERMS, compact_to_full(compact, terms=TERMS, phase_width=5))
+
+
+@pytest.mark.parametrize("weights", [*WEIGHTS, "every term"])
 def test_indices_kept_move_by_move_evaluate_exactly_as_the_bitboards(weights: str) -> None:
-    ev = weights_evaluation(weights)
+    ev = _every_term() if weights == "every term" else weights_evaluation(weights)
     rng = random.Random(7)
     checked = 0
     for _ in range(20):

@@ -28,11 +28,13 @@ from othellolab.players.search.midgame import search
 from othellolab.players.search.patterns import (
     CLASS_OFFSETS,
     CLASSES,
+    FRONTIER_ENTRIES,
     INSTANCES,
     MOBILITY_ENTRIES,
     N_FEATURES,
     N_INSTANCES,
     N_TERM_FEATURES,
+    PARITY_ENTRIES,
     POTENTIAL_ENTRIES,
     TERMS,
     available_pattern_sets,
@@ -231,9 +233,10 @@ def test_shipped_values_are_those_from_before_the_terms() -> None:
         assert evaluate(ev.kind, ev.weights, U64(p), U64(o), 8) == value
 
 
-def reference_terms(p: int, o: int) -> tuple[int, int, int, int, int]:
+def reference_terms(p: int, o: int) -> tuple[int, ...]:
     """Square by square: legal moves of each side (``Board``), empty squares next to the other
-    side's discs, quadrants with an odd number of empties."""
+    side's discs, quadrants with an odd number of empties, each side's discs next to an empty
+    square, the side to move's discs."""
     board = Board.from_bitboards(p, o)
     flipped = Board.from_bitboards(o, p)
     moves = [len([a for a in b.legal_actions() if a != 64]) for b in (board, flipped)]
@@ -258,6 +261,9 @@ def reference_terms(p: int, o: int) -> tuple[int, int, int, int, int]:
         sum(next_to(o, s) for s in empty),
         sum(next_to(p, s) for s in empty),
         odd,
+        sum(1 for s in range(64) if p >> s & 1 and any(next_to(1 << e, s) for e in empty)),
+        sum(1 for s in range(64) if o >> s & 1 and any(next_to(1 << e, s) for e in empty)),
+        bin(p).count("1"),
     )
 
 
@@ -277,8 +283,11 @@ def test_terms_value_is_the_sum_of_the_weights_at_the_indices() -> None:
     for p, o in random_positions(200, seed=9):
         pattern_indices(U64(p), U64(o), out)
         row = table[min(max((64 - popcount(U64(p | o)) - 1) // width, 0), phases - 1)]
-        mp, mo, pp, po, odd = reference_terms(p, o)
+        mp, mo, pp, po, odd, fp, fo, dp = reference_terms(p, o)
+        fro = 194 + PARITY_ENTRIES
+        dsc = fro + 2 * FRONTIER_ENTRIES
         terms = [mp, MOBILITY_ENTRIES + mo, 72 + pp, 72 + POTENTIAL_ENTRIES + po, 194 + odd]
+        terms += [fro + fp, fro + FRONTIER_ENTRIES + fo, dsc + dp]
         expected = float(np.clip(row[out].sum() + row[[n + t for t in terms]].sum(), -64, 64))
         value = evaluate(EVAL_PATTERN_TERMS, table, U64(p), U64(o), 8)
         assert value == pytest.approx(expected, abs=1e-9)
@@ -289,11 +298,13 @@ def test_terms_value_is_the_sum_of_the_weights_at_the_indices() -> None:
     batch = term_indices_batch(
         np.array([p for p, _ in random_positions(20, 9)], dtype=np.uint64),
         np.array([o for _, o in random_positions(20, 9)], dtype=np.uint64),
-        ("mobility", "parity"),
+        ("mobility", "parity", "discs"),
     )
     p0, o0 = random_positions(20, 9)[3]
-    mp, mo, _, _, odd = reference_terms(p0, o0)
-    assert batch[3].tolist() == [mp, MOBILITY_ENTRIES + mo, 2 * MOBILITY_ENTRIES + odd]
+    mp, mo, _, _, odd, _, _, dp = reference_terms(p0, o0)
+    par = 2 * MOBILITY_ENTRIES
+    expected = [mp, MOBILITY_ENTRIES + mo, par + odd, par + PARITY_ENTRIES + dp]
+    assert batch[3].tolist() == expected
 
 
 def test_terms_are_skipped_unless_declared_and_symmetric() -> None:

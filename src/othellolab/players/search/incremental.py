@@ -27,10 +27,13 @@ from othellolab.players.search._pattern_tables import (
 from othellolab.players.search.evaluation import EVAL_PATTERN_TERMS, EVAL_PATTERNS, evaluate
 from othellolab.players.search.geometry import gen_moves
 from othellolab.players.search.patterns import (
+    _DSC,
+    _FRO,
     _MOB,
     _PAR,
     _POT,
     _QUADRANTS,
+    FRONTIER_ENTRIES,
     HEADER_TERMS,
     HEADER_WIDTH,
     MOBILITY_ENTRIES,
@@ -162,6 +165,11 @@ def _terms(p: int, o: int, w: np.ndarray, moves: int) -> float:
         for q in _QUADRANTS:
             odd += popcount(empty & q) & 1
         v += w[_PAR + odd]
+    if mask & 8:
+        near = _around(empty)
+        v += w[_FRO + popcount(p & near)] + w[_FRO + FRONTIER_ENTRIES + popcount(o & near)]
+    if mask & 16:
+        v += w[_DSC + popcount(p)]
     return v
 
 

@@ -20,10 +20,11 @@ The weight table of the kernel is float64 ``(phases, N_FEATURES)``, the Numba ty
 
 A weights file may also declare a ``phase_width`` other than 5 (1 or 2: 60 or 30 phases) and
 extra ``terms`` beyond the patterns (``TERMS``: each side's mobility, each side's potential
-mobility, the parity of the empties per quadrant), each a small table per phase indexed by a
-count. Such a file's table has ``N_TERM_FEATURES`` columns: the patterns', then a block that
-starts with two header columns (the phase width and a bit mask of the declared terms, the same
-in every row), then every term's table; ``pattern_terms_value`` evaluates it (``evaluate``'s
+mobility, the parity of the empties per quadrant, each side's frontier discs and the side to
+move's disc count), each a small table per phase indexed by a count. Such a file's table has
+``N_TERM_FEATURES`` columns: the patterns', then a block that starts with two header columns
+(the phase width and a bit mask of the declared terms, the same in every row), then every
+term's table; ``pattern_terms_value`` evaluates it (``evaluate``'s
 ``EVAL_PATTERN_TERMS``), skipping the terms the mask leaves out. A file with neither (the
 shipped ``patterns-wthor``) keeps the plain table and ``pattern_value``, bit for bit.
 
@@ -84,6 +85,8 @@ __all__ = [
     "CLASS_OFFSETS",
     "CLASS_SIZES",
     "DEFAULT_PATTERNS",
+    "DISC_ENTRIES",
+    "FRONTIER_ENTRIES",
     "HEADER_TERMS",
     "HEADER_WIDTH",
     "INSTANCES",
@@ -170,7 +173,7 @@ def full_to_compact() -> tuple[np.ndarray, int]:
 # ----------------------------------------------------------------------------------------------
 # Extra terms: tables per phase indexed by a count, after the pattern columns of a weight row.
 
-TERMS = ("mobility", "potential_mobility", "parity")
+TERMS = ("mobility", "potential_mobility", "parity", "frontier", "discs")
 """The terms a weights file may declare beyond the patterns, in their column order."""
 
 MOBILITY_ENTRIES = 36
@@ -182,12 +185,22 @@ POTENTIAL_ENTRIES = 61
 PARITY_ENTRIES = 5
 """Parity table entries: how many of the four quadrants hold an odd number of empties."""
 
+FRONTIER_ENTRIES = 65
+"""Frontier table entries per side: the side's discs next to an empty square (Egaroucid's
+"surround" feature), 0..64."""
+
+DISC_ENTRIES = 65
+"""Disc-count table entries: the side to move's discs, 0..64 (with the phase's empties, the
+disc difference)."""
+
 _TERM_SIZES = {
     "mobility": 2 * MOBILITY_ENTRIES,
     "potential_mobility": 2 * POTENTIAL_ENTRIES,
     "parity": PARITY_ENTRIES,
+    "frontier": 2 * FRONTIER_ENTRIES,
+    "discs": DISC_ENTRIES,
 }
-_TERM_INSTANCES = {"mobility": 2, "potential_mobility": 2, "parity": 1}
+_TERM_INSTANCES = {"mobility": 2, "potential_mobility": 2, "parity": 1, "frontier": 2, "discs": 1}
 
 HEADER_WIDTH = N_FEATURES
 """Column of the phase width in a table with terms."""
@@ -196,11 +209,19 @@ HEADER_TERMS = N_FEATURES + 1
 _MOB = N_FEATURES + 2
 _POT = _MOB + 2 * MOBILITY_ENTRIES
 _PAR = _POT + 2 * POTENTIAL_ENTRIES
+_FRO = _PAR + PARITY_ENTRIES
+_DSC = _FRO + 2 * FRONTIER_ENTRIES
 
-N_TERM_FEATURES = _PAR + PARITY_ENTRIES
+N_TERM_FEATURES = _DSC + DISC_ENTRIES
 """Columns of a weight row with terms: the patterns', two header columns, every term's table."""
 
-_FULL_START = {"mobility": _MOB, "potential_mobility": _POT, "parity": _PAR}
+_FULL_START = {
+    "mobility": _MOB,
+    "potential_mobility": _POT,
+    "parity": _PAR,
+    "frontier": _FRO,
+    "discs": _DSC,
+}
 _NOT_A = U64(0xFEFEFEFEFEFEFEFE)
 _NOT_H = U64(0x7F7F7F7F7F7F7F7F)
 _QUADRANTS = (U64(0x0F0F0F0F), U64(0xF0F0F0F0), U64(0x0F0F0F0F00000000), U64(0xF0F0F0F000000000))
@@ -244,11 +265,12 @@ def _around(x: int) -> int:
 
 
 @hot_kernel(inline="always")
-def _term_counts(p: int, o: int, mask: int) -> tuple[int, int, int, int, int]:
+def _term_counts(p: int, o: int, mask: int) -> tuple[int, int, int, int, int, int, int, int]:
     """Each term's count for ``(p, o)``: mobility of each side, potential mobility of each side,
-    odd quadrants (0 for a term the mask leaves out)."""
+    odd quadrants, frontier discs of each side, the side to move's discs (0 for a term the mask
+    leaves out)."""
     empty = ~(p | o)
-    mp = mo = pp = po = odd = 0
+    mp = mo = pp = po = odd = fp = fo = dp = 0
     if mask & 1:
         mp = min(popcount(gen_moves(p, o, 8)), MOBILITY_ENTRIES - 1)
         mo = min(popcount(gen_moves(o, p, 8)), MOBILITY_ENTRIES - 1)
@@ -258,13 +280,19 @@ def _term_counts(p: int, o: int, mask: int) -> tuple[int, int, int, int, int]:
     if mask & 4:
         for q in _QUADRANTS:
             odd += popcount(empty & q) & 1
-    return mp, mo, pp, po, odd
+    if mask & 8:
+        near = _around(empty)
+        fp = popcount(p & near)
+        fo = popcount(o & near)
+    if mask & 16:
+        dp = popcount(p)
+    return mp, mo, pp, po, odd, fp, fo, dp
 
 
 @hot_kernel(inline="always")
 def _terms_sum(p: int, o: int, w: np.ndarray) -> float:
     mask = int(w[HEADER_TERMS])
-    mp, mo, pp, po, odd = _term_counts(p, o, mask)
+    mp, mo, pp, po, odd, fp, fo, dp = _term_counts(p, o, mask)
     v = 0.0
     if mask & 1:
         v += w[_MOB + mp] + w[_MOB + MOBILITY_ENTRIES + mo]
@@ -272,6 +300,10 @@ def _terms_sum(p: int, o: int, w: np.ndarray) -> float:
         v += w[_POT + pp] + w[_POT + POTENTIAL_ENTRIES + po]
     if mask & 4:
         v += w[_PAR + odd]
+    if mask & 8:
+        v += w[_FRO + fp] + w[_FRO + FRONTIER_ENTRIES + fo]
+    if mask & 16:
+        v += w[_DSC + dp]
     return v
 
 
@@ -299,7 +331,7 @@ def pattern_terms_value_pext(p: int, o: int, weights: np.ndarray) -> float:
 @numba.njit(cache=True)
 def _term_indices(p: np.ndarray, o: np.ndarray, mask: int, out: np.ndarray) -> None:
     for i in range(p.shape[0]):
-        mp, mo, pp, po, odd = _term_counts(U64(p[i]), U64(o[i]), mask)
+        mp, mo, pp, po, odd, fp, fo, dp = _term_counts(U64(p[i]), U64(o[i]), mask)
         j = 0
         start = 0
         if mask & 1:
@@ -314,12 +346,21 @@ def _term_indices(p: np.ndarray, o: np.ndarray, mask: int, out: np.ndarray) -> N
             start += 2 * POTENTIAL_ENTRIES
         if mask & 4:
             out[i, j] = start + odd
+            j += 1
+            start += PARITY_ENTRIES
+        if mask & 8:
+            out[i, j] = start + fp
+            out[i, j + 1] = start + FRONTIER_ENTRIES + fo
+            j += 2
+            start += 2 * FRONTIER_ENTRIES
+        if mask & 16:
+            out[i, j] = start + dp
 
 
 def term_indices_batch(p: np.ndarray, o: np.ndarray, terms: tuple[str, ...]) -> np.ndarray:
     """The columns, counted from the first term column of a compact row, that the declared
     ``terms`` set to one for each position: an ``(N, instances)`` int32 array (two per side
-    term, one for parity)."""
+    term, one for parity and for discs)."""
     terms = check_terms(terms)
     p = np.ascontiguousarray(p, dtype=np.uint64)
     o = np.ascontiguousarray(o, dtype=np.uint64)
