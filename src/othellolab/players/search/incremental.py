@@ -25,21 +25,7 @@ from othellolab.players.search._pattern_tables import (
     phase_row,
 )
 from othellolab.players.search.evaluation import EVAL_PATTERN_TERMS, EVAL_PATTERNS, evaluate
-from othellolab.players.search.geometry import gen_moves
-from othellolab.players.search.patterns import (
-    _DSC,
-    _FRO,
-    _MOB,
-    _PAR,
-    _POT,
-    _QUADRANTS,
-    FRONTIER_ENTRIES,
-    HEADER_TERMS,
-    HEADER_WIDTH,
-    MOBILITY_ENTRIES,
-    POTENTIAL_ENTRIES,
-    _around,
-)
+from othellolab.players.search.patterns import HEADER_WIDTH, _terms_sum
 
 
 def _square_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -145,35 +131,6 @@ def indexed_sum(idx: np.ndarray, row: int, w: np.ndarray) -> float:
 
 
 @hot_kernel(nogil=True, inline="always")
-def _terms(p: int, o: int, w: np.ndarray, moves: int) -> float:
-    """``patterns._terms_sum`` (the same sum in the same order) with the side to move's moves
-    given (``moves``, or 0 to generate them): the search has them at its leaves."""
-    mask = int(w[HEADER_TERMS])
-    empty = ~(p | o)
-    v = 0.0
-    if mask & 1:
-        mine = moves if moves else gen_moves(p, o, 8)
-        mp = min(popcount(mine), MOBILITY_ENTRIES - 1)
-        mo = min(popcount(gen_moves(o, p, 8)), MOBILITY_ENTRIES - 1)
-        v += w[_MOB + mp] + w[_MOB + MOBILITY_ENTRIES + mo]
-    if mask & 2:
-        pp = popcount(_around(o) & empty)
-        po = popcount(_around(p) & empty)
-        v += w[_POT + pp] + w[_POT + POTENTIAL_ENTRIES + po]
-    if mask & 4:
-        odd = 0
-        for q in _QUADRANTS:
-            odd += popcount(empty & q) & 1
-        v += w[_PAR + odd]
-    if mask & 8:
-        near = _around(empty)
-        v += w[_FRO + popcount(p & near)] + w[_FRO + FRONTIER_ENTRIES + popcount(o & near)]
-    if mask & 16:
-        v += w[_DSC + popcount(p)]
-    return v
-
-
-@hot_kernel(nogil=True, inline="always")
 def indexed_value(
     kind: int,
     weights: np.ndarray,
@@ -193,5 +150,5 @@ def indexed_value(
     if n == 8 and kind == EVAL_PATTERN_TERMS:
         empties = 64 - popcount(U64(p) | U64(o))
         w = weights[phase_row(empties, int(weights[0, HEADER_WIDTH]), weights.shape[0])]
-        return clamp64(indexed_sum(idx, row, w) + _terms(U64(p), U64(o), w, U64(moves)))
+        return clamp64(indexed_sum(idx, row, w) + _terms_sum(U64(p), U64(o), w, U64(moves)))
     return evaluate(kind, weights, p, o, n)

@@ -290,20 +290,32 @@ def _term_counts(p: int, o: int, mask: int) -> tuple[int, int, int, int, int, in
 
 
 @hot_kernel(inline="always")
-def _terms_sum(p: int, o: int, w: np.ndarray) -> float:
+def _terms_sum(p: int, o: int, w: np.ndarray, moves: int) -> float:
+    """The declared terms' sum for ``(p, o)`` in the weight row ``w``, the side to move's legal
+    moves given (``moves``, or 0 to generate them: the search has them at its leaves). One
+    implementation for the bitboard and the kept-index evaluations, so both sum in one order."""
     mask = int(w[HEADER_TERMS])
-    mp, mo, pp, po, odd, fp, fo, dp = _term_counts(p, o, mask)
+    empty = ~(p | o)
     v = 0.0
     if mask & 1:
+        mine = moves if moves else gen_moves(p, o, 8)
+        mp = min(popcount(mine), MOBILITY_ENTRIES - 1)
+        mo = min(popcount(gen_moves(o, p, 8)), MOBILITY_ENTRIES - 1)
         v += w[_MOB + mp] + w[_MOB + MOBILITY_ENTRIES + mo]
     if mask & 2:
+        pp = popcount(_around(o) & empty)
+        po = popcount(_around(p) & empty)
         v += w[_POT + pp] + w[_POT + POTENTIAL_ENTRIES + po]
     if mask & 4:
+        odd = 0
+        for q in _QUADRANTS:
+            odd += popcount(empty & q) & 1
         v += w[_PAR + odd]
     if mask & 8:
-        v += w[_FRO + fp] + w[_FRO + FRONTIER_ENTRIES + fo]
+        near = _around(empty)
+        v += w[_FRO + popcount(p & near)] + w[_FRO + FRONTIER_ENTRIES + popcount(o & near)]
     if mask & 16:
-        v += w[_DSC + dp]
+        v += w[_DSC + popcount(p)]
     return v
 
 
@@ -315,7 +327,7 @@ def pattern_terms_value(p: int, o: int, weights: np.ndarray) -> float:
     o = U64(o)
     k = phase_row(64 - popcount(p | o), int(weights[0, HEADER_WIDTH]), weights.shape[0])
     w = weights[k]
-    return clamp64(pattern_sum(p, o, w) + _terms_sum(p, o, w))
+    return clamp64(pattern_sum(p, o, w) + _terms_sum(p, o, w, U64(0)))
 
 
 @hot_kernel()
@@ -325,7 +337,7 @@ def pattern_terms_value_pext(p: int, o: int, weights: np.ndarray) -> float:
     o = U64(o)
     k = phase_row(64 - popcount(p | o), int(weights[0, HEADER_WIDTH]), weights.shape[0])
     w = weights[k]
-    return clamp64(pattern_sum_pext(p, o, w) + _terms_sum(p, o, w))
+    return clamp64(pattern_sum_pext(p, o, w) + _terms_sum(p, o, w, U64(0)))
 
 
 @numba.njit(cache=True)
