@@ -11,8 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from othellolab.core import Board
-from othellolab.fitting.book import BookOptions, book_nodes, build_book, negamax_values
+from othellolab.core import Board, ConfigError
+from othellolab.fitting.book import (
+    CHUNK,
+    BookOptions,
+    SearchCache,
+    _search_all,
+    book_nodes,
+    build_book,
+    negamax_values,
+)
 from othellolab.nn.files import ModelFileError
 from othellolab.players.search.book import (
     Book,
@@ -121,6 +129,38 @@ def test_options_are_checked() -> None:
         BookOptions(wthor_dir="x", depth=99)
     with pytest.raises(Exception, match="no games"):
         BookOptions()
+    with pytest.raises(ConfigError, match="probcut"):
+        BookOptions(wthor_dir="x", probcut=float("nan"))
+    with pytest.raises(ConfigError, match="probcut"):
+        BookOptions(wthor_dir="x", probcut=11.0)
+    with pytest.raises(ConfigError, match="workers"):
+        BookOptions(wthor_dir="x", workers=0)
+    with pytest.raises(ConfigError, match="evaluation.*patterns-r1"):
+        BookOptions(wthor_dir="x", evaluation="nosuch")
+    assert "workers" not in BookOptions(wthor_dir="x", workers=2).described()
+
+
+def test_searches_on_worker_processes_give_the_serial_values(tmp_path: Path) -> None:
+    """Two worker processes, each searching its chunks on a fresh table, value every position as
+    one process does; each evaluation and ProbCut confidence keeps its own cache file, and a
+    search without ProbCut keeps the name the books built before it used."""
+    boards = _tree(5)
+    p, o = canonical_batch(
+        np.array([b.player for b in boards], np.uint64),
+        np.array([b.opponent for b in boards], np.uint64),
+    )
+    keys = np.unique(keys_of(p, o))
+    assert len(keys) > CHUNK  # two tasks at least
+    values = {}
+    for workers in (1, 2):
+        options = BookOptions(
+            wthor_dir="x", evaluation="patterns-r1", probcut=1.5, workers=workers, progress=False
+        )
+        cache = SearchCache(tmp_path / str(workers), 4, options.evaluation, options.probcut)
+        values[workers] = _search_all(keys, 4, cache, options, None)
+        assert cache.path.name == "searched-patterns-r1-pc1.5-d4.npz" and cache.path.is_file()
+    assert np.array_equal(values[1], values[2])
+    assert SearchCache(tmp_path, 5, "patterns").path.name == "searched-patterns-d5.npz"
 
 
 @pytest.mark.skipif(not WTHOR.is_dir(), reason=f"WTHOR files not found at {WTHOR}")

@@ -46,19 +46,27 @@ def build(
         int, typer.Option(help="Search depth behind each move out of the book.", min=1, max=30)
     ] = 8,
     evaluation: Annotated[
-        str, typer.Option(help="Evaluation of those searches: patterns, heuristic or discs.")
+        str,
+        typer.Option(
+            help="Evaluation of those searches: patterns, heuristic, discs or pattern weights "
+            "(patterns-r1, a folder)."
+        ),
     ] = "patterns",
+    probcut: Annotated[
+        float,
+        typer.Option(
+            help="Multi-ProbCut confidence of those searches (0 = none), with the weights' fit.",
+            min=0.0,
+            max=10.0,
+        ),
+    ] = 0.0,
+    workers: Annotated[int, typer.Option(help="Processes searching at once.", min=1, max=256)] = 1,
     max_games: Annotated[int, typer.Option(help="Games per source (0 = all), for trials.")] = 0,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Build a book: positions that games reach, valued by negamax over the engine's searches."""
     from othellolab.fitting.book import BookOptions, build_book
-    from othellolab.players.search.evaluation import EVALUATION_NAMES
 
-    if evaluation not in EVALUATION_NAMES:
-        raise typer.BadParameter(
-            f"one of {', '.join(EVALUATION_NAMES)}, got {evaluation!r}", param_hint="--evaluation"
-        )
     options = BookOptions(
         wthor_dir=str(wthor) if wthor else None,
         years=years,
@@ -67,6 +75,8 @@ def build(
         min_count=min_count,
         depth=depth,
         evaluation=evaluation,
+        probcut=probcut,
+        workers=workers,
         max_games=max_games,
         name=out.name,
         progress=not quiet,
@@ -75,7 +85,14 @@ def build(
     typer.echo(f"{out}: {len(book):,} positions, start value {book.value_of_start():+d}")
 
 
-@app.command("extend", epilog=examples("othellolab book extend runs/book --depth 12"))
+@app.command(
+    "extend",
+    epilog=examples(
+        "othellolab book extend runs/book --depth 12",
+        "othellolab book extend runs/book --depth 12 --evaluation patterns-r1 --probcut 1.5 "
+        "--workers 2",
+    ),
+)
 def extend(
     folder: Annotated[Path, typer.Argument(help="A book folder that `book build` made.")],
     source: Annotated[
@@ -88,6 +105,15 @@ def extend(
     min_count: Annotated[
         int | None, typer.Option(help="Keep positions that fewer games reach.", min=1)
     ] = None,
+    evaluation: Annotated[
+        str | None,
+        typer.Option(help="Search with another evaluation (a name or pattern weights)."),
+    ] = None,
+    probcut: Annotated[
+        float | None,
+        typer.Option(help="Search with this ProbCut confidence (0 = none).", min=0.0, max=10.0),
+    ] = None,
+    workers: Annotated[int, typer.Option(help="Processes searching at once.", min=1, max=256)] = 1,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Rebuild a book with more games, a deeper search or a lower game count (searches reused)."""
@@ -98,6 +124,9 @@ def extend(
         sources=[str(s) for s in source or ()],
         depth=depth,
         min_count=min_count,
+        evaluation=evaluation,
+        probcut=probcut,
+        workers=workers,
         progress=not quiet,
         log=typer.echo,
     )

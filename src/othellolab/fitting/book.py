@@ -15,10 +15,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -30,6 +32,7 @@ from othellolab.core import Board, ConfigError
 from othellolab.core import kernels as _k
 from othellolab.core.files import atomic_writer
 from othellolab.core.progress import StepProgress
+from othellolab.parallel import make_executor
 from othellolab.players.search.book import (
     Book,
     canonical_batch,
@@ -37,6 +40,7 @@ from othellolab.players.search.book import (
     load_book,
     save_book,
 )
+from othellolab.players.search.evaluation import EVALUATION_NAMES, check_evaluation_source
 
 __all__ = ["BookOptions", "book_nodes", "build_book", "extend_book", "negamax_values"]
 
@@ -59,7 +63,20 @@ class BookOptions(CheckedTable):
         "max_plies": Option(int, 1, MAX_PLIES, help="deepest ply of a book position"),
         "min_count": Option(int, 1, 10**9, help="games that must reach a position to keep it"),
         "depth": Option(int, 1, MAX_DEPTH, help="search depth behind each move out of the book"),
-        "evaluation": Option(str, help="evaluation of those searches"),
+        "evaluation": Option(
+            str,
+            check=check_evaluation_source,
+            path=True,
+            help="evaluation of those searches: patterns, heuristic, discs or pattern weights",
+        ),
+        "probcut": Option(
+            float,
+            0.0,
+            10.0,
+            unit="standard deviations",
+            help="multi-ProbCut confidence of those searches (0: none), with the weights' fit",
+        ),
+        "workers": Option(int, 1, 256, help="processes searching at once"),
         "max_games": Option(int, 0, 10**9, help="games per source (0: all), for trials"),
         "name": Option(str, help="the book's name"),
         "progress": Option(bool, help="show a progress bar"),
@@ -74,6 +91,8 @@ class BookOptions(CheckedTable):
     min_count: int = 2
     depth: int = 8
     evaluation: str = "patterns"
+    probcut: float = 0.0
+    workers: int = 1
     max_games: int = 0
     name: str = "book"
     progress: bool = True
@@ -85,9 +104,11 @@ class BookOptions(CheckedTable):
             raise ConfigError("no games: give a WTHOR folder or record files", option="sources")
 
     def described(self) -> dict[str, Any]:
-        """The options as they go into the book's config (no progress flag)."""
+        """The options as they go into the book's config (neither the progress flag nor the
+        workers: they do not change the book)."""
         out = asdict(self)
         out.pop("progress")
+        out.pop("workers")
         return out
 
 
@@ -181,11 +202,12 @@ def _edges(p: np.ndarray, o: np.ndarray) -> tuple[np.ndarray, ...]:
 
 
 class SearchCache:
-    """Searched values of positions (from their mover's side), kept in ``DIR/work`` per depth
-    and evaluation; saved atomically every few seconds, so a build resumes after a kill."""
+    """Searched values of positions (from their mover's side), kept in ``DIR/work`` per depth,
+    evaluation and ProbCut confidence; saved atomically every few seconds, so a build resumes
+    after a kill."""
 
-    def __init__(self, folder: Path, depth: int, evaluation: str) -> None:
-        self.path = folder / WORK / f"searched-{evaluation}-d{depth}.npz"
+    def __init__(self, folder: Path, depth: int, evaluation: str, probcut: float = 0.0) -> None:
+        self.path = folder / WORK / f"searched-{_cache_tag(evaluation, probcut)}-d{depth}.npz"
         self.values: dict[tuple[int, int], float] = {}
         if self.path.is_file():
             try:
@@ -209,44 +231,122 @@ class SearchCache:
             np.savez(f, p=p, o=o, value=v)
 
 
+def _cache_tag(evaluation: str, probcut: float) -> str:
+    """The cache file's name for searches with ``evaluation`` and ``probcut``: the evaluation's
+    name (a weights folder's name and a digest of its path), then the confidence if any, so
+    that the caches of books built before ProbCut keep their names."""
+    tag = evaluation
+    if evaluation not in EVALUATION_NAMES and "/" in evaluation:
+        digest = hashlib.sha256(str(Path(evaluation).resolve()).encode()).hexdigest()[:8]
+        tag = f"{Path(evaluation).name}-{digest}"
+    return f"{tag}-pc{probcut:g}" if probcut > 0 else tag
+
+
+CHUNK = 256
+"""Positions per task of the book's searches (a few seconds each at depth 12)."""
+
+
+@dataclass(frozen=True)
+class SearchTask:
+    """A chunk of positions to search, as a worker process gets it."""
+
+    p: np.ndarray
+    o: np.ndarray
+    depth: int
+    evaluation: str
+    probcut: float
+
+    def __str__(self) -> str:
+        return f"{len(self.p)} book positions at depth {self.depth}"
+
+
+@cache
+def _searcher(evaluation: str) -> tuple[Any, Any]:
+    """The evaluation that ``evaluation`` names and its ProbCut fit (the weights' own, else the
+    shipped one), loaded once per process."""
+    from othellolab.players.search.evaluation import evaluation_or_weights
+    from othellolab.players.search.patterns import pattern_weights_dir
+    from othellolab.players.search.probcut import shipped_probcut, weights_probcut
+
+    if evaluation in EVALUATION_NAMES:
+        return evaluation_or_weights(evaluation), shipped_probcut()
+    return (
+        evaluation_or_weights(evaluation),
+        weights_probcut(str(pattern_weights_dir(evaluation))),
+    )
+
+
+def search_chunk(task: SearchTask, progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """The searched values of a chunk's positions (their movers' side), on a fresh table."""
+    from othellolab.players.search.midgame import search
+    from othellolab.players.search.table import TranspositionTable
+
+    evaluation, fit = _searcher(task.evaluation)
+    table = TranspositionTable(20)
+    out = np.empty(len(task.p), dtype=np.float64)
+    for i, (a, b) in enumerate(zip(task.p.tolist(), task.o.tolist(), strict=True)):
+        r = search(
+            Board.from_bitboards(a, b),
+            depth=task.depth,
+            evaluation=evaluation,
+            table=table,
+            probcut=task.probcut,
+            probcut_table=fit if task.probcut > 0 else None,
+        )
+        out[i] = float(r.score)
+        if progress is not None:
+            progress(i + 1)
+    return out
+
+
 def _search_all(
     keys: np.ndarray,
     depth: int,
     cache: SearchCache,
-    evaluation_name: str,
-    progress: bool,
+    options: BookOptions,
     log: Callable[[str], None] | None,
 ) -> np.ndarray:
     """The searched value of every canonical key at ``depth`` plies (cached ones from the
-    cache); the cache is saved every 20 seconds and at the end."""
-    from othellolab.players.search.evaluation import named_evaluation
-    from othellolab.players.search.midgame import search
-    from othellolab.players.search.table import TranspositionTable
-
-    evaluation = named_evaluation(evaluation_name)
-    table = TranspositionTable(20)
+    cache), in chunks over ``options.workers`` processes; the cache is saved every 20 seconds
+    and at the end, and at an interruption what finished is kept."""
     todo = [
         i for i in range(len(keys)) if (int(keys["p"][i]), int(keys["o"][i])) not in cache.values
     ]
     if log and todo:
         log(
-            f"searching {len(todo):,} positions at depth {depth} ({len(keys) - len(todo):,} cached)"
+            f"searching {len(todo):,} positions at depth {depth} ({len(keys) - len(todo):,} "
+            f"cached) on {options.workers} worker(s)"
         )
+    rows = np.array(todo, dtype=np.int64)
+    tasks = [
+        SearchTask(
+            keys["p"][rows[k : k + CHUNK]].copy(),
+            keys["o"][rows[k : k + CHUNK]].copy(),
+            depth,
+            options.evaluation,
+            options.probcut,
+        )
+        for k in range(0, len(rows), CHUNK)
+    ]
     bar = StepProgress(
-        progress and bool(todo), total=len(todo), done=0, name="book", unit="positions"
+        options.progress and bool(todo), total=len(todo), done=0, name="book", unit="positions"
     )
     saved = time.monotonic()
+    executor = make_executor(min(options.workers, max(1, len(tasks))))
     try:
-        for i in todo:
-            a, b = int(keys["p"][i]), int(keys["o"][i])
-            board = Board.from_bitboards(a, b)
-            r = search(board, depth=depth, evaluation=evaluation, table=table)
-            cache.values[(a, b)] = float(r.score)
-            bar.advance(f"depth {depth}")
+        for task, values in executor.map(
+            search_chunk,
+            tasks,
+            progress=lambda k: bar.advance(f"depth {depth}", k),
+            units=lambda task, _: len(task.p),
+        ):
+            for a, b, v in zip(task.p.tolist(), task.o.tolist(), values.tolist(), strict=True):
+                cache.values[(a, b)] = v
             if time.monotonic() - saved > 20:
                 cache.save()
                 saved = time.monotonic()
     finally:
+        executor.close()
         bar.close()
         if todo:
             cache.save()
@@ -318,13 +418,11 @@ def build_book(
     keys, counts = book_nodes(p, o, max_plies=options.max_plies, min_count=options.min_count)
     if log:
         log(f"{len(keys):,} book positions from {len(p):,} positions of {'; '.join(described)}")
-    cache = SearchCache(folder, options.depth - 1, options.evaluation)
+    cache = SearchCache(folder, options.depth - 1, options.evaluation, options.probcut)
 
     def searched(child_keys: np.ndarray) -> np.ndarray:
         return (
-            _search_all(
-                child_keys, options.depth - 1, cache, options.evaluation, options.progress, log
-            )
+            _search_all(child_keys, options.depth - 1, cache, options, log)
             if options.depth > 1
             else _static(child_keys, options.evaluation)
         )
@@ -346,9 +444,7 @@ def build_book(
 
 def _static(keys: np.ndarray, evaluation_name: str) -> np.ndarray:
     """The evaluation of each key (a depth-1 book: no search below the book's moves)."""
-    from othellolab.players.search.evaluation import named_evaluation
-
-    ev = named_evaluation(evaluation_name)
+    ev = _searcher(evaluation_name)[0]
     return np.array(
         [
             ev(Board.from_bitboards(int(a), int(b)))
@@ -363,11 +459,15 @@ def extend_book(
     sources: Sequence[str] = (),
     depth: int | None = None,
     min_count: int | None = None,
+    evaluation: str | None = None,
+    probcut: float | None = None,
+    workers: int = 1,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
 ) -> Book:
-    """Rebuild the book in ``folder`` with more record files, a deeper search or a lower game
-    count, from the options it was built with (``DIR/work/options.json``)."""
+    """Rebuild the book in ``folder`` with more record files, a deeper search (or one with
+    another evaluation or ProbCut confidence) or a lower game count, from the options it was
+    built with (``DIR/work/options.json``); each search is reused when its settings match."""
     path = Path(folder) / WORK / "options.json"
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))
@@ -385,6 +485,9 @@ def extend_book(
             "sources": tuple(dict.fromkeys([*old.sources, *map(str, sources)])),
             "depth": depth if depth is not None else old.depth,
             "min_count": min_count if min_count is not None else old.min_count,
+            "evaluation": evaluation if evaluation is not None else old.evaluation,
+            "probcut": probcut if probcut is not None else old.probcut,
+            "workers": workers,
             "progress": progress,
         }
     )
