@@ -268,12 +268,12 @@ def _searcher(evaluation: str) -> tuple[Any, Any]:
     from othellolab.players.search.patterns import pattern_weights_dir
     from othellolab.players.search.probcut import shipped_probcut, weights_probcut
 
-    if evaluation in EVALUATION_NAMES:
-        return evaluation_or_weights(evaluation), shipped_probcut()
-    return (
-        evaluation_or_weights(evaluation),
-        weights_probcut(str(pattern_weights_dir(evaluation))),
+    fit = (
+        shipped_probcut()
+        if evaluation in EVALUATION_NAMES
+        else weights_probcut(str(pattern_weights_dir(evaluation)))
     )
+    return evaluation_or_weights(evaluation), fit
 
 
 def search_chunk(task: SearchTask, progress: Callable[[int], None] | None = None) -> np.ndarray:
