@@ -9,9 +9,11 @@ empties, in game order and shuffled), best of 7 interleaved runs:
 - ``plain (evaluate)``: the same through ``evaluate(EVAL_PATTERNS)``, the search's call;
 - ``terms: none``: ``EVAL_PATTERN_TERMS``, 12 phases, no term declared (the header's cost);
 - ``terms: X``: one term declared, ``terms: first three`` mobility, potential mobility and
-  parity (``patterns-r1``'s layout), ``terms: all`` all five (12 phases);
+  parity (``patterns-r1``'s layout), ``terms: all counts`` all five counts (12 phases),
+  ``terms: first three + patterns`` ``patterns-r1``'s layout with the three pattern terms
+  (triangle, corner + block, cross: 12 more instances, read with ``pext``);
 - ``terms: none, 60 phases``: 60 rows, whose 21 rows for 15-35 empties hold 28 MB of weights
-  against 5 rows and 7 MB (the cache's share); ``terms: all, 60 phases``: the refit's layout.
+  against 5 rows and 7 MB (the cache's share); ``terms: all counts, 60 phases``: the refit's layout.
 
 ``python benchmarks/bench_pattern_terms.py`` (about a minute; needs git and the data folder).
 """
@@ -38,6 +40,7 @@ from othellolab.players.search.evaluation import (
     evaluate,
 )
 from othellolab.players.search.patterns import (
+    PATTERN_TERMS,
     TERMS,
     compact_to_full,
     load_pattern_weights,
@@ -49,6 +52,8 @@ from othellolab.players.search.patterns import (
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 BASE = "a425a57"
+COUNTS = TERMS[: len(TERMS) - len(PATTERN_TERMS)]
+RICH = (*TERMS[:3], *(c.name for c in PATTERN_TERMS))
 
 
 _LOOP = """
@@ -134,9 +139,10 @@ def main() -> None:
         "terms: none": (EVAL_PATTERN_TERMS, with_terms((), 4, 12)),
         **{f"terms: {t}": (EVAL_PATTERN_TERMS, with_terms((t,), 5, 12)) for t in TERMS},
         "terms: first three": (EVAL_PATTERN_TERMS, with_terms(TERMS[:3], 5, 12)),
-        "terms: all": (EVAL_PATTERN_TERMS, with_terms(TERMS, 5, 12)),
+        "terms: all counts": (EVAL_PATTERN_TERMS, with_terms(COUNTS, 5, 12)),
+        "terms: first three + patterns": (EVAL_PATTERN_TERMS, with_terms(RICH, 5, 12)),
         "terms: none, 60 phases": (EVAL_PATTERN_TERMS, with_terms((), 1, 60)),
-        "terms: all, 60 phases": (EVAL_PATTERN_TERMS, with_terms(TERMS, 1, 60)),
+        "terms: all counts, 60 phases": (EVAL_PATTERN_TERMS, with_terms(COUNTS, 1, 60)),
     }
     with tempfile.TemporaryDirectory() as tmp:
         sum_old = old_loop(Path(tmp))

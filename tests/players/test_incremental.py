@@ -77,11 +77,14 @@ def _positions() -> list[Board]:
     return [Board.from_transcript(g) for g in games] + [obf_scores(x)[0] for x in lines[:4]]
 
 
-@pytest.mark.parametrize(("probcut", "depth"), [(0.0, 6), (1.5, 9)])
+@pytest.mark.parametrize(
+    ("probcut", "depth", "weights"),
+    [(0.0, 6, "patterns-r1"), (1.5, 9, "patterns-r1"), (0.0, 5, "every term")],
+)
 def test_the_search_with_kept_indices_visits_the_reference_nodes(
-    probcut: float, depth: int, monkeypatch: pytest.MonkeyPatch
+    probcut: float, depth: int, weights: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ev = weights_evaluation("patterns-r1")
+    ev = _every_term() if weights == "every term" else weights_evaluation(weights)
     runs = {}
     for incremental in (False, True):
         monkeypatch.setattr(midgame, "INCREMENTAL", incremental)

@@ -34,6 +34,7 @@ from othellolab.players.search.patterns import (
     N_FEATURES,
     N_INSTANCES,
     N_TERM_FEATURES,
+    N_WIDE_TERM_FEATURES,
     PARITY_ENTRIES,
     POTENTIAL_ENTRIES,
     TERMS,
@@ -273,9 +274,12 @@ def random_terms_weights(phases: int, width: int, terms: tuple[str, ...], seed: 
     return compact_to_full(compact, terms=terms, phase_width=width)
 
 
+COUNT_TERMS = ("mobility", "potential_mobility", "parity", "frontier", "discs")
+
+
 def test_terms_value_is_the_sum_of_the_weights_at_the_indices() -> None:
     width, phases = 3, 20
-    table = random_terms_weights(phases, width, TERMS, seed=8)
+    table = random_terms_weights(phases, width, COUNT_TERMS, seed=8)
     assert table.shape == (phases, N_TERM_FEATURES)
     ev = Evaluation(EVAL_PATTERN_TERMS, table)
     out = np.zeros(N_INSTANCES, dtype=np.int64)
@@ -307,6 +311,58 @@ def test_terms_value_is_the_sum_of_the_weights_at_the_indices() -> None:
     assert batch[3].tolist() == expected
 
 
+# The pattern terms' base squares, written out here from Egaroucid's pattern pictures
+# (triangle, corner + block, cross), independently of the module's tables.
+PATTERN_TERM_SQUARES = {
+    "triangle": "a1 b1 c1 d1 a2 b2 c2 a3 b3 a4",
+    "corner_block": "a1 c1 d1 e1 f1 h1 c2 d2 e2 f2",
+    "cross": "a1 b2 c3 d4 b1 c2 d3 a2 b3 c4",
+}
+
+
+def _square(name: str) -> int:
+    return (int(name[1]) - 1) * 8 + "abcdefgh".index(name[0])
+
+
+@pytest.mark.parametrize("term", list(PATTERN_TERM_SQUARES))
+def test_pattern_terms_are_the_weights_of_their_squares_under_every_symmetry(term: str) -> None:
+    """A pattern term's value is its weight table read at its base squares on each of the 8
+    symmetric images of the board, halved (each of its 4 instances is read twice, by two
+    symmetries whose configurations are tied); the fit's columns pick the same weights."""
+    from othellolab.fitting.patterns import phase_columns
+
+    squares = [_square(s) for s in PATTERN_TERM_SQUARES[term].split()]
+    terms = (term,)
+    n_compact = full_to_compact()[1] + term_columns(terms)
+    compact = np.random.default_rng(21).normal(0, 1.0, size=(12, n_compact))
+    compact[:, : full_to_compact()[1]] = 0.0  # the classic patterns add nothing
+    table = compact_to_full(compact, terms=terms)
+    assert table.shape == (12, N_WIDE_TERM_FEATURES)
+    block = N_TERM_FEATURES + 3**10 * [t for t in TERMS if t in PATTERN_TERM_SQUARES].index(term)
+    positions = random_positions(60, seed=22)
+    columns = phase_columns(
+        np.array([p for p, _ in positions], dtype=np.uint64),
+        np.array([o for _, o in positions], dtype=np.uint64),
+        terms,
+    )
+    for (p, o), cols in zip(positions, columns, strict=True):
+        board = Board.from_bitboards(p, o)
+        row = table[phase_of(board.num_empties, 12)]
+        total = 0.0
+        for k in range(8):
+            image = board.transform(k)
+            config = sum(
+                3**j * (1 if image.player >> s & 1 else 2 if image.opponent >> s & 1 else 0)
+                for j, s in enumerate(squares)
+            )
+            total += row[block + config]
+        want = float(np.clip(total / 2, -64, 64))
+        assert evaluate(EVAL_PATTERN_TERMS, table, U64(p), U64(o), 8) == pytest.approx(want)
+        assert pattern_terms_value(U64(p), U64(o), table) == pytest.approx(want)
+        fitted = compact[phase_of(board.num_empties, 12), cols].sum()
+        assert float(np.clip(fitted, -64, 64)) == pytest.approx(want)
+
+
 def test_terms_are_skipped_unless_declared_and_symmetric() -> None:
     """Only declared terms count (a table whose undeclared terms hold weights ignores them),
     and a random table with every term is exactly symmetric, like the patterns."""
@@ -320,6 +376,32 @@ def test_terms_are_skipped_unless_declared_and_symmetric() -> None:
         board = Board.from_bitboards(p, o)
         values = [everything(board.transform(k)) for k in range(8)]
         assert max(values) - min(values) < 1e-9
+
+
+def test_pattern_terms_round_trip(tmp_path: Path) -> None:
+    """A file with a pattern term saves, loads into the wide table and plays; its config
+    without the term no longer matches the stored columns."""
+    from othellolab.nn.files import ModelFileError
+
+    terms = ("parity", "corner_block")
+    compact = np.random.default_rng(23).normal(
+        0, 1, size=(12, full_to_compact()[1] + term_columns(terms))
+    )
+    save_pattern_weights(tmp_path / "w", compact, terms=terms)
+    loaded = load_pattern_weights(tmp_path / "w")
+    assert loaded.terms == terms and loaded.table.shape == (12, N_WIDE_TERM_FEATURES)
+    ev = pattern_evaluation(tmp_path / "w")
+    board = Board.from_transcript("f5d6c3d3c4f4c5b3c2")
+    assert ev(board) == pytest.approx(
+        float(evaluate(EVAL_PATTERN_TERMS, loaded.table, U64(board.player), U64(board.opponent), 8))
+    )
+    assert make_player(f"alphabeta:depth=2,weights={tmp_path / 'w'}").choose(board).move in (
+        board.legal_actions()
+    )
+    config_path = tmp_path / "w" / "config.json"
+    config_path.write_text(json.dumps({**json.loads(config_path.read_text()), "terms": ["parity"]}))
+    with pytest.raises(ModelFileError, match="tensor 'weights' has shape"):
+        load_pattern_weights(tmp_path / "w")
 
 
 def test_terms_round_trip_and_bad_files(tmp_path: Path) -> None:

@@ -125,7 +125,7 @@ class FitConfig(CheckedTable):
         ),
         "labelled_weight": Option(float, 1e-6, 1e6, help="weight of a labelled position"),
         "phase_width": Option(int, 1, 60, help="empties per phase"),
-        "terms": Option(str, help="extra terms, comma-separated, or all"),
+        "terms": Option(str, help="extra terms, comma-separated, or all (every count term)"),
         "overlap": Option(int, 0, 60, help="each phase also fits this many empties beyond it"),
         "l2": Option(float, 1e-6, 1e6, help="ridge pseudo-count"),
         "iterations": Option(int, 1, 100_000, help="conjugate-gradient steps per phase"),
@@ -145,11 +145,13 @@ class FitConfig(CheckedTable):
         return config_path(self.wthor, where=self.TABLE, option="wthor") if self.wthor else None
 
     def term_names(self) -> tuple[str, ...]:
-        """The extra terms, checked (``ValueError`` naming a bad one)."""
-        from othellolab.players.search.patterns import TERMS, check_terms
+        """The extra terms, checked (``ValueError`` naming a bad one); ``all`` is every count
+        term (the pattern terms are named one by one)."""
+        from othellolab.players.search.patterns import PATTERN_TERMS, TERMS, check_terms
 
         names = [t.strip() for t in self.terms.split(",") if t.strip()]
-        return TERMS if names == ["all"] else check_terms(names)
+        counts = TERMS[: len(TERMS) - len(PATTERN_TERMS)]
+        return counts if names == ["all"] else check_terms(names)
 
 
 @dataclass(frozen=True)

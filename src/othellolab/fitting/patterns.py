@@ -47,7 +47,7 @@ from othellolab.players.search.evaluation import (
 from othellolab.players.search.heuristic import DEFAULT_WEIGHTS
 from othellolab.players.search.patterns import (
     MAX_PHASES,
-    N_TERM_FEATURES,
+    N_FEATURES,
     PHASE_WIDTH,
     check_phase_width,
     check_terms,
@@ -374,7 +374,7 @@ def _as_evaluation(evaluation: Evaluation | np.ndarray) -> Evaluation:
     """An ``Evaluation`` of pattern weights given as one or as a kernel table."""
     if isinstance(evaluation, Evaluation):
         return evaluation
-    kind = EVAL_PATTERN_TERMS if evaluation.shape[1] == N_TERM_FEATURES else EVAL_PATTERNS
+    kind = EVAL_PATTERNS if evaluation.shape[1] == N_FEATURES else EVAL_PATTERN_TERMS
     return Evaluation(kind, evaluation)
 
 

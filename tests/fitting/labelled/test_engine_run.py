@@ -174,3 +174,16 @@ def test_the_fit_takes_a_shard_count_per_run_and_refuses_a_mismatch() -> None:
         PatternTrainOptions(labelled=runs, labelled_shards=(3,)).checked()
     with pytest.raises(ConfigError, match="labelled_shards"):
         PatternTrainOptions(labelled=runs, labelled_shards=(3, -1)).checked()
+
+
+def test_all_terms_are_the_counts_and_pattern_terms_go_by_name() -> None:
+    """``terms = "all"`` keeps meaning the five count terms it meant before the pattern terms
+    existed; a pattern term is named, in ``TERMS`` order, and a wrong order is refused."""
+    from othellolab.fitting.engine import FitConfig
+
+    counts = ("mobility", "potential_mobility", "parity", "frontier", "discs")
+    assert FitConfig(terms="all").term_names() == counts
+    rich = FitConfig(terms="mobility, parity, triangle, cross").term_names()
+    assert rich == ("mobility", "parity", "triangle", "cross")
+    with pytest.raises(ValueError, match="order"):
+        FitConfig(terms="cross,triangle").term_names()

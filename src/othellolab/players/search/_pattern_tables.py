@@ -21,6 +21,11 @@ def _sq(name: str) -> int:
     return (int(name[1]) - 1) * 8 + ord(name[0]) - ord("a")
 
 
+def square_numbers(names: list[str]) -> tuple[int, ...]:
+    """The squares named (``a1`` .. ``h8``), in order."""
+    return tuple(_sq(s) for s in names)
+
+
 @dataclass(frozen=True)
 class PatternClass:
     """A pattern class: its name and the squares of its base instance, in digit order."""
@@ -67,6 +72,19 @@ def _instances(base: tuple[int, ...]) -> tuple[list[tuple[int, ...]], list[tuple
         if all(set(img) != set(i) for i in images):
             images.append(img)
     return images, sorted(set(perms))
+
+
+def canonical_configuration(
+    index: np.ndarray, length: int, perms: list[tuple[int, ...]]
+) -> np.ndarray:
+    """The smallest configuration tied to each ``index`` of a pattern of ``length`` squares
+    under the digit permutations ``perms`` (its instance's own symmetries, ``_instances``)."""
+    index = np.asarray(index, dtype=np.int64)
+    digits = (index[..., None] // 3 ** np.arange(length)) % 3
+    best = index.copy()
+    for perm in perms:
+        best = np.minimum(best, (digits * 3 ** np.asarray(perm)).sum(-1))
+    return best
 
 
 INSTANCES: list[tuple[int, tuple[int, ...]]] = []

@@ -19,7 +19,6 @@ from othellolab.players.search.patterns import (
     DEFAULT_PATTERNS,
     HEADER_TERMS,
     HEADER_WIDTH,
-    N_TERM_FEATURES,
     TERMS,
     available_pattern_sets,
     load_pattern_weights,
@@ -29,6 +28,7 @@ from othellolab.players.search.patterns import (
     pattern_value_pext,
     pattern_weights_dir,
     shipped_weights,
+    term_table_width,
 )
 from othellolab.players.search.patterns import N_FEATURES as _PATTERN_FEATURES
 
@@ -111,9 +111,10 @@ class Evaluation:
 def _check_terms_header(w: np.ndarray) -> None:
     """The header of a table with terms: its width and shape, and the same phase width (1..60)
     and term mask in every row."""
-    if w.shape[1] != N_TERM_FEATURES or w.shape[0] < 1:
+    if w.shape[1] <= HEADER_TERMS or w.shape[0] < 1:
         raise ValueError(
-            f"pattern weights with terms must have {N_TERM_FEATURES} columns, got shape {w.shape}"
+            f"pattern weights with terms must have a header (column {HEADER_TERMS}), got "
+            f"shape {w.shape}"
         )
     width, mask = w[:, HEADER_WIDTH], w[:, HEADER_TERMS]
     if not (
@@ -125,6 +126,11 @@ def _check_terms_header(w: np.ndarray) -> None:
         raise ValueError(
             "pattern weights with terms need one phase width in 1..60 and one term mask in "
             f"0..{(1 << len(TERMS)) - 1} in every row"
+        )
+    if w.shape[1] != term_table_width(int(mask[0])):
+        raise ValueError(
+            f"pattern weights with term mask {int(mask[0])} must have "
+            f"{term_table_width(int(mask[0]))} columns, got shape {w.shape}"
         )
 
 

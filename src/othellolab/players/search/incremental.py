@@ -25,7 +25,7 @@ from othellolab.players.search._pattern_tables import (
     phase_row,
 )
 from othellolab.players.search.evaluation import EVAL_PATTERN_TERMS, EVAL_PATTERNS, evaluate
-from othellolab.players.search.patterns import HEADER_WIDTH, _terms_sum
+from othellolab.players.search.pattern_terms import HEADER_WIDTH, _terms_sum
 
 
 def _square_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
