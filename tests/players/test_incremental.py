@@ -22,6 +22,7 @@ from othellolab.players.search.evaluation import (
 from othellolab.players.search.incremental import (
     child_indices,
     indexed_value,
+    needs_wide_indices,
     new_indices,
     pass_indices,
     play_indices,
@@ -51,7 +52,7 @@ def test_indices_kept_move_by_move_evaluate_exactly_as_the_bitboards(weights: st
     checked = 0
     for _ in range(20):
         board, row = Board(), 0
-        idx = new_indices(130)
+        idx = new_indices(130, needs_wide_indices(ev.weights))
         set_indices(idx, 0, U64(board.player), U64(board.opponent))
         while not board.is_game_over():
             p, o = U64(board.player), U64(board.opponent)

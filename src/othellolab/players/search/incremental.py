@@ -7,6 +7,8 @@ A row holds two index vectors: ``[0]`` with the side to move's discs as digit 1 
 opponent's as 2 (``pattern_sum``'s convention), and ``[1]`` with the colours the other way
 round, which is the child's ``[0]`` once the move is made. The sum runs over the instances in
 ``pattern_sum``'s order, so ``indexed_value`` equals ``evaluation.evaluate`` to the last bit.
+For an evaluation with pattern terms (``pattern_terms.PATTERN_TERMS``) the rows are wide: the
+terms' instances follow the classic set's, kept the same way (``new_indices(rows, wide=True)``).
 """
 
 from __future__ import annotations
@@ -25,40 +27,70 @@ from othellolab.players.search._pattern_tables import (
     phase_row,
 )
 from othellolab.players.search.evaluation import EVAL_PATTERN_TERMS, EVAL_PATTERNS, evaluate
-from othellolab.players.search.pattern_terms import HEADER_WIDTH, _terms_sum
+from othellolab.players.search.pattern_terms import (
+    _PATTERN_TERM_BITS,
+    _PT_COLUMN,
+    _PT_INSTANCES,
+    _PT_SQUARES,
+    _PT_TERM,
+    HEADER_TERMS,
+    HEADER_WIDTH,
+    _count_terms_sum,
+)
 
 
-def _square_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For each square: how many instances hold it, which, and its digit's weight ``3**j`` in
-    each."""
+def _square_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For each square: how many classic instances hold it and how many in all (the pattern
+    terms' after the classic ones), which instances (a pattern term's ``N_INSTANCES + i``), and
+    its digit's weight ``3**j`` in each."""
     holders: list[list[tuple[int, int]]] = [[] for _ in range(64)]
     for i, (_, squares) in enumerate(INSTANCES):
         for j, sq in enumerate(squares):
             holders[sq].append((i, 3**j))
-    width = max(len(h) for h in holders)
     count = np.array([len(h) for h in holders], dtype=np.int64)
+    for i, squares in enumerate(_PT_SQUARES):
+        for j, sq in enumerate(squares):
+            holders[int(sq)].append((N_INSTANCES + i, 3**j))
+    width = max(len(h) for h in holders)
+    wide = np.array([len(h) for h in holders], dtype=np.int64)
     inst = np.zeros((64, width), dtype=np.int64)
     power = np.zeros((64, width), dtype=np.int64)
     for sq, h in enumerate(holders):
         for k, (i, pw) in enumerate(h):
             inst[sq, k], power[sq, k] = i, pw
-    return count, inst, power
+    return count, wide, inst, power
 
 
-SQ_COUNT, SQ_INSTANCE, SQ_POWER = _square_tables()
+SQ_COUNT, SQ_COUNT_WIDE, SQ_INSTANCE, SQ_POWER = _square_tables()
+WIDE_INSTANCES = N_INSTANCES + _PT_INSTANCES
+"""Columns of a wide row: the classic instances, then the pattern terms'."""
 
 
-def new_indices(rows: int) -> np.ndarray:
+def new_indices(rows: int, wide: bool = False) -> np.ndarray:
     """Index rows for a search of ``rows`` plies (``(2 * rows, N_INSTANCES)`` int32, half
     the bytes a move copies of int64: row ``2 * ply`` is a ply's ``[0]``, ``2 * ply + 1`` its
-    ``[1]``)."""
-    return np.zeros((2 * rows, N_INSTANCES), dtype=np.int32)
+    ``[1]``); ``wide`` rows keep the pattern terms' instances too (``WIDE_INSTANCES``)."""
+    return np.zeros((2 * rows, WIDE_INSTANCES if wide else N_INSTANCES), dtype=np.int32)
+
+
+def needs_wide_indices(weights: np.ndarray) -> bool:
+    """Whether a kernel table (``EVAL_PATTERN_TERMS``) declares a pattern term, whose search
+    then keeps wide index rows."""
+    return weights.shape[1] > HEADER_TERMS and bool(
+        int(weights[0, HEADER_TERMS]) & _PATTERN_TERM_BITS
+    )
+
+
+@hot_kernel(nogil=True, inline="always")
+def _holders(idx: np.ndarray, sq: int) -> int:
+    """How many of the instances that ``idx``'s rows keep hold square ``sq``."""
+    return SQ_COUNT_WIDE[sq] if idx.shape[1] > N_INSTANCES else SQ_COUNT[sq]
 
 
 @hot_kernel(nogil=True)
 def set_indices(idx: np.ndarray, row: int, p: int, o: int) -> None:
     """Row ``row`` of ``idx`` from the bitboards (the root's)."""
-    for j in range(N_INSTANCES):
+    for j in range(idx.shape[1]):
         idx[2 * row, j] = 0
         idx[2 * row + 1, j] = 0
     for sq in range(64):
@@ -69,7 +101,7 @@ def set_indices(idx: np.ndarray, row: int, p: int, o: int) -> None:
             mine, theirs = 2, 1
         else:
             continue
-        for k in range(SQ_COUNT[sq]):
+        for k in range(_holders(idx, sq)):
             i = SQ_INSTANCE[sq, k]
             idx[2 * row, i] += mine * SQ_POWER[sq, k]
             idx[2 * row + 1, i] += theirs * SQ_POWER[sq, k]
@@ -80,10 +112,10 @@ def play_indices(idx: np.ndarray, row: int, sq: int, flips: int) -> None:
     """Row ``row + 1`` for the child where the side to move of row ``row`` plays ``sq``,
     flipping ``flips``: that side's discs are the child's opponent's (digit 2 in the child's
     ``[0]``, 1 in its ``[1]``)."""
-    for j in range(N_INSTANCES):
+    for j in range(idx.shape[1]):
         idx[2 * row + 2, j] = idx[2 * row + 1, j]
         idx[2 * row + 3, j] = idx[2 * row, j]
-    for k in range(SQ_COUNT[sq]):
+    for k in range(_holders(idx, sq)):
         i = SQ_INSTANCE[sq, k]
         idx[2 * row + 2, i] += 2 * SQ_POWER[sq, k]
         idx[2 * row + 3, i] += SQ_POWER[sq, k]
@@ -91,7 +123,7 @@ def play_indices(idx: np.ndarray, row: int, sq: int, flips: int) -> None:
     while f:
         s = np.int64(trailing_zeros(f))
         f &= f - ONE
-        for k in range(SQ_COUNT[s]):
+        for k in range(_holders(idx, s)):
             i = SQ_INSTANCE[s, k]
             idx[2 * row + 2, i] += SQ_POWER[s, k]
             idx[2 * row + 3, i] -= SQ_POWER[s, k]
@@ -101,22 +133,22 @@ def play_indices(idx: np.ndarray, row: int, sq: int, flips: int) -> None:
 def child_indices(idx: np.ndarray, row: int, sq: int, flips: int) -> None:
     """``play_indices`` for a child that is only evaluated, never searched below: its ``[0]``
     alone (the ``[1]`` serves its own children), half the work."""
-    for j in range(N_INSTANCES):
+    for j in range(idx.shape[1]):
         idx[2 * row + 2, j] = idx[2 * row + 1, j]
-    for k in range(SQ_COUNT[sq]):
+    for k in range(_holders(idx, sq)):
         idx[2 * row + 2, SQ_INSTANCE[sq, k]] += 2 * SQ_POWER[sq, k]
     f = U64(flips)
     while f:
         s = np.int64(trailing_zeros(f))
         f &= f - ONE
-        for k in range(SQ_COUNT[s]):
+        for k in range(_holders(idx, s)):
             idx[2 * row + 2, SQ_INSTANCE[s, k]] += SQ_POWER[s, k]
 
 
 @hot_kernel(nogil=True)
 def pass_indices(idx: np.ndarray, row: int) -> None:
     """Row ``row + 1`` for the child where the side to move of row ``row`` passes."""
-    for j in range(N_INSTANCES):
+    for j in range(idx.shape[1]):
         idx[2 * row + 2, j] = idx[2 * row + 1, j]
         idx[2 * row + 3, j] = idx[2 * row, j]
 
@@ -127,6 +159,23 @@ def indexed_sum(idx: np.ndarray, row: int, w: np.ndarray) -> float:
     v = 0.0
     for j in range(N_INSTANCES):
         v += w[INSTANCE_OFFSET[j] + idx[2 * row, j]]
+    return v
+
+
+@hot_kernel(nogil=True, inline="always")
+def _indexed_terms_sum(
+    p: int, o: int, w: np.ndarray, moves: int, idx: np.ndarray, row: int
+) -> float:
+    """``pattern_terms._terms_sum`` with the pattern terms' configurations from row ``row`` of
+    wide ``idx``: the same parts added in the same order."""
+    mask = int(w[HEADER_TERMS])
+    v = _count_terms_sum(U64(p), U64(o), w, U64(moves), mask)
+    if mask & _PATTERN_TERM_BITS:
+        s = 0.0
+        for i in range(_PT_INSTANCES):
+            if mask >> _PT_TERM[i] & 1:
+                s += w[_PT_COLUMN[i] + idx[2 * row, N_INSTANCES + i]]
+        v += s
     return v
 
 
@@ -150,5 +199,5 @@ def indexed_value(
     if n == 8 and kind == EVAL_PATTERN_TERMS:
         empties = 64 - popcount(U64(p) | U64(o))
         w = weights[phase_row(empties, int(weights[0, HEADER_WIDTH]), weights.shape[0])]
-        return clamp64(indexed_sum(idx, row, w) + _terms_sum(U64(p), U64(o), w, U64(moves)))
+        return clamp64(indexed_sum(idx, row, w) + _indexed_terms_sum(p, o, w, moves, idx, row))
     return evaluate(kind, weights, p, o, n)

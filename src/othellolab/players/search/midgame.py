@@ -22,7 +22,7 @@ from othellolab.core import Board, ConfigError, Stop
 from othellolab.core.kernels import U64, hash_position
 from othellolab.players.search.evaluation import EVAL_PATTERN_TERMS, EVAL_PATTERNS, Evaluation
 from othellolab.players.search.geometry import MAX_MOVES
-from othellolab.players.search.incremental import new_indices, set_indices
+from othellolab.players.search.incremental import needs_wide_indices, new_indices, set_indices
 from othellolab.players.search.priors import MovePriors, _prior_arrays
 from othellolab.players.search.probcut import shipped_probcut
 from othellolab.players.search.pvs import (
@@ -189,7 +189,7 @@ def search(
         np.zeros((BUFFER_ROWS, MAX_MOVES), dtype=np.float64),
         np.zeros((BUFFER_ROWS, 64), dtype=np.uint64),
         np.zeros((BUFFER_ROWS, 64), dtype=np.uint64),
-        new_indices(BUFFER_ROWS + 1 if inc else 0),
+        new_indices(BUFFER_ROWS + 1 if inc else 0, inc and needs_wide_indices(evaluation.weights)),
     )
     if inc:
         set_indices(state.idx, 0, U64(board.player), U64(board.opponent))
@@ -282,7 +282,7 @@ def _helper_state(
         buf_key=np.zeros_like(state.buf_key),
         buf_flip=np.zeros_like(state.buf_flip),
         buf_reply=np.zeros_like(state.buf_reply),
-        idx=new_indices(state.idx.shape[0]),
+        idx=np.zeros_like(state.idx),
     )
     if inc:
         set_indices(st.idx, 0, U64(board.player), U64(board.opponent))

@@ -291,9 +291,18 @@ def _term_counts(p: int, o: int, mask: int) -> tuple[int, int, int, int, int, in
 @hot_kernel(inline="always")
 def _terms_sum(p: int, o: int, w: np.ndarray, moves: int) -> float:
     """The declared terms' sum for ``(p, o)`` in the weight row ``w``, the side to move's legal
-    moves given (``moves``, or 0 to generate them: the search has them at its leaves). One
-    implementation for the bitboard and the kept-index evaluations, so both sum in one order."""
+    moves given (``moves``, or 0 to generate them: the search has them at its leaves); the
+    kept-index evaluation (``incremental``) adds the same parts in the same order."""
     mask = int(w[HEADER_TERMS])
+    v = _count_terms_sum(p, o, w, moves, mask)
+    if mask & _PATTERN_TERM_BITS:
+        v += _pattern_terms_sum(p, o, w, mask)
+    return v
+
+
+@hot_kernel(inline="always")
+def _count_terms_sum(p: int, o: int, w: np.ndarray, moves: int, mask: int) -> float:
+    """The declared count terms' part of ``_terms_sum``."""
     empty = ~(p | o)
     v = 0.0
     if mask & 1:
@@ -315,8 +324,6 @@ def _terms_sum(p: int, o: int, w: np.ndarray, moves: int) -> float:
         v += w[_FRO + popcount(p & near)] + w[_FRO + FRONTIER_ENTRIES + popcount(o & near)]
     if mask & 16:
         v += w[_DSC + popcount(p)]
-    if mask & _PATTERN_TERM_BITS:
-        v += _pattern_terms_sum(p, o, w, mask)
     return v
 
 
