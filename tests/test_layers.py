@@ -72,6 +72,7 @@ SEARCH_ORDER = (
     "heuristic",
     "_pattern_tables",
     "_pattern_kernel",
+    "pattern_terms",
     "patterns",
     "evaluation",
     "incremental",

@@ -9,8 +9,8 @@ One module per concern, each importing only those listed before it:
   the next look at the clock);
 - ``heuristic``: the hand-written evaluation;
 - ``patterns``: the learned 8x8 pattern evaluation (its pattern set and index tables in
-  ``_pattern_tables``, its generated kernel in ``_pattern_kernel``, shipped weights in
-  ``players/search/data``);
+  ``_pattern_tables``, its generated kernel in ``_pattern_kernel``, the extra terms a weights
+  file may declare in ``pattern_terms``, shipped weights in ``players/search/data``);
 - ``evaluation``: every evaluation behind one signature (``evaluate(kind, weights, p, o, n)``,
   ``Evaluation``, ``named_evaluation``);
 - ``incremental``: the pattern evaluation from pattern indices kept move by move (the
