@@ -40,6 +40,7 @@ from othellolab.players.search.evaluation import (
     evaluate,
 )
 from othellolab.players.search.patterns import (
+    COUNT_TERMS,
     PATTERN_TERMS,
     TERMS,
     compact_to_full,
@@ -52,7 +53,6 @@ from othellolab.players.search.patterns import (
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 BASE = "a425a57"
-COUNTS = TERMS[: len(TERMS) - len(PATTERN_TERMS)]
 RICH = (*TERMS[:3], *(c.name for c in PATTERN_TERMS))
 
 
@@ -139,10 +139,10 @@ def main() -> None:
         "terms: none": (EVAL_PATTERN_TERMS, with_terms((), 4, 12)),
         **{f"terms: {t}": (EVAL_PATTERN_TERMS, with_terms((t,), 5, 12)) for t in TERMS},
         "terms: first three": (EVAL_PATTERN_TERMS, with_terms(TERMS[:3], 5, 12)),
-        "terms: all counts": (EVAL_PATTERN_TERMS, with_terms(COUNTS, 5, 12)),
+        "terms: all counts": (EVAL_PATTERN_TERMS, with_terms(COUNT_TERMS, 5, 12)),
         "terms: first three + patterns": (EVAL_PATTERN_TERMS, with_terms(RICH, 5, 12)),
         "terms: none, 60 phases": (EVAL_PATTERN_TERMS, with_terms((), 1, 60)),
-        "terms: all counts, 60 phases": (EVAL_PATTERN_TERMS, with_terms(COUNTS, 1, 60)),
+        "terms: all counts, 60 phases": (EVAL_PATTERN_TERMS, with_terms(COUNT_TERMS, 1, 60)),
     }
     with tempfile.TemporaryDirectory() as tmp:
         sum_old = old_loop(Path(tmp))

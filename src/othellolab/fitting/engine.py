@@ -147,11 +147,10 @@ class FitConfig(CheckedTable):
     def term_names(self) -> tuple[str, ...]:
         """The extra terms, checked (``ValueError`` naming a bad one); ``all`` is every count
         term (the pattern terms are named one by one)."""
-        from othellolab.players.search.patterns import PATTERN_TERMS, TERMS, check_terms
+        from othellolab.players.search.patterns import COUNT_TERMS, check_terms
 
         names = [t.strip() for t in self.terms.split(",") if t.strip()]
-        counts = TERMS[: len(TERMS) - len(PATTERN_TERMS)]
-        return counts if names == ["all"] else check_terms(names)
+        return COUNT_TERMS if names == ["all"] else check_terms(names)
 
 
 @dataclass(frozen=True)

@@ -12,18 +12,14 @@ import numba
 import numpy as np
 
 from othellolab.core.kernels import _SYM_DST, U64
+from othellolab.core.squares import parse_square
 
 PHASE_WIDTH = 5
 """Empty squares per phase: phase ``k`` covers ``5k+1 .. 5k+5`` empties (0 empties -> phase 0)."""
 
 
 def _sq(name: str) -> int:
-    return (int(name[1]) - 1) * 8 + ord(name[0]) - ord("a")
-
-
-def square_numbers(names: list[str]) -> tuple[int, ...]:
-    """The squares named (``a1`` .. ``h8``), in order."""
-    return tuple(_sq(s) for s in names)
+    return parse_square(name)
 
 
 @dataclass(frozen=True)

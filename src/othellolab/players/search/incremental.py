@@ -35,6 +35,7 @@ from othellolab.players.search.pattern_terms import (
     _PT_TERM,
     HEADER_TERMS,
     HEADER_WIDTH,
+    N_WIDE_TERM_FEATURES,
     _count_terms_sum,
 )
 
@@ -74,11 +75,9 @@ def new_indices(rows: int, wide: bool = False) -> np.ndarray:
 
 
 def needs_wide_indices(weights: np.ndarray) -> bool:
-    """Whether a kernel table (``EVAL_PATTERN_TERMS``) declares a pattern term, whose search
-    then keeps wide index rows."""
-    return weights.shape[1] > HEADER_TERMS and bool(
-        int(weights[0, HEADER_TERMS]) & _PATTERN_TERM_BITS
-    )
+    """Whether a kernel table declares a pattern term (``Evaluation`` checks that its width
+    matches its header), whose search then keeps wide index rows."""
+    return weights.shape[1] == N_WIDE_TERM_FEATURES
 
 
 @hot_kernel(nogil=True, inline="always")

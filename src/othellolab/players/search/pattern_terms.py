@@ -18,6 +18,7 @@ import numpy as np
 
 from othellolab.core.jit import FAST_PEXT, hot_kernel, pext
 from othellolab.core.kernels import U64, popcount
+from othellolab.core.squares import parse_square
 from othellolab.players.search._pattern_kernel import clamp64, pattern_sum, pattern_sum_pext
 from othellolab.players.search._pattern_tables import (
     N_FEATURES,
@@ -25,13 +26,12 @@ from othellolab.players.search._pattern_tables import (
     _instances,
     canonical_configuration,
     phase_row,
-    square_numbers,
 )
 from othellolab.players.search.geometry import gen_moves
 
 
 def _squares(names: str) -> tuple[int, ...]:
-    return square_numbers(names.split())
+    return tuple(parse_square(s) for s in names.split())
 
 
 PATTERN_TERMS = (
@@ -44,18 +44,14 @@ corner-plus-block and cross): each instance's configuration indexes a table per 
 under the class's own symmetries like the classic set's, read with ``pext`` or square by
 square instead of kept move by move."""
 
-TERMS = (
-    "mobility",
-    "potential_mobility",
-    "parity",
-    "frontier",
-    "discs",
-    *(c.name for c in PATTERN_TERMS),
-)
-"""The terms a weights file may declare beyond the patterns, in their column order."""
+COUNT_TERMS = ("mobility", "potential_mobility", "parity", "frontier", "discs")
+"""The terms that are counts (``all`` in an engine config's ``terms``)."""
 
-_COUNT_TERMS = 5
-"""The first terms of ``TERMS`` are counts; the rest are the ``PATTERN_TERMS``."""
+TERMS = (*COUNT_TERMS, *(c.name for c in PATTERN_TERMS))
+"""The terms a weights file may declare beyond the patterns, in their column order: the
+counts, then the ``PATTERN_TERMS``."""
+
+_COUNT_TERMS = len(COUNT_TERMS)
 
 MOBILITY_ENTRIES = 36
 """Mobility table entries per side: legal move counts 0..35 (more share the last)."""
@@ -214,15 +210,12 @@ def expand_terms(compact: np.ndarray, terms: tuple[str, ...], table: np.ndarray)
     for t in terms:
         size = _TERM_SIZES[t]
         block = compact[:, start : start + size]
-        if t in _COUNT_TERM_NAMES:
+        if t in COUNT_TERMS:
             table[:, _FULL_START[t] : _FULL_START[t] + size] = block
         else:
             ranks = _PT_RANKS[TERMS.index(t) - _COUNT_TERMS]
             table[:, _FULL_START[t] : _FULL_START[t] + _PT_BLOCK] = block[:, ranks]
         start += size
-
-
-_COUNT_TERM_NAMES = TERMS[:_COUNT_TERMS]
 
 
 @hot_kernel(inline="always")
@@ -384,7 +377,7 @@ def term_indices_batch(p: np.ndarray, o: np.ndarray, terms: tuple[str, ...]) -> 
     terms = check_terms(terms)
     p = np.ascontiguousarray(p, dtype=np.uint64)
     o = np.ascontiguousarray(o, dtype=np.uint64)
-    counts = [t for t in terms if t in _COUNT_TERM_NAMES]
+    counts = [t for t in terms if t in COUNT_TERMS]
     width = sum(_TERM_INSTANCES[t] for t in counts)
     out = np.zeros((len(p), sum(_TERM_INSTANCES[t] for t in terms)), dtype=np.int32)
     if counts:

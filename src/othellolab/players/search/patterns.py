@@ -72,6 +72,7 @@ from othellolab.players.search._pattern_tables import (
     phase_row,
 )
 from othellolab.players.search.pattern_terms import (
+    COUNT_TERMS,
     DISC_ENTRIES,
     FRONTIER_ENTRIES,
     HEADER_TERMS,
@@ -98,6 +99,7 @@ __all__ = [
     "CLASSES",
     "CLASS_OFFSETS",
     "CLASS_SIZES",
+    "COUNT_TERMS",
     "DEFAULT_PATTERNS",
     "DISC_ENTRIES",
     "FRONTIER_ENTRIES",
