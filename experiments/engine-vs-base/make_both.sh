@@ -6,7 +6,11 @@
 set -eu
 out=${1:?usage: make_both.sh OUT}
 here=$(dirname "$0")
-rm -rf "$out" && mkdir -p "$out"
+if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ] && [ ! -e "$out/.make_both" ]; then
+    echo "make_both.sh: $out exists and is not an earlier build of this script; not replacing it" >&2
+    exit 2
+fi
+rm -rf "$out" && mkdir -p "$out" && touch "$out/.make_both"
 git archive "${NEW:-HEAD}" | tar -x -C "$out"
 cp src/othellolab/core/*.so "$out/src/othellolab/core/"
 old=$(mktemp -d)

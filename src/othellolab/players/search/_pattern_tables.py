@@ -18,8 +18,9 @@ PHASE_WIDTH = 5
 """Empty squares per phase: phase ``k`` covers ``5k+1 .. 5k+5`` empties (0 empties -> phase 0)."""
 
 
-def _sq(name: str) -> int:
-    return parse_square(name)
+def squares_of(names: str) -> tuple[int, ...]:
+    """The squares named in ``names`` (``"a1 b1 c1"``), in order."""
+    return tuple(parse_square(s) for s in names.split())
 
 
 @dataclass(frozen=True)
@@ -31,25 +32,17 @@ class PatternClass:
 
 
 CLASSES = (
-    PatternClass(
-        "edge_x",
-        tuple(_sq(s) for s in ["a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "b2", "g2"]),
-    ),
-    PatternClass(
-        "corner_3x3", tuple(_sq(s) for s in ["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"])
-    ),
-    PatternClass(
-        "corner_2x5",
-        tuple(_sq(s) for s in ["a1", "b1", "c1", "d1", "e1", "a2", "b2", "c2", "d2", "e2"]),
-    ),
-    PatternClass("row_2", tuple(_sq(f"{c}2") for c in "abcdefgh")),
-    PatternClass("row_3", tuple(_sq(f"{c}3") for c in "abcdefgh")),
-    PatternClass("row_4", tuple(_sq(f"{c}4") for c in "abcdefgh")),
-    PatternClass("diag_8", tuple(_sq(f"{'abcdefgh'[i]}{i + 1}") for i in range(8))),
-    PatternClass("diag_7", tuple(_sq(f"{'abcdefgh'[i + 1]}{i + 1}") for i in range(7))),
-    PatternClass("diag_6", tuple(_sq(f"{'abcdefgh'[i + 2]}{i + 1}") for i in range(6))),
-    PatternClass("diag_5", tuple(_sq(f"{'abcdefgh'[i + 3]}{i + 1}") for i in range(5))),
-    PatternClass("diag_4", tuple(_sq(f"{'abcdefgh'[i + 4]}{i + 1}") for i in range(4))),
+    PatternClass("edge_x", squares_of("a1 b1 c1 d1 e1 f1 g1 h1 b2 g2")),
+    PatternClass("corner_3x3", squares_of("a1 b1 c1 a2 b2 c2 a3 b3 c3")),
+    PatternClass("corner_2x5", squares_of("a1 b1 c1 d1 e1 a2 b2 c2 d2 e2")),
+    PatternClass("row_2", tuple(parse_square(f"{c}2") for c in "abcdefgh")),
+    PatternClass("row_3", tuple(parse_square(f"{c}3") for c in "abcdefgh")),
+    PatternClass("row_4", tuple(parse_square(f"{c}4") for c in "abcdefgh")),
+    PatternClass("diag_8", tuple(parse_square(f"{'abcdefgh'[i]}{i + 1}") for i in range(8))),
+    PatternClass("diag_7", tuple(parse_square(f"{'abcdefgh'[i + 1]}{i + 1}") for i in range(7))),
+    PatternClass("diag_6", tuple(parse_square(f"{'abcdefgh'[i + 2]}{i + 1}") for i in range(6))),
+    PatternClass("diag_5", tuple(parse_square(f"{'abcdefgh'[i + 3]}{i + 1}") for i in range(5))),
+    PatternClass("diag_4", tuple(parse_square(f"{'abcdefgh'[i + 4]}{i + 1}") for i in range(4))),
 )
 """The classic 8x8 pattern set: edges with X-squares, corner 3x3 and 2x5 blocks, rows 2-4
 (and the matching columns), and the diagonals of length 4 to 8."""

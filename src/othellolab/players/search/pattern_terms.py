@@ -18,7 +18,6 @@ import numpy as np
 
 from othellolab.core.jit import FAST_PEXT, hot_kernel, pext
 from othellolab.core.kernels import U64, popcount
-from othellolab.core.squares import parse_square
 from othellolab.players.search._pattern_kernel import clamp64, pattern_sum, pattern_sum_pext
 from othellolab.players.search._pattern_tables import (
     N_FEATURES,
@@ -26,18 +25,14 @@ from othellolab.players.search._pattern_tables import (
     _instances,
     canonical_configuration,
     phase_row,
+    squares_of,
 )
 from othellolab.players.search.geometry import gen_moves
 
-
-def _squares(names: str) -> tuple[int, ...]:
-    return tuple(parse_square(s) for s in names.split())
-
-
 PATTERN_TERMS = (
-    PatternClass("triangle", _squares("a1 b1 c1 d1 a2 b2 c2 a3 b3 a4")),
-    PatternClass("corner_block", _squares("a1 c1 d1 e1 f1 h1 c2 d2 e2 f2")),
-    PatternClass("cross", _squares("a1 b2 c3 d4 b1 c2 d3 a2 b3 c4")),
+    PatternClass("triangle", squares_of("a1 b1 c1 d1 a2 b2 c2 a3 b3 a4")),
+    PatternClass("corner_block", squares_of("a1 c1 d1 e1 f1 h1 c2 d2 e2 f2")),
+    PatternClass("cross", squares_of("a1 b2 c3 d4 b1 c2 d3 a2 b3 c4")),
 )
 """Pattern classes a weights file may add to the classic set as terms (Egaroucid's triangle,
 corner-plus-block and cross): each instance's configuration indexes a table per phase, tied
@@ -51,7 +46,7 @@ TERMS = (*COUNT_TERMS, *(c.name for c in PATTERN_TERMS))
 """The terms a weights file may declare beyond the patterns, in their column order: the
 counts, then the ``PATTERN_TERMS``."""
 
-_COUNT_TERMS = len(COUNT_TERMS)
+_N_COUNT_TERMS = len(COUNT_TERMS)
 
 MOBILITY_ENTRIES = 36
 """Mobility table entries per side: legal move counts 0..35 (more share the last)."""
@@ -107,7 +102,7 @@ def _pattern_term_tables() -> tuple[
             size += 1 << n
             masks.append(sum(1 << s for s in img))
             squares.append(img)
-            terms.append(_COUNT_TERMS + k)
+            terms.append(_N_COUNT_TERMS + k)
     return (
         ranks,
         np.array(masks, dtype=np.uint64),
@@ -124,7 +119,7 @@ _PT_LENGTH = _PT_SQUARES.shape[1]
 each."""
 for _k, _cls in enumerate(PATTERN_TERMS):
     _TERM_SIZES[_cls.name] = int(_PT_RANKS[_k].max()) + 1
-    _TERM_INSTANCES[_cls.name] = int((_COUNT_TERMS + _k == _PT_TERM).sum())
+    _TERM_INSTANCES[_cls.name] = int((_N_COUNT_TERMS + _k == _PT_TERM).sum())
 assert all(len(c.squares) == _PT_LENGTH for c in PATTERN_TERMS)
 
 HEADER_WIDTH = N_FEATURES
@@ -148,7 +143,7 @@ N_WIDE_TERM_FEATURES = _PT0 + len(PATTERN_TERMS) * _PT_BLOCK
 """Columns of a weight row that declares a pattern term: ``N_TERM_FEATURES``, then a full
 ``3**10`` block per pattern term (the declared ones filled)."""
 
-_PATTERN_TERM_BITS = sum(1 << (_COUNT_TERMS + k) for k in range(len(PATTERN_TERMS)))
+_PATTERN_TERM_BITS = sum(1 << (_N_COUNT_TERMS + k) for k in range(len(PATTERN_TERMS)))
 
 _FULL_START = {
     "mobility": _MOB,
@@ -213,7 +208,7 @@ def expand_terms(compact: np.ndarray, terms: tuple[str, ...], table: np.ndarray)
         if t in COUNT_TERMS:
             table[:, _FULL_START[t] : _FULL_START[t] + size] = block
         else:
-            ranks = _PT_RANKS[TERMS.index(t) - _COUNT_TERMS]
+            ranks = _PT_RANKS[TERMS.index(t) - _N_COUNT_TERMS]
             table[:, _FULL_START[t] : _FULL_START[t] + _PT_BLOCK] = block[:, ranks]
         start += size
 
@@ -384,8 +379,8 @@ def term_indices_batch(p: np.ndarray, o: np.ndarray, terms: tuple[str, ...]) -> 
         _term_indices(p, o, _term_mask(tuple(counts)), out[:, :width])
     start = sum(_TERM_SIZES[t] for t in counts)
     for t in terms[len(counts) :]:
-        k = TERMS.index(t) - _COUNT_TERMS
-        full = _pattern_term_configurations(p, o, np.flatnonzero(_COUNT_TERMS + k == _PT_TERM))
+        k = TERMS.index(t) - _N_COUNT_TERMS
+        full = _pattern_term_configurations(p, o, np.flatnonzero(_N_COUNT_TERMS + k == _PT_TERM))
         n = full.shape[1]
         out[:, width : width + n] = start + _PT_RANKS[k][full]
         width += n
