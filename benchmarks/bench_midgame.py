@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 _CHILD = "OTHELLOLAB_BENCH_MIDGAME_CHILD"
 
 
-def child(depth: int, plain_depth: int, positions: int) -> None:
+def child(depth: int, plain_depth: int, positions: int, fit_dir: str | None) -> None:
     """One run in this process (its ``othellolab`` is whichever ``PYTHONPATH`` gives): print
     a JSON line with, per setting, the CPU seconds and every search's nodes, score and move."""
     import time
@@ -42,7 +42,7 @@ def child(depth: int, plain_depth: int, positions: int) -> None:
     from othellolab.players.search.table import TranspositionTable
 
     evaluation = weights_evaluation("patterns-r1")
-    fit = weights_probcut(str(pattern_weights_dir("patterns-r1")))
+    fit = weights_probcut(str(fit_dir or pattern_weights_dir("patterns-r1")))
     boards = midgame_positions(positions)
     midgame.search(Board(), depth=3, evaluation=evaluation)  # load the kernels untimed
     out = {}
@@ -64,6 +64,8 @@ def run(src: Path, args: argparse.Namespace) -> dict:
     env = dict(os.environ, PYTHONPATH=str(src), **{_CHILD: "1"})
     cmd = [sys.executable, __file__, "--depth", str(args.depth)]
     cmd += ["--plain-depth", str(args.plain_depth), "--positions", str(args.positions)]
+    if args.probcut_fit:
+        cmd += ["--probcut-fit", str(args.probcut_fit)]
     done = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -76,9 +78,15 @@ def main() -> None:
     parser.add_argument("--plain-depth", type=int, default=9, help="depth without ProbCut")
     parser.add_argument("--positions", type=int, default=20)
     parser.add_argument("--runs", type=int, default=5, help="alternating runs of each tree")
+    parser.add_argument(
+        "--probcut-fit",
+        type=Path,
+        help="a folder holding the probcut.json both trees use (default: each tree's own "
+        "patterns-r1 fit; give the base's to compare trees across a refit at equal nodes)",
+    )
     args = parser.parse_args()
     if os.environ.get(_CHILD):
-        child(args.depth, args.plain_depth, args.positions)
+        child(args.depth, args.plain_depth, args.positions, args.probcut_fit)
         return
     for name, src in (("--base-src", args.base_src), ("--new-src", args.new_src)):
         if src is None or not (src / "othellolab" / "__init__.py").is_file():

@@ -146,38 +146,35 @@ def _ab(
                 return float(lo), hash_move
             if hi <= alpha:
                 return float(hi), hash_move
-    count = _order_moves(p, o, moves, depth, hash_move, st, ply, h)
     best = -BIG
     best_move = -1
     a = alpha
+    searched = -1
+    if hash_move >= 0 and moves & (ONE << U64(hash_move)):
+        # The hash move goes first whatever the others' keys: search it before ordering them,
+        # whose evaluations a cut on it spares (the same tree: the ordering below still puts
+        # it first, in the same slot, and it is not searched again).
+        f = _flips(p, o, hash_move, n)
+        reply = gen_moves(o & ~f, p | f | (ONE << U64(hash_move)), n) if depth == 1 else ZERO
+        s = _child(p, o, hash_move, f, reply, True, a, beta, depth, ply, st)
+        if stats[ABORTED]:
+            return 0.0, -1
+        best = s
+        best_move = hash_move
+        searched = hash_move
+        if s > a:
+            a = s
+            if s >= beta:
+                _store(h, alpha, beta, best, best_move, depth, st)
+                return best, best_move
+    count = _order_moves(p, o, moves, depth, hash_move, st, ply, h)
     for i in range(count):
         sq = pick_best(st.buf_sq, st.buf_key, ply, i, count)
-        bit = ONE << U64(sq)
-        f = st.buf_flip[ply, sq]
-        np_ = o & ~f
-        no = p | f | bit
-        if depth == 1:  # the children are leaves: evaluated here, counted as _ab counts them
-            if st.idx.shape[0]:
-                child_indices(st.idx, ply, sq, f)
-            s = -_leaf(np_, no, ply + 1, st, st.buf_reply[ply, sq])
-            if i > 0 and a < s < beta:
-                s = -_leaf(np_, no, ply + 1, st, st.buf_reply[ply, sq])  # _ab's re-search
-        elif i == 0:
-            if st.idx.shape[0]:
-                play_indices(st.idx, ply, sq, f)
-            stats[PLY] = ply + 1
-            s, _ = _ab(np_, no, -beta, -a, depth - 1, st)
-            s = -s
-        else:
-            if st.idx.shape[0]:
-                play_indices(st.idx, ply, sq, f)
-            stats[PLY] = ply + 1
-            s, _ = _ab(np_, no, -a - 1e-6, -a, depth - 1, st)
-            s = -s
-            if a < s < beta:
-                stats[PLY] = ply + 1
-                s, _ = _ab(np_, no, -beta, -s, depth - 1, st)
-                s = -s
+        if sq == searched:
+            continue
+        s = _child(
+            p, o, sq, st.buf_flip[ply, sq], st.buf_reply[ply, sq], i == 0, a, beta, depth, ply, st
+        )
         if stats[ABORTED]:
             return 0.0, -1
         if s > best:
@@ -189,6 +186,50 @@ def _ab(
                     break
     _store(h, alpha, beta, best, best_move, depth, st)
     return best, best_move
+
+
+@hot_kernel(nogil=True, inline="always")
+def _child(
+    p: int,
+    o: int,
+    sq: int,
+    f: int,
+    reply: int,
+    first: bool,
+    a: float,
+    beta: float,
+    depth: int,
+    ply: int,
+    st: AlphaBetaState,
+) -> float:
+    """The score of move ``sq`` (flipping ``f``) of the node at ``ply`` with ``depth`` plies
+    left, for the node's side: a full window for its ``first`` move, else a null window on
+    ``a`` and a re-search where it lands inside ``(a, beta)``. A child of a node with one ply
+    left is a leaf, evaluated here (``reply``: its moves) and counted as ``_ab`` counts it."""
+    stats = st.stats
+    bit = ONE << U64(sq)
+    np_ = o & ~f
+    no = p | f | bit
+    if depth == 1:
+        if st.idx.shape[0]:
+            child_indices(st.idx, ply, sq, f)
+        s = -_leaf(np_, no, ply + 1, st, reply)
+        if not first and a < s < beta:
+            s = -_leaf(np_, no, ply + 1, st, reply)  # _ab's re-search
+        return s
+    if st.idx.shape[0]:
+        play_indices(st.idx, ply, sq, f)
+    stats[PLY] = ply + 1
+    if first:
+        s, _ = _ab(np_, no, -beta, -a, depth - 1, st)
+        return -s
+    s, _ = _ab(np_, no, -a - 1e-6, -a, depth - 1, st)
+    s = -s
+    if a < s < beta:
+        stats[PLY] = ply + 1
+        s, _ = _ab(np_, no, -beta, -s, depth - 1, st)
+        s = -s
+    return s
 
 
 @hot_kernel(nogil=True, inline="always")
@@ -220,6 +261,11 @@ def _order_moves(
         st.buf_flip[row_out, sq] = f
         np_ = o & ~f
         no = p | f | bit
+        if sq == first:  # searched first whatever its key: nothing to estimate
+            st.buf_sq[row_out, count] = sq
+            st.buf_key[row_out, count] = BIG + st.tiebreak[sq]
+            count += 1
+            continue
         reply = ZERO
         if depth < _SORT_DEPTH:
             reply = gen_moves(np_, no, n)
@@ -237,8 +283,6 @@ def _order_moves(
             k = -float(popcount(reply) + popcount(reply & corners))
             if bit & corners:
                 k += 0.5
-        if sq == first:
-            k = BIG
         st.buf_sq[row_out, count] = sq
         st.buf_key[row_out, count] = k + st.tiebreak[sq]
         count += 1
