@@ -26,7 +26,9 @@ HERE = Path(__file__).resolve().parent
 _CHILD = "OTHELLOLAB_BENCH_MIDGAME_CHILD"
 
 
-def child(depth: int, plain_depth: int, positions: int, fit_dir: str | None) -> None:
+def child(
+    depth: int, plain_depth: int, positions: int, fit_dir: str | None, weights: str | None
+) -> None:
     """One run in this process (its ``othellolab`` is whichever ``PYTHONPATH`` gives): print
     a JSON line with, per setting, the CPU seconds and every search's nodes, score and move."""
     import time
@@ -41,7 +43,7 @@ def child(depth: int, plain_depth: int, positions: int, fit_dir: str | None) -> 
     from othellolab.players.search.probcut import weights_probcut
     from othellolab.players.search.table import TranspositionTable
 
-    evaluation = weights_evaluation("patterns-r1")
+    evaluation = weights_evaluation(str(weights or "patterns-r1"))
     fit = weights_probcut(str(fit_dir or pattern_weights_dir("patterns-r1")))
     boards = midgame_positions(positions)
     midgame.search(Board(), depth=3, evaluation=evaluation)  # load the kernels untimed
@@ -66,6 +68,8 @@ def run(src: Path, args: argparse.Namespace) -> dict:
     cmd += ["--plain-depth", str(args.plain_depth), "--positions", str(args.positions)]
     if args.probcut_fit:
         cmd += ["--probcut-fit", str(args.probcut_fit)]
+    if args.weights:
+        cmd += ["--weights", str(args.weights)]
     done = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -84,9 +88,15 @@ def main() -> None:
         help="a folder holding the probcut.json both trees use (default: each tree's own "
         "patterns-r1 fit; give the base's to compare trees across a refit at equal nodes)",
     )
+    parser.add_argument(
+        "--weights",
+        type=Path,
+        help="a pattern weights folder both trees evaluate with (default: each tree's own "
+        "patterns-r1; give one to compare trees whose shipped weights differ at equal nodes)",
+    )
     args = parser.parse_args()
     if os.environ.get(_CHILD):
-        child(args.depth, args.plain_depth, args.positions, args.probcut_fit)
+        child(args.depth, args.plain_depth, args.positions, args.probcut_fit, args.weights)
         return
     for name, src in (("--base-src", args.base_src), ("--new-src", args.new_src)):
         if src is None or not (src / "othellolab" / "__init__.py").is_file():

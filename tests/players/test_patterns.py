@@ -146,6 +146,10 @@ def test_round_trip(tmp_path: Path) -> None:
     assert np.abs(loaded.compact - compact).max() <= step / 2 + 1e-12
     assert loaded.table.shape == (3, N_FEATURES)
     assert loaded.table.dtype == np.float64
+    # the scale is a power of two, the smallest that holds the largest weight in int16, so
+    # every weight is a whole number of units (evaluation.pattern_units)
+    assert step == 2.0 ** np.ceil(np.log2(np.abs(compact).max() / 32767))
+    assert np.array_equal(np.rint(loaded.compact / step), loaded.compact / step)
 
 
 def test_load_rejects_wrong_shapes_and_missing_files(tmp_path: Path) -> None:

@@ -162,6 +162,22 @@ def indexed_sum(idx: np.ndarray, row: int, w: np.ndarray) -> float:
 
 
 @hot_kernel(nogil=True, inline="always")
+def _pattern_part(
+    w: np.ndarray, units: np.ndarray, unit: float, phase: int, idx: np.ndarray, row: int
+) -> float:
+    """``indexed_sum`` in the weight row ``w``, phase ``phase`` of the table: from the table
+    in whole ``unit``s where the evaluation has one (``evaluation.pattern_units``: the same
+    value to the last bit), else in float."""
+    if units.shape[0]:
+        u = units[phase]
+        s = np.int32(0)
+        for j in range(N_INSTANCES):
+            s += np.int32(u[INSTANCE_OFFSET[j] + idx[2 * row, j]])
+        return float(s) * unit
+    return indexed_sum(idx, row, w)
+
+
+@hot_kernel(nogil=True, inline="always")
 def _indexed_terms_sum(
     p: int, o: int, w: np.ndarray, moves: int, idx: np.ndarray, row: int
 ) -> float:
@@ -187,16 +203,21 @@ def indexed_value(
     n: int,
     idx: np.ndarray,
     row: int,
-    moves: int = 0,
+    moves: int,
+    units: np.ndarray,
+    unit: float,
 ) -> float:
     """``evaluate(kind, weights, p, o, n)`` with the pattern part from row ``row`` of ``idx``
     (which must hold ``(p, o)``'s indices) for the pattern kinds on 8x8 (``moves``: the side to
-    move's moves where the caller has them, else 0); other kinds as ``evaluate``."""
+    move's moves where the caller has them, else 0; ``units`` and ``unit``: the evaluation's
+    ``Evaluation.units``, or ``NO_UNITS`` and 0); other kinds as ``evaluate``."""
     if n == 8 and kind == EVAL_PATTERNS:
-        w = weights[phase_of(64 - popcount(U64(p) | U64(o)), weights.shape[0])]
-        return clamp64(indexed_sum(idx, row, w))
+        k = phase_of(64 - popcount(U64(p) | U64(o)), weights.shape[0])
+        return clamp64(_pattern_part(weights[k], units, unit, k, idx, row))
     if n == 8 and kind == EVAL_PATTERN_TERMS:
         empties = 64 - popcount(U64(p) | U64(o))
-        w = weights[phase_row(empties, int(weights[0, HEADER_WIDTH]), weights.shape[0])]
-        return clamp64(indexed_sum(idx, row, w) + _indexed_terms_sum(p, o, w, moves, idx, row))
+        k = phase_row(empties, int(weights[0, HEADER_WIDTH]), weights.shape[0])
+        w = weights[k]
+        v = _pattern_part(w, units, unit, k, idx, row)
+        return clamp64(v + _indexed_terms_sum(p, o, w, moves, idx, row))
     return evaluate(kind, weights, p, o, n)

@@ -20,7 +20,12 @@ import numpy as np
 
 from othellolab.core import Board, ConfigError, Stop
 from othellolab.core.kernels import U64, hash_position
-from othellolab.players.search.evaluation import EVAL_PATTERN_TERMS, EVAL_PATTERNS, Evaluation
+from othellolab.players.search.evaluation import (
+    EVAL_PATTERN_TERMS,
+    EVAL_PATTERNS,
+    NO_UNITS,
+    Evaluation,
+)
 from othellolab.players.search.geometry import MAX_MOVES
 from othellolab.players.search.incremental import needs_wide_indices, new_indices, set_indices
 from othellolab.players.search.priors import MovePriors, _prior_arrays
@@ -182,6 +187,7 @@ def search(
         deadline,
         evaluation.kind,
         evaluation.weights,
+        *(evaluation.units if inc else (NO_UNITS, 0.0)),
         mpc,
         float(probcut) if n == 8 else 0.0,
         *_prior_arrays(priors, n * n),

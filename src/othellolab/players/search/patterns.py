@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import math
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -272,8 +273,8 @@ def save_pattern_weights(
     phase_width: int = PHASE_WIDTH,
     terms: tuple[str, ...] = (),
 ) -> Path:
-    """Write ``weights.safetensors`` (int16 with a scale) and ``config.json`` atomically; a
-    ``phase_width`` other than 5 or any ``terms`` are declared in the config."""
+    """Write ``weights.safetensors`` (int16 with a power-of-two scale) and ``config.json``
+    atomically; a ``phase_width`` other than 5 or any ``terms`` are declared in the config."""
     from safetensors.numpy import save
 
     from othellolab.core.files import write_bytes, write_json
@@ -284,7 +285,9 @@ def save_pattern_weights(
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     peak = float(np.abs(compact).max()) or 1.0
-    scale = peak / 32767.0
+    # A power of two: each weight is then a whole number of units, which the search sums in
+    # integers to the float sum's last bit (``evaluation.pattern_units``).
+    scale = 2.0 ** math.ceil(math.log2(peak / 32767.0))
     q = np.clip(np.rint(compact / scale), -32767, 32767).astype(np.int16)
     data = save({"weights": q, "scale": np.array([scale], dtype=np.float64)})
     layout = {"terms": list(terms), "term_columns": term_columns(terms)} if terms else {}

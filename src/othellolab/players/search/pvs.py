@@ -50,7 +50,8 @@ class AlphaBetaState(NamedTuple):
     ``keys`` and ``payload`` (``table.TranspositionTable``, a position in one of two
     neighbouring slots, written lockless: ``search.smp``; threads share them), a small random
     score per square that breaks ties between equal moves, the statistics, the deadline (a
-    ``perf_counter`` time; 0 for none), the evaluation (its ``kind`` and ``weights``), and
+    ``perf_counter`` time; 0 for none), the evaluation (its ``kind`` and ``weights``, and the
+    pattern weights in whole units where they are: ``Evaluation.units``), and
     multi-ProbCut's table (``probcut``) and confidence (``mpc_t``, 0 for none), the move
     priors of some positions (``prior_keys``, ``priors``: ``MovePriors``; empty for none), and
     a row of moves and their ordering keys per ply (``buf_sq``, ``buf_key``, ``BUFFER_ROWS``
@@ -70,6 +71,8 @@ class AlphaBetaState(NamedTuple):
     deadline: float
     ev_kind: int
     ev_w: np.ndarray
+    ev_units: np.ndarray
+    ev_unit: float
     mpc: np.ndarray
     mpc_t: float
     prior_keys: np.ndarray
@@ -318,7 +321,9 @@ def _value(p: int, o: int, ply: int, st: AlphaBetaState, moves: int) -> float:
     when the search keeps them (``st.idx`` has rows), else from the bitboards; ``moves`` (the
     side to move's, or 0) spares the mobility term generating them again."""
     if st.idx.shape[0]:
-        return indexed_value(st.ev_kind, st.ev_w, p, o, st.n, st.idx, ply, moves)
+        return indexed_value(
+            st.ev_kind, st.ev_w, p, o, st.n, st.idx, ply, moves, st.ev_units, st.ev_unit
+        )
     return evaluate(st.ev_kind, st.ev_w, p, o, st.n)
 
 
