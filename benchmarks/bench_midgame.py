@@ -101,6 +101,12 @@ def main() -> None:
     for name, src in (("--base-src", args.base_src), ("--new-src", args.new_src)):
         if src is None or not (src / "othellolab" / "__init__.py").is_file():
             parser.error(f"{name} must be a src folder holding othellolab, got {src}")
+    for name, folder, file in (
+        ("--weights", args.weights, "config.json"),
+        ("--probcut-fit", args.probcut_fit, "probcut.json"),
+    ):
+        if folder is not None and not (folder / file).is_file():
+            parser.error(f"{name} must be a folder holding {file}, got {str(folder)!r}")
     if not (1 <= args.depth <= 30 and 1 <= args.plain_depth <= 30):
         parser.error("--depth and --plain-depth must be within 1-30")
     if args.runs < 1 or args.positions < 1:
