@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from othellolab.core import kernels as k
-from othellolab.core.jit import prefetch
+from othellolab.core.jit import array_at, prefetch
 
 from oracle import OraclePosition
 from oracle import perft as oracle_perft
@@ -240,6 +240,25 @@ def test_prefetch_is_only_a_hint() -> None:
     assert _first_column_with_prefetch(buffer, idx) == int(buffer[idx, 0].sum())
     with pytest.raises(numba.core.errors.TypingError):
         _prefetch_int(3)
+
+
+@numba.njit(cache=True)
+def _through_addresses(refs: np.ndarray) -> float:
+    grid = array_at(refs[0], (refs[1], refs[2]), None, np.int16)
+    keys = array_at(refs[3], (refs[4],), (refs[5],), np.uint64)
+    grid[1, 2] += 5
+    keys[2] += 1
+    return float(grid[1, 2]) + float(grid[2, 0]) + float(keys[3]) + grid.shape[1]
+
+
+def test_array_at_reads_and_writes_the_array_at_an_address() -> None:
+    grid = np.arange(12, dtype=np.int16).reshape(3, 4)
+    buffer = np.arange(20, dtype=np.uint64).reshape(10, 2)
+    keys = buffer[:, 1]  # strided, like the transposition table's keys
+    refs = np.array([grid.ctypes.data, 3, 4, keys.ctypes.data, 10, 16], dtype=np.int64)
+    # grid[1, 2] becomes 6 + 5; grid[2, 0] is 8; keys[3] is buffer[3, 1] = 7; 4 columns
+    assert _through_addresses(refs) == 11 + 8 + 7 + 4
+    assert grid[1, 2] == 11 and keys[2] == 6 and buffer[2, 1] == 6 and buffer[2, 0] == 4
 
 
 @k.kernel

@@ -210,3 +210,25 @@ def test_a_fixed_depth_search_finds_the_plain_negamax_value(weights: str | None)
             got = search(board, depth=depth, evaluation=ev, table=TranspositionTable(16))
             assert got.score == pytest.approx(want, abs=1e-9), (seed, depth)
     assert leaf_passes[0] > 100  # the search's own leaves' passes were met
+
+
+def test_the_kernels_view_of_a_state_refuses_an_array_it_would_misread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The kernels read the state's arrays by address (``pvs.KernelState``) with the dtype and
+    layout each accessor assumes: any other array is an error before a kernel runs."""
+    import numpy as np
+
+    from othellolab.players.search import pvs
+
+    seen = []
+    monkeypatch.setattr(midgame, "kernel_state", lambda st: seen.append(st) or pvs.kernel_state(st))
+    search(Board(), depth=2)
+    st = seen[0]
+    kst = pvs.kernel_state(st)
+    assert kst.refs[3 * pvs._REF_WIDTH] == st.stats.ctypes.data  # the statistics, third
+    assert tuple(kst.refs[1:2]) == st.keys.shape and kst.refs[4] == st.keys.strides[0]
+    with pytest.raises(TypeError, match=r"AlphaBetaState\.stats: expected a C-contiguous int64"):
+        pvs.kernel_state(st._replace(stats=st.stats.astype(np.int32)))
+    with pytest.raises(TypeError, match=r"AlphaBetaState\.buf_key: .* strides \(\d+, 16\)"):
+        pvs.kernel_state(st._replace(buf_key=np.zeros((4, 2 * st.buf_key.shape[1]))[:, ::2]))

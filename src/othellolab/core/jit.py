@@ -92,3 +92,57 @@ def pext(typingctx: Any, x: Any, mask: Any) -> Any:
         return builder.call(fn, [x, mask])
 
     return sig, codegen
+
+
+@intrinsic
+def array_at(typingctx: Any, address: Any, shape: Any, strides: Any, dtype: Any) -> Any:
+    """``array_at(address, shape, strides, dtype)`` inside a kernel: the array of ``dtype`` and
+    ``shape`` (a tuple of integers) whose data start at ``address`` (an integer: an array's
+    ``ctypes.data``), C-contiguous where ``strides`` is None, else with those strides in bytes;
+    it has no owner, so the caller keeps the array it points into alive. A recursive kernel
+    that takes one array of addresses instead of a dozen arrays passes a few words a call
+    instead of a hundred (Numba passes an array as seven words and two a dimension)."""
+    if not isinstance(address, types.Integer) or not isinstance(shape, types.UniTuple):
+        return None
+    if not isinstance(shape.dtype, types.Integer) or not isinstance(dtype, types.NumberClass):
+        return None
+    contiguous = isinstance(strides, types.NoneType)
+    if not contiguous and not (
+        isinstance(strides, types.UniTuple)
+        and isinstance(strides.dtype, types.Integer)
+        and strides.count == shape.count
+    ):
+        return None
+    arrty = types.Array(dtype.instance_type, shape.count, "C" if contiguous else "A")
+    sig = arrty(address, shape, strides, dtype)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        from numba.np.arrayobj import populate_array
+
+        intp = context.get_value_type(types.intp)
+
+        def unpack(value: Any, tupty: Any) -> list[Any]:
+            return [
+                context.cast(builder, v, tupty.dtype, types.intp)
+                for v in cgutils.unpack_tuple(builder, value, tupty.count)
+            ]
+
+        dims = unpack(args[1], signature.args[1])
+        itemty = context.get_data_type(arrty.dtype)
+        itemsize = ir.Constant(intp, context.get_abi_sizeof(itemty))
+        if contiguous:
+            steps = []
+            step = itemsize
+            for d in reversed(dims):
+                steps.append(step)
+                step = builder.mul(step, d)
+            steps.reverse()
+        else:
+            steps = unpack(args[2], signature.args[2])
+        ary = context.make_array(arrty)(context, builder)
+        addr = context.cast(builder, args[0], signature.args[0], types.intp)
+        data = builder.inttoptr(addr, itemty.as_pointer())
+        populate_array(ary, data=data, shape=dims, strides=steps, itemsize=itemsize, meminfo=None)
+        return ary._getvalue()
+
+    return sig, codegen

@@ -24,6 +24,7 @@ from othellolab.core.kernels import (
     ZERO,
     _flips,
     _legal,
+    _vector_legal,
     popcount,
 )
 from othellolab.core.values import disc_score
@@ -126,9 +127,13 @@ _disc_score = hot_kernel(inline="always")(disc_score)
 
 @hot_kernel(inline="always")
 def gen_moves(p: int, o: int, n: int) -> int:
-    """Legal moves, with the 8x8 geometry as constants so that the shifts specialise."""
+    """Legal moves, with the 8x8 geometry as constants so that the shifts specialise. On 8x8
+    the flood is emitted in place (``core.kernels._legal``'s body): as a call it was not
+    inlined, and a search calls it at each node and twice at each evaluation with mobility."""
     if n == 8:
-        return _legal(p, o, 8, INNER8, FULL8)
+        p = U64(p)
+        o = U64(o)
+        return _vector_legal(p, o, U64(INNER8), np.int64(8)) & ~(p | o) & U64(FULL8)
     return _legal(p, o, n, _INNER[n], _FULL[n])
 
 

@@ -35,8 +35,10 @@ from othellolab.players.search.pvs import (
     BUFFER_ROWS,
     MAX_DEPTH,
     AlphaBetaState,
+    KernelState,
     _ab,
     _root,
+    kernel_state,
 )
 from othellolab.players.search.smp import check_threads, probe, run_threads
 from othellolab.players.search.state import (
@@ -210,6 +212,7 @@ def search(
         best, partial = (0.0, legal[0], 0), False
         found = np.full(2, -1.0)
         stats = st.stats
+        kst = kernel_state(st)  # ``st`` keeps its arrays alive while the kernels run
         cap = max(1, max_depth)
         d = 1 if ahead is None else min(cap, 1 + ahead)
         while True:
@@ -222,9 +225,9 @@ def search(
             found[0] = -1.0
             if legal[0] == n * n:  # the root passes: nothing to order or to keep
                 stats[PLY] = 0
-                score, move = _ab(p, o, -BIG, BIG, d, st)
+                score, move = _ab(p, o, -BIG, BIG, d, kst)
             else:
-                score, move = _iteration(p, o, d, best if best[2] else None, st, found)
+                score, move = _iteration(p, o, d, best if best[2] else None, kst, found, stats)
             if stats[ABORTED]:
                 if ahead is None and found[0] >= 0 and int(found[0]) != best[1]:
                     # a move that beat the previous best in the interrupted iteration
@@ -320,10 +323,12 @@ def _iteration(
     o: int,
     depth: int,
     previous: tuple[float, int, int] | None,
-    state: AlphaBetaState,
+    state: KernelState,
     found: np.ndarray,
+    stats: np.ndarray,
 ) -> tuple[float, int]:
-    """One iteration of iterative deepening: the root's score and best move at ``depth``.
+    """One iteration of iterative deepening: the root's score and best move at ``depth``
+    (``state``: the kernels' view of the search state whose statistics are ``stats``).
 
     After the first iteration the window starts ``ASPIRATION`` discs either side of the
     ``previous`` iteration's score and its best move goes first; a score outside the window
@@ -336,7 +341,7 @@ def _iteration(
     lo, hi = centre - delta, centre + delta
     while True:
         score, move = _root(p, o, lo, hi, depth, first, state, found)
-        if state.stats[ABORTED]:
+        if stats[ABORTED]:
             return score, move
         if lo < score < hi or (score <= lo and lo <= -BIG) or (score >= hi and hi >= BIG):
             return score, move
