@@ -232,3 +232,46 @@ def test_the_kernels_view_of_a_state_refuses_an_array_it_would_misread(
         pvs.kernel_state(st._replace(stats=st.stats.astype(np.int32)))
     with pytest.raises(TypeError, match=r"AlphaBetaState\.buf_key: .* strides \(\d+, 16\)"):
         pvs.kernel_state(st._replace(buf_key=np.zeros((4, 2 * st.buf_key.shape[1]))[:, ::2]))
+
+
+# Recorded with the search of commit d708d82 (issue 61's base, before the kernels kept pattern
+# indices, took their state by address or reused hashes), run on today's patterns-r1 weights
+# and ProbCut fit: ``git archive d708d82 src``, then these calls with its ``othellolab``. Per
+# position, (nodes, score, move) without ProbCut to depth 7, then with ProbCut 1.5 to depth 10.
+_D708D82 = [
+    [(22252, 34.599609375, 0), (21137, 32.486328125, 0)],
+    [(22246, -2.564453125, 42), (28204, -7.5234375, 42)],
+    [(3488, 14.05078125, 62), (13236, 17.59375, 62)],
+    [(3302, 6.673828125, 24), (17882, -1.61328125, 24)],
+    [(3182, 8.583984375, 3), (25630, 4.205078125, 22)],
+    [(3535, 8.71484375, 32), (20576, 1.876953125, 63)],
+]
+
+
+def test_the_search_visits_the_nodes_of_the_issues_base_commit() -> None:
+    """Speed-ups of the kernels keep the tree: the same nodes, scores and moves as the code
+    they started from, not only as another path of today's code."""
+    from othellolab.players.search.evaluation import weights_evaluation
+    from othellolab.players.search.patterns import pattern_weights_dir
+    from othellolab.players.search.probcut import weights_probcut
+
+    from helpers import obf_scores
+
+    folder = pattern_weights_dir("patterns-r1")
+    ev, fit = weights_evaluation(str(folder)), weights_probcut(str(folder))
+    lines = (FIXTURES / "fforum-1-19.obf").read_text().splitlines()
+    games = ["f5d6c3d3c4f4c5b3c2e6c6b4b5d2e3a6c1b1", "f5f6e6f4e3c5c4e7f7d3c3d6"]
+    boards = [Board.from_transcript(g) for g in games] + [obf_scores(x)[0] for x in lines[:4]]
+    for board, want in zip(boards, _D708D82, strict=True):
+        got = [
+            search(
+                board,
+                depth=depth,
+                evaluation=ev,
+                table=TranspositionTable(16),
+                probcut=probcut,
+                probcut_table=fit,
+            )
+            for probcut, depth in ((0.0, 7), (1.5, 10))
+        ]
+        assert [(r.nodes, r.score, r.best_move) for r in got] == want

@@ -33,6 +33,7 @@ from othellolab.players.search.probcut import shipped_probcut
 from othellolab.players.search.pvs import (
     BIG,
     BUFFER_ROWS,
+    KNOWN,
     MAX_DEPTH,
     AlphaBetaState,
     KernelState,
@@ -197,6 +198,7 @@ def search(
         np.zeros((BUFFER_ROWS, MAX_MOVES), dtype=np.float64),
         np.zeros((BUFFER_ROWS, 64), dtype=np.uint64),
         np.zeros((BUFFER_ROWS, 64), dtype=np.uint64),
+        np.zeros((BUFFER_ROWS + 1, KNOWN + 1), dtype=np.uint64),
         new_indices(BUFFER_ROWS + 1 if inc else 0, inc and needs_wide_indices(evaluation.weights)),
     )
     if inc:
@@ -291,6 +293,7 @@ def _helper_state(
         buf_key=np.zeros_like(state.buf_key),
         buf_flip=np.zeros_like(state.buf_flip),
         buf_reply=np.zeros_like(state.buf_reply),
+        buf_hash=np.zeros_like(state.buf_hash),
         idx=np.zeros_like(state.idx),
     )
     if inc:

@@ -56,7 +56,9 @@ class AlphaBetaState(NamedTuple):
     priors of some positions (``prior_keys``, ``priors``: ``MovePriors``; empty for none), and
     a row of moves and their ordering keys per ply (``buf_sq``, ``buf_key``, ``BUFFER_ROWS``
     rows) and, by square, each move's flipped discs and the child's own moves where the node
-    generated them (``buf_flip``, ``buf_reply``), so that no node allocates or repeats that
+    generated them (``buf_flip``, ``buf_reply``) and the child's hash where the node computed
+    it (``buf_hash``, whose column ``KNOWN`` holds the hash of the node at that ply where its
+    caller knows it, else 0), so that no node allocates or repeats that
     work: the kernels then run without reference counting
     (``core.jit.hot_kernel``), which took a fifth of the search's time. With a pattern
     evaluation on 8x8, ``idx`` holds each ply's pattern indices (``search.incremental``; no
@@ -83,12 +85,19 @@ class AlphaBetaState(NamedTuple):
     buf_key: np.ndarray
     buf_flip: np.ndarray
     buf_reply: np.ndarray
+    buf_hash: np.ndarray
     idx: np.ndarray
 
 
 BUFFER_ROWS = 2 * MAX_DEPTH + 4
 """Rows of the move buffers (``AlphaBetaState.buf_sq``/``buf_key``), one per ply from the
 root: a line of ``MAX_DEPTH`` moves has at most a pass after each."""
+
+KNOWN = 64
+"""The column of ``AlphaBetaState.buf_hash`` (``BUFFER_ROWS + 1`` rows of ``KNOWN + 1``)
+holding the hash of the node at each ply where its caller computed it, else 0: ``_ab`` takes
+it (and sets it back to 0) instead of hashing the position again. A position whose hash is 0
+is hashed again, to 0."""
 
 
 class KernelState(NamedTuple):
@@ -121,6 +130,7 @@ _REFS = (
     ("buf_key", np.float64, True),
     ("buf_flip", np.uint64, True),
     ("buf_reply", np.uint64, True),
+    ("buf_hash", np.uint64, True),
     ("idx", np.int32, True),
 )
 """The arrays of ``AlphaBetaState`` that ``KernelState.refs`` points to: name, dtype, and
@@ -249,8 +259,13 @@ def _buf_reply(st: KernelState) -> np.ndarray:
 
 
 @hot_kernel(inline="always")
+def _buf_hash(st: KernelState) -> np.ndarray:
+    return _ref2(st.refs, 13, np.uint64)
+
+
+@hot_kernel(inline="always")
 def _idx(st: KernelState) -> np.ndarray:
-    return _ref2(st.refs, 13, np.int32)
+    return _ref2(st.refs, 14, np.int32)
 
 
 @hot_kernel(nogil=True)
@@ -264,6 +279,8 @@ def _ab(
     n = st.n
     stats = _stats(st)
     ply = stats[PLY]
+    h = _buf_hash(st)[ply, KNOWN]
+    _buf_hash(st)[ply, KNOWN] = ZERO
     if count_node(stats, st.deadline):
         return 0.0, -1
     moves = gen_moves(p, o, n)
@@ -277,6 +294,8 @@ def _ab(
         return -s, n * n
     if depth <= 0:
         return _value(p, o, ply, st, moves), -1
+    if h == ZERO:
+        h = hash_position(p, o)
     if st.mpc_t > 0.0 and depth >= PROBCUT_MIN_DEPTH:
         empties = n * n - popcount(p | o)
         if depth < empties:  # a search that reaches the end is exact: never cut it
@@ -288,6 +307,7 @@ def _ab(
                 if beta < BIG:
                     bound = (beta + margin - shift) / slope
                     stats[PLY] = ply
+                    _buf_hash(st)[ply, KNOWN] = h
                     s, _ = _ab(p, o, bound - 1e-6, bound, shallow, st)
                     if stats[ABORTED]:
                         return 0.0, -1
@@ -296,12 +316,12 @@ def _ab(
                 if alpha > -BIG:
                     bound = (alpha - margin - shift) / slope
                     stats[PLY] = ply
+                    _buf_hash(st)[ply, KNOWN] = h
                     s, _ = _ab(p, o, bound, bound + 1e-6, shallow, st)
                     if stats[ABORTED]:
                         return 0.0, -1
                     if s <= bound:
                         return alpha, -1
-    h = hash_position(p, o)
     slot, key, pay = probe(_keys(st), _payload(st), h)
     hash_move = -1
     if slot >= 0:
@@ -332,6 +352,7 @@ def _ab(
             reply = gen_moves(o & ~f, p | f | (ONE << U64(sq)), n) if depth == 1 else ZERO
             first = True
             pending = False
+            hc = ZERO
         else:
             if not ordered:
                 count = _order_moves(p, o, moves, depth, hash_move, st, ply, h)
@@ -345,7 +366,8 @@ def _ab(
                 continue
             f = _buf_flip(st)[ply, sq]
             reply = _buf_reply(st)[ply, sq]
-        s = _child(p, o, sq, f, reply, first, a, beta, depth, ply, st)
+            hc = _buf_hash(st)[ply, sq]
+        s = _child(p, o, sq, f, reply, hc, first, a, beta, depth, ply, st)
         if stats[ABORTED]:
             return 0.0, -1
         if s > best:
@@ -366,6 +388,7 @@ def _child(
     sq: int,
     f: int,
     reply: int,
+    hc: int,
     first: bool,
     a: float,
     beta: float,
@@ -376,7 +399,9 @@ def _child(
     """The score of move ``sq`` (flipping ``f``) of the node at ``ply`` with ``depth`` plies
     left, for the node's side: a full window for its ``first`` move, else a null window on
     ``a`` and a re-search where it lands inside ``(a, beta)``. A child of a node with one ply
-    left is a leaf, evaluated here (``reply``: its moves) and counted as ``_ab`` counts it."""
+    left is a leaf, evaluated here (``reply``: its moves) and counted as ``_ab`` counts it;
+    a deeper one is searched by ``_ab``, given its hash ``hc`` where the node has it (else
+    0)."""
     stats = _stats(st)
     bit = ONE << U64(sq)
     np_ = o & ~f
@@ -391,6 +416,8 @@ def _child(
     if _idx(st).shape[0]:
         play_indices(_idx(st), ply, sq, f)
     stats[PLY] = ply + 1
+    known = _buf_hash(st)
+    known[ply + 1, KNOWN] = hc
     if first:
         s, _ = _ab(np_, no, -beta, -a, depth - 1, st)
         return -s
@@ -398,6 +425,7 @@ def _child(
     s = -s
     if a < s < beta:
         stats[PLY] = ply + 1
+        known[ply + 1, KNOWN] = hc
         s, _ = _ab(np_, no, -beta, -s, depth - 1, st)
         s = -s
     return s
@@ -418,8 +446,8 @@ def _order_moves(
     first):
     the position's move priors where ``st`` has them (``MovePriors``), else the evaluation of
     each child with ``_SORT_DEPTH`` plies or more left, else fewest replies (corners twice);
-    ``first`` (the hash move, ``h`` being the position's hash) goes first. Return the
-    count."""
+    ``first`` (the hash move, ``h`` being the position's hash) goes first. Each child's hash
+    goes into ``buf_hash`` where it was computed (0 where not). Return the count."""
     n = st.n
     count = 0
     corners = CORNERS[n]
@@ -430,6 +458,7 @@ def _order_moves(
         sq = np.int64(trailing_zeros(bit))
         f = _flips(p, o, sq, n)
         _buf_flip(st)[row_out, sq] = f
+        _buf_hash(st)[row_out, sq] = ZERO
         np_ = o & ~f
         no = p | f | bit
         if sq == first:  # searched first whatever its key: nothing to estimate
@@ -444,7 +473,9 @@ def _order_moves(
         if row >= 0:
             k = _priors(st)[row, sq]
         elif depth >= _SORT_DEPTH:  # the child's table lines come while it is evaluated
-            home = np.int64(hash_position(np_, no) & U64(_keys(st).shape[0] - 1))
+            hc = hash_position(np_, no)
+            _buf_hash(st)[row_out, sq] = hc
+            home = np.int64(hc & U64(_keys(st).shape[0] - 1))
             prefetch(_keys(st), home)
             prefetch(_payload(st), home)
             if _idx(st).shape[0]:
