@@ -476,8 +476,7 @@ def _order_moves(
             hc = hash_position(np_, no)
             _buf_hash(st)[row_out, sq] = hc
             home = np.int64(hc & U64(_keys(st).shape[0] - 1))
-            prefetch(_keys(st), home)
-            prefetch(_payload(st), home)
+            prefetch(_keys(st), home)  # the payload shares the key's cache line
             if _idx(st).shape[0]:
                 child_indices(_idx(st), row_out, sq, f)
             k = -_value(np_, no, row_out + 1, st, ZERO)
