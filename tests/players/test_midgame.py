@@ -255,8 +255,6 @@ def test_the_search_visits_the_nodes_of_the_issues_base_commit() -> None:
     from othellolab.players.search.patterns import pattern_weights_dir
     from othellolab.players.search.probcut import weights_probcut
 
-    from helpers import obf_scores
-
     folder = pattern_weights_dir("patterns-r1")
     ev, fit = weights_evaluation(str(folder)), weights_probcut(str(folder))
     lines = (FIXTURES / "fforum-1-19.obf").read_text().splitlines()

@@ -162,11 +162,20 @@ def _vector_flips(typingctx: Any, p: Any, o: Any, x: Any, inner: Any, n: Any) ->
     return sig, codegen
 
 
-@kernel
-def _legal(p: int, o: int, n: int, inner: int, full: int) -> int:
+@numba.njit(cache=True, inline="always")
+def legal_squares(p: int, o: int, n: int, inner: int, full: int) -> int:
+    """The moves of ``p`` against ``o`` on an ``n``-board (``inner``: its squares off the
+    edge columns, ``full``: all its squares), emitted in place wherever a kernel calls it: as
+    a call the compiler does not inline it, and a search generates moves several times a
+    node. Constant arguments (an 8x8 caller's) specialise the shifts."""
     p = U64(p)
     o = U64(o)
     return _vector_legal(p, o, U64(inner), np.int64(n)) & ~(p | o) & U64(full)
+
+
+@kernel
+def _legal(p: int, o: int, n: int, inner: int, full: int) -> int:
+    return legal_squares(p, o, n, inner, full)
 
 
 @kernel

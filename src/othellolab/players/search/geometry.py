@@ -23,8 +23,7 @@ from othellolab.core.kernels import (
     U64,
     ZERO,
     _flips,
-    _legal,
-    _vector_legal,
+    legal_squares,
     popcount,
 )
 from othellolab.core.values import disc_score
@@ -127,14 +126,11 @@ _disc_score = hot_kernel(inline="always")(disc_score)
 
 @hot_kernel(inline="always")
 def gen_moves(p: int, o: int, n: int) -> int:
-    """Legal moves, with the 8x8 geometry as constants so that the shifts specialise. On 8x8
-    the flood is emitted in place (``core.kernels._legal``'s body): as a call it was not
-    inlined, and a search calls it at each node and twice at each evaluation with mobility."""
+    """Legal moves (``core.kernels.legal_squares``, in place), with the 8x8 geometry as
+    constants so that the shifts specialise."""
     if n == 8:
-        p = U64(p)
-        o = U64(o)
-        return _vector_legal(p, o, U64(INNER8), np.int64(8)) & ~(p | o) & U64(FULL8)
-    return _legal(p, o, n, _INNER[n], _FULL[n])
+        return legal_squares(p, o, 8, INNER8, FULL8)
+    return legal_squares(p, o, n, _INNER[n], _FULL[n])
 
 
 @hot_kernel()

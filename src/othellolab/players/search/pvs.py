@@ -280,8 +280,9 @@ def _ab(
     n = st.n
     stats = _stats(st)
     ply = stats[PLY]
-    h = _buf_hash(st)[ply, KNOWN]
-    _buf_hash(st)[ply, KNOWN] = ZERO
+    known = _buf_hash(st)
+    h = known[ply, KNOWN]
+    known[ply, KNOWN] = ZERO
     if count_node(stats, st.deadline):
         return 0.0, -1
     moves = gen_moves(p, o, n)
@@ -308,7 +309,7 @@ def _ab(
                 if beta < BIG:
                     bound = (beta + margin - shift) / slope
                     stats[PLY] = ply
-                    _buf_hash(st)[ply, KNOWN] = h
+                    known[ply, KNOWN] = h
                     s, _ = _ab(p, o, bound - 1e-6, bound, shallow, st)
                     if stats[ABORTED]:
                         return 0.0, -1
@@ -317,7 +318,7 @@ def _ab(
                 if alpha > -BIG:
                     bound = (alpha - margin - shift) / slope
                     stats[PLY] = ply
-                    _buf_hash(st)[ply, KNOWN] = h
+                    known[ply, KNOWN] = h
                     s, _ = _ab(p, o, bound, bound + 1e-6, shallow, st)
                     if stats[ABORTED]:
                         return 0.0, -1
