@@ -106,7 +106,7 @@ class KernelState(NamedTuple):
     array of addresses, shapes and strides (``refs``: ``_REF_WIDTH`` entries an array, in
     ``_REFS``' order), each made into an array again where a kernel reads it
     (``core.jit.array_at``, a few loads). Numba passes an array as seven words and two a
-    dimension, and ``_ab`` took the state's fourteen arrays as 119 words pushed at each
+    dimension, and ``_ab`` took the state's arrays (fourteen then) as 119 words pushed at each
     recursive call (6% of its samples in a profile)."""
 
     n: int
