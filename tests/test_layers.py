@@ -71,6 +71,7 @@ SEARCH_ORDER = (
     "state",
     "heuristic",
     "_pattern_tables",
+    "simd",
     "_pattern_kernel",
     "pattern_terms",
     "patterns",

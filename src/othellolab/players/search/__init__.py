@@ -11,6 +11,8 @@ One module per concern, each importing only those listed before it:
 - ``patterns``: the learned 8x8 pattern evaluation (its pattern set and index tables in
   ``_pattern_tables``, its generated kernel in ``_pattern_kernel``, the extra terms a weights
   file may declare in ``pattern_terms``, shipped weights in ``players/search/data``);
+- ``simd``: vector kernels written as LLVM IR for the pattern index rows (a move's update,
+  the evaluation's gathered table loads);
 - ``evaluation``: every evaluation behind one signature (``evaluate(kind, weights, p, o, n)``,
   ``Evaluation``, ``named_evaluation``);
 - ``incremental``: the pattern evaluation from pattern indices kept move by move (the

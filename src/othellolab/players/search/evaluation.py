@@ -32,6 +32,7 @@ from othellolab.players.search.patterns import (
     term_table_width,
 )
 from othellolab.players.search.patterns import N_FEATURES as _PATTERN_FEATURES
+from othellolab.players.search.simd import TABLE_SPARE
 
 _pattern_value = pattern_value_pext if FAST_PEXT else pattern_value
 """The pattern evaluation the kernels call: with ``pext`` where the CPU runs it fast, the
@@ -76,7 +77,8 @@ NO_UNITS = np.zeros((0, 0), dtype=np.int16)
 def pattern_units(weights: np.ndarray) -> tuple[np.ndarray, float]:
     """The pattern columns of a pattern table (its first ``N_FEATURES``) as int16 multiples of
     one power of two, and that power (``unit``), where every weight is exactly one (as
-    ``save_pattern_weights`` writes them); else ``NO_UNITS`` and 0. A float64 sum of such
+    ``save_pattern_weights`` writes them); else ``NO_UNITS`` and 0. Each row ends with
+    ``simd.TABLE_SPARE`` zeros, which the search's gathers may read. A float64 sum of such
     weights is exact in any order, so the int32 sum of the units times ``unit`` is that sum
     to the last bit: the search adds integers instead (one cycle a step, not a float add's
     four, from a table half the size)."""
@@ -89,7 +91,9 @@ def pattern_units(weights: np.ndarray) -> tuple[np.ndarray, float]:
     whole = np.rint(q)
     if not np.array_equal(q, whole) or np.abs(whole).max() > 32767:
         return NO_UNITS, 0.0
-    return np.ascontiguousarray(whole.astype(np.int16)), unit
+    units = np.zeros((whole.shape[0], whole.shape[1] + TABLE_SPARE), dtype=np.int16)
+    units[:, : whole.shape[1]] = whole  # the spare columns: a gather's read past the last
+    return units, unit
 
 
 @dataclass(frozen=True)

@@ -5,16 +5,17 @@ of gathering all 46 instances from the bitboards at every evaluation.
 
 A row holds two index vectors: ``[0]`` with the side to move's discs as digit 1 and the
 opponent's as 2 (``pattern_sum``'s convention), and ``[1]`` with the colours the other way
-round, which is the child's ``[0]`` once the move is made. The sum runs over the instances in
-``pattern_sum``'s order, so ``indexed_value`` equals ``evaluation.evaluate`` to the last bit.
-For an evaluation with pattern terms (``pattern_terms.PATTERN_TERMS``) the rows are wide: the
-terms' instances follow the classic set's, kept the same way (``new_indices(rows, wide=True)``).
+round, which is the child's ``[0]`` once the move is made: the parent's other vector plus one
+delta vector per changed square (``simd``). A float sum runs over the instances in
+``pattern_sum``'s order and a sum of whole units (``evaluation.pattern_units``) is exact in any
+order, so ``indexed_value`` equals ``evaluation.evaluate`` to the last bit. For an evaluation
+with pattern terms (``pattern_terms.PATTERN_TERMS``) the rows are wide: the terms' instances
+follow the classic set's, kept the same way (``new_indices(rows, wide=True)``).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from othellolab.core.jit import hot_kernel
 from othellolab.core.kernels import ONE, U64, popcount
@@ -38,40 +39,49 @@ from othellolab.players.search.pattern_terms import (
     N_WIDE_TERM_FEATURES,
     _count_terms_sum,
 )
+from othellolab.players.search.simd import (
+    aligned_zeros,
+    instances_sum,
+    row_width,
+    update_row_48,
+    update_row_64,
+)
 
-
-def _square_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For each square: how many classic instances hold it and how many in all (the pattern
-    terms' after the classic ones), which instances (a pattern term's ``N_INSTANCES + i``), and
-    its digit's weight ``3**j`` in each."""
-    holders: list[list[tuple[int, int]]] = [[] for _ in range(64)]
-    for i, (_, squares) in enumerate(INSTANCES):
-        for j, sq in enumerate(squares):
-            holders[sq].append((i, 3**j))
-    count = np.array([len(h) for h in holders], dtype=np.int64)
-    for i, squares in enumerate(_PT_SQUARES):
-        for j, sq in enumerate(squares):
-            holders[int(sq)].append((N_INSTANCES + i, 3**j))
-    width = max(len(h) for h in holders)
-    wide = np.array([len(h) for h in holders], dtype=np.int64)
-    inst = np.zeros((64, width), dtype=np.int64)
-    power = np.zeros((64, width), dtype=np.int64)
-    for sq, h in enumerate(holders):
-        for k, (i, pw) in enumerate(h):
-            inst[sq, k], power[sq, k] = i, pw
-    return count, wide, inst, power
-
-
-SQ_COUNT, SQ_COUNT_WIDE, SQ_INSTANCE, SQ_POWER = _square_tables()
 WIDE_INSTANCES = N_INSTANCES + _PT_INSTANCES
 """Columns of a wide row: the classic instances, then the pattern terms'."""
 
+NARROW_WIDTH = row_width(N_INSTANCES)
+WIDE_WIDTH = row_width(WIDE_INSTANCES)
+"""Int32 lanes of a row (``simd.row_width``): the instances, then zeros to whole vectors."""
+
+
+def _square_deltas(width: int) -> np.ndarray:
+    """What a disc on each square adds to a row of ``width`` lanes in the side to move's
+    digits (``3**j`` in each instance holding it as its ``j``-th square; twice that for the
+    opponent's): 64 uint16 rows, one vector add per square in ``simd``. The classic instances
+    come first, then the pattern terms' (``N_INSTANCES + i``) where the rows are wide."""
+    deltas = np.zeros((64, width), dtype=np.int64)
+    for i, (_, squares) in enumerate(INSTANCES):
+        for j, sq in enumerate(squares):
+            deltas[sq, i] = 3**j
+    if width >= WIDE_INSTANCES:
+        for i, squares in enumerate(_PT_SQUARES):
+            for j, sq in enumerate(squares):
+                deltas[int(sq), N_INSTANCES + i] = 3**j
+    if 2 * deltas.max() > np.iinfo(np.uint16).max:
+        raise AssertionError("a pattern too long for uint16 deltas")
+    return deltas.astype(np.uint16)
+
+
+SQ_DELTA = _square_deltas(NARROW_WIDTH)
+SQ_DELTA_WIDE = _square_deltas(WIDE_WIDTH)
+
 
 def new_indices(rows: int, wide: bool = False) -> np.ndarray:
-    """Index rows for a search of ``rows`` plies (``(2 * rows, N_INSTANCES)`` int32, half
-    the bytes a move copies of int64: row ``2 * ply`` is a ply's ``[0]``, ``2 * ply + 1`` its
-    ``[1]``); ``wide`` rows keep the pattern terms' instances too (``WIDE_INSTANCES``)."""
-    return np.zeros((2 * rows, WIDE_INSTANCES if wide else N_INSTANCES), dtype=np.int32)
+    """Index rows for a search of ``rows`` plies (``(2 * rows, NARROW_WIDTH)`` int32, on a cache
+    line: row ``2 * ply`` is a ply's ``[0]``, ``2 * ply + 1`` its ``[1]``); ``wide`` rows keep
+    the pattern terms' instances too (``WIDE_WIDTH``)."""
+    return aligned_zeros((2 * rows, WIDE_WIDTH if wide else NARROW_WIDTH), np.int32)
 
 
 def needs_wide_indices(weights: np.ndarray) -> bool:
@@ -81,14 +91,27 @@ def needs_wide_indices(weights: np.ndarray) -> bool:
 
 
 @hot_kernel(nogil=True, inline="always")
-def _holders(idx: np.ndarray, sq: int) -> int:
-    """How many of the instances that ``idx``'s rows keep hold square ``sq``."""
-    return SQ_COUNT_WIDE[sq] if idx.shape[1] > N_INSTANCES else SQ_COUNT[sq]
+def _update(
+    idx: np.ndarray, dst: int, src: int, sq: int, flips: int, place: int, sign: int
+) -> None:
+    """Row ``dst`` of ``idx`` from row ``src``: ``place`` times square ``sq``'s delta and
+    ``sign`` times each flipped square's (``simd.update_row_*``)."""
+    base = idx.ctypes.data
+    step = idx.strides[0]
+    if idx.shape[1] == WIDE_WIDTH:
+        update_row_64(
+            base + dst * step, base + src * step, SQ_DELTA_WIDE.ctypes.data, sq, flips, place, sign
+        )
+    else:
+        update_row_48(
+            base + dst * step, base + src * step, SQ_DELTA.ctypes.data, sq, flips, place, sign
+        )
 
 
 @hot_kernel(nogil=True)
 def set_indices(idx: np.ndarray, row: int, p: int, o: int) -> None:
     """Row ``row`` of ``idx`` from the bitboards (the root's)."""
+    deltas = SQ_DELTA_WIDE if idx.shape[1] == WIDE_WIDTH else SQ_DELTA
     for j in range(idx.shape[1]):
         idx[2 * row, j] = 0
         idx[2 * row + 1, j] = 0
@@ -100,10 +123,9 @@ def set_indices(idx: np.ndarray, row: int, p: int, o: int) -> None:
             mine, theirs = 2, 1
         else:
             continue
-        for k in range(_holders(idx, sq)):
-            i = SQ_INSTANCE[sq, k]
-            idx[2 * row, i] += mine * SQ_POWER[sq, k]
-            idx[2 * row + 1, i] += theirs * SQ_POWER[sq, k]
+        for j in range(idx.shape[1]):
+            idx[2 * row, j] += mine * np.int32(deltas[sq, j])
+            idx[2 * row + 1, j] += theirs * np.int32(deltas[sq, j])
 
 
 @hot_kernel(nogil=True)
@@ -111,37 +133,15 @@ def play_indices(idx: np.ndarray, row: int, sq: int, flips: int) -> None:
     """Row ``row + 1`` for the child where the side to move of row ``row`` plays ``sq``,
     flipping ``flips``: that side's discs are the child's opponent's (digit 2 in the child's
     ``[0]``, 1 in its ``[1]``)."""
-    for j in range(idx.shape[1]):
-        idx[2 * row + 2, j] = idx[2 * row + 1, j]
-        idx[2 * row + 3, j] = idx[2 * row, j]
-    for k in range(_holders(idx, sq)):
-        i = SQ_INSTANCE[sq, k]
-        idx[2 * row + 2, i] += 2 * SQ_POWER[sq, k]
-        idx[2 * row + 3, i] += SQ_POWER[sq, k]
-    f = U64(flips)
-    while f:
-        s = np.int64(trailing_zeros(f))
-        f &= f - ONE
-        for k in range(_holders(idx, s)):
-            i = SQ_INSTANCE[s, k]
-            idx[2 * row + 2, i] += SQ_POWER[s, k]
-            idx[2 * row + 3, i] -= SQ_POWER[s, k]
+    _update(idx, 2 * row + 2, 2 * row + 1, sq, flips, 2, 1)
+    _update(idx, 2 * row + 3, 2 * row, sq, flips, 1, -1)
 
 
 @hot_kernel(nogil=True, inline="always")
 def child_indices(idx: np.ndarray, row: int, sq: int, flips: int) -> None:
     """``play_indices`` for a child that is only evaluated, never searched below: its ``[0]``
     alone (the ``[1]`` serves its own children), half the work."""
-    for j in range(idx.shape[1]):
-        idx[2 * row + 2, j] = idx[2 * row + 1, j]
-    for k in range(_holders(idx, sq)):
-        idx[2 * row + 2, SQ_INSTANCE[sq, k]] += 2 * SQ_POWER[sq, k]
-    f = U64(flips)
-    while f:
-        s = np.int64(trailing_zeros(f))
-        f &= f - ONE
-        for k in range(_holders(idx, s)):
-            idx[2 * row + 2, SQ_INSTANCE[s, k]] += SQ_POWER[s, k]
+    _update(idx, 2 * row + 2, 2 * row + 1, sq, flips, 2, 1)
 
 
 @hot_kernel(nogil=True)
@@ -169,11 +169,8 @@ def _pattern_part(
     in whole ``unit``s where the evaluation has one (``evaluation.pattern_units``: the same
     value to the last bit), else in float."""
     if units.shape[0]:
-        u = units[phase]
-        s = np.int32(0)
-        for j in range(N_INSTANCES):
-            s += np.int32(u[INSTANCE_OFFSET[j] + idx[2 * row, j]])
-        return float(s) * unit
+        table = units.ctypes.data + phase * units.strides[0]
+        return float(instances_sum(table, idx.ctypes.data + 2 * row * idx.strides[0])) * unit
     return indexed_sum(idx, row, w)
 
 
