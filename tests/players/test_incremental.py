@@ -33,8 +33,8 @@ from othellolab.players.search.incremental import (
     set_indices,
 )
 from othellolab.players.search.midgame import search
-from othellolab.players.search.simd import TABLE_SPARE
 from othellolab.players.search.patterns import TERMS, compact_to_full, full_to_compact, term_columns
+from othellolab.players.search.simd import TABLE_SPARE
 from othellolab.players.search.table import TranspositionTable
 
 from helpers import FIXTURES, obf_scores
