@@ -5,7 +5,6 @@ in ``test_incremental.py`` and ``test_midgame.py``."""
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,33 +22,11 @@ from othellolab.players.search.incremental import (
     SQ_DELTA_WIDE,
     WIDE_INSTANCES,
     WIDE_WIDTH,
+    _pattern_part,
+    _update,
     new_indices,
 )
-from othellolab.players.search.simd import (
-    TABLE_SPARE,
-    aligned_zeros,
-    instances_sum,
-    update_row_48,
-    update_row_64,
-)
-
-
-@numba.njit
-def _update(idx, dst, src, deltas, sq, flips, place, sign):  # type: ignore[no-untyped-def]
-    base, step = idx.ctypes.data, idx.strides[0]
-    if idx.shape[1] == 64:
-        update_row_64(
-            base + dst * step, base + src * step, deltas.ctypes.data, sq, flips, place, sign
-        )
-    else:
-        update_row_48(
-            base + dst * step, base + src * step, deltas.ctypes.data, sq, flips, place, sign
-        )
-
-
-@numba.njit
-def _sum(table, idx, row):  # type: ignore[no-untyped-def]
-    return instances_sum(table.ctypes.data, idx.ctypes.data + row * idx.strides[0])
+from othellolab.players.search.simd import TABLE_SPARE, aligned_zeros
 
 
 def test_rows_are_whole_vectors_on_a_cache_line() -> None:
@@ -79,7 +56,7 @@ def test_a_row_update_adds_the_squares_deltas(
     before = idx.copy()
     place, sign = mode
     flips &= ~(1 << sq)
-    _update(idx, 3, 2, deltas, sq, np.uint64(flips), place, sign)
+    _update(idx, 3, 2, sq, np.uint64(flips), place, sign)
     want = before[2].astype(np.int64) + place * deltas[sq].astype(np.int64)
     for s in range(64):
         if flips >> s & 1:
@@ -107,7 +84,9 @@ def test_the_gathered_sum_is_the_table_entries_sum(seed: int, top: bool) -> None
     table[:N_FEATURES] = rng.integers(-32768, 32768, size=N_FEATURES, dtype=np.int16)
     sizes = CLASS_SIZES[INSTANCE_CLASS]
     idx = new_indices(2)
-    idx[1, :N_INSTANCES] = sizes - 1 if top else rng.integers(0, sizes)  # top: the last entries
-    idx[1, N_INSTANCES:] = 2**30  # spare lanes: never an address
-    want = int(table[INSTANCE_OFFSET + idx[1, :N_INSTANCES]].astype(np.int64).sum())
-    assert _sum(table, idx, 1) == want
+    idx[2, :N_INSTANCES] = sizes - 1 if top else rng.integers(0, sizes)  # top: the last entries
+    idx[2, N_INSTANCES:] = 2**30  # spare lanes: never an address
+    want = int(table[INSTANCE_OFFSET + idx[2, :N_INSTANCES]].astype(np.int64).sum())
+    # the evaluation's own call: phase 0 of a one-phase table, row 1's [0] (idx row 2), unit 1
+    got = _pattern_part(np.zeros(1), table[None, :], 1.0, 0, idx, 1)
+    assert got == want

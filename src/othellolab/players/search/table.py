@@ -18,6 +18,7 @@ from othellolab.core import ConfigError
 from othellolab.core.jit import hot_kernel, prefetch
 from othellolab.core.kernels import _SYM_DST, INVERSE_SYMMETRY, U64, ZERO, hash_position, transform
 from othellolab.players.search.geometry import INF
+from othellolab.players.search.simd import aligned_zeros
 
 SYMMETRY_MAX_DISCS = 14
 """Positions with at most this many discs share one table entry with their 8 symmetric images
@@ -51,9 +52,7 @@ class TranspositionTable:
             raise ConfigError(f"must be a whole number in 4..30, got {bits!r}", option="bits")
         self.bits = bits
         # 64-byte alignment keeps each pair of slots (i, i ^ 1) inside one cache line.
-        raw = np.zeros((1 << bits) * 16 + 64, dtype=np.uint8)
-        start = -raw.ctypes.data % 64
-        entries = raw[start : start + (1 << bits) * 16].reshape(1 << bits, 16)
+        entries = aligned_zeros((1 << bits, 16), np.uint8)
         self.keys = entries[:, :8].view(np.uint64)[:, 0]
         self.data = entries[:, 8:12].view(np.int8)
         self.bounds = entries[:, 8:16].view(np.float32)
